@@ -1,0 +1,120 @@
+package cloud
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+)
+
+// onceCache computes a value once per key, however many goroutines ask at the same time,
+// and keeps it. A failure is not kept: the next caller tries again. Waiters give up when
+// their own context ends; when the computing caller's context ended, a waiter whose
+// context is still alive computes again instead of inheriting that cancellation.
+type onceCache[K comparable, V any] struct {
+	mu      sync.Mutex
+	entries map[K]*onceEntry[V]
+}
+
+type onceEntry[V any] struct {
+	done chan struct{}
+	val  V
+	err  error
+}
+
+// get returns the cached value for key or computes it with fill.
+func (c *onceCache[K, V]) get(ctx context.Context, key K, fill func(context.Context) (V, error)) (V, error) {
+	var zero V
+
+	for {
+		c.mu.Lock()
+
+		if c.entries == nil {
+			c.entries = make(map[K]*onceEntry[V])
+		}
+
+		if e, ok := c.entries[key]; ok {
+			c.mu.Unlock()
+
+			select {
+			case <-e.done:
+			case <-ctx.Done():
+				return zero, ctx.Err()
+			}
+
+			if e.err == nil {
+				return e.val, nil
+			}
+
+			if isContextError(e.err) && ctx.Err() == nil {
+				continue
+			}
+
+			return zero, e.err
+		}
+
+		e := &onceEntry[V]{done: make(chan struct{})}
+		c.entries[key] = e
+		c.mu.Unlock()
+
+		c.fill(ctx, key, e, fill)
+
+		return e.val, e.err
+	}
+}
+
+// fill runs fn for e; a failure removes the entry so that it is not cached. A panic does
+// too, releases the waiters with an error and is then re-raised.
+func (c *onceCache[K, V]) fill(ctx context.Context, key K, e *onceEntry[V], fn func(context.Context) (V, error)) {
+	completed := false
+
+	defer func() {
+		var recovered any
+		if !completed {
+			recovered = recover()
+			e.err = fmt.Errorf("computing a cached value panicked: %v", recovered)
+		}
+
+		if e.err != nil {
+			c.mu.Lock()
+			delete(c.entries, key)
+			c.mu.Unlock()
+		}
+
+		close(e.done)
+
+		if !completed {
+			panic(recovered)
+		}
+	}()
+
+	e.val, e.err = fn(ctx)
+	completed = true
+}
+
+// put stores a value computed elsewhere.
+func (c *onceCache[K, V]) put(key K, val V) {
+	e := &onceEntry[V]{done: make(chan struct{}), val: val}
+	close(e.done)
+
+	c.mu.Lock()
+	defer c.mu.Unlock()
+
+	if c.entries == nil {
+		c.entries = make(map[K]*onceEntry[V])
+	}
+
+	c.entries[key] = e
+}
+
+// forget drops key; a computation in flight still finishes for its current waiters.
+func (c *onceCache[K, V]) forget(key K) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+
+	delete(c.entries, key)
+}
+
+func isContextError(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}

@@ -1,0 +1,282 @@
+package cloud
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/tokens"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+)
+
+// tokenRefreshMargin makes gophercloud re-authenticate before a token runs out rather than
+// after a 401.
+const tokenRefreshMargin = 2 * time.Minute
+
+// Client is the authenticated OpenStack connection of one provider configuration, shared
+// by every resource of a run. It is safe for concurrent use.
+type Client struct {
+	settings  *settings // holds the password; never printed
+	transport *retryingTransport
+
+	defaultRegion string
+	regions       []string
+	catalog       []CatalogRegion
+
+	base          *Session // the scope as configured
+	serviceUserID string
+	baseProjectID string
+
+	sessions onceCache[sessionKey, *Session]
+	domainID onceCache[struct{}, string]
+}
+
+// New resolves cfg (over clouds.yaml when Cloud is set), authenticates the service user once
+// with its password in the configured scope, and checks every served region against the
+// token's service catalog.
+func New(ctx context.Context, cfg Config) (*Client, error) {
+	s, err := resolveSettings(cfg)
+	if err != nil {
+		return nil, err
+	}
+
+	return newClient(ctx, s, defaultRetryTuning(s.maxRetries))
+}
+
+// newClient is New with the retry tuning exposed for tests.
+func newClient(ctx context.Context, s *settings, tuning retryTuning) (*Client, error) {
+	base, ok := http.DefaultTransport.(*http.Transport)
+	if !ok {
+		return nil, errors.New("http.DefaultTransport is not an *http.Transport")
+	}
+
+	tr := base.Clone()
+	if s.tlsConfig != nil {
+		tr.TLSClientConfig = s.tlsConfig
+	}
+
+	c := &Client{settings: s, transport: newRetryingTransport(tr, tuning)}
+	c.transport.services.Store(newServiceMatcher(s.authURL, nil))
+
+	scope := s.baseScope()
+
+	pc, result, err := c.authenticate(ctx, scope)
+	if err != nil {
+		return nil, err
+	}
+
+	catalog, err := result.ExtractServiceCatalog()
+	if err != nil {
+		return nil, fmt.Errorf("reading the service catalog from the token: %w", err)
+	}
+
+	user, err := result.ExtractUser()
+	if err != nil || user == nil || user.ID == "" {
+		return nil, fmt.Errorf("reading the service user from the token: %w", errors.Join(err, errors.New("no user in token")))
+	}
+
+	c.serviceUserID = user.ID
+
+	if project, err := result.ExtractProject(); err == nil && project != nil {
+		c.baseProjectID = project.ID
+	}
+
+	c.transport.services.Store(newServiceMatcher(s.authURL, catalog))
+
+	if err := c.resolveRegions(catalog); err != nil {
+		return nil, err
+	}
+
+	c.catalog = buildCatalog(catalog, c.regions)
+
+	c.base = &Session{client: c, kind: scopeBase, projectID: c.baseProjectID, provider: pc}
+	if c.baseProjectID != "" {
+		// The configured project is a project scope like any other: reuse its token.
+		c.sessions.put(sessionKey{kind: scopePrivileged, project: c.baseProjectID}, c.base)
+	}
+
+	tflog.SubsystemDebug(logContext(ctx), LogSubsystem, "Authenticated the service user", map[string]any{
+		"user_id":        c.serviceUserID,
+		"project_id":     c.baseProjectID,
+		"default_region": c.defaultRegion,
+		"regions":        c.regions,
+	})
+
+	return c, nil
+}
+
+// resolveRegions settles the default and served regions and checks each of them.
+func (c *Client) resolveRegions(catalog *tokens.ServiceCatalog) error {
+	s := c.settings
+	known := catalogRegionNames(catalog)
+	regions := slices.Clone(s.regions)
+	def := s.region
+
+	if def == "" && len(regions) > 0 {
+		def = regions[0]
+	}
+
+	if def == "" {
+		if len(known) != 1 {
+			return fmt.Errorf("no region configured: set region (OS_REGION_NAME) or region_name in clouds.yaml "+
+				"(regions in the catalog: %s)", strings.Join(known, ", "))
+		}
+
+		def = known[0]
+	}
+
+	if len(regions) == 0 {
+		regions = []string{def}
+	} else if !slices.Contains(regions, def) {
+		return fmt.Errorf("the default region %q is not among the served regions (regions): %s",
+			def, strings.Join(regions, ", "))
+	}
+
+	var errs []error
+
+	for _, region := range regions {
+		if err := checkRegion(catalog, region, s.availability); err != nil {
+			errs = append(errs, err)
+		}
+	}
+
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+
+	c.defaultRegion = def
+	c.regions = regions
+
+	return nil
+}
+
+// authenticate gets a token for the service user with the given scope on a new
+// ProviderClient that uses the Client's transport.
+func (c *Client) authenticate(ctx context.Context, scope *gophercloud.AuthScope) (*gophercloud.ProviderClient, tokens.CreateResult, error) {
+	s := c.settings
+
+	pc, err := openstack.NewClient(s.authURL)
+	if err != nil {
+		return nil, tokens.CreateResult{}, fmt.Errorf("auth_url (OS_AUTH_URL) %q: %w", s.authURL, err)
+	}
+
+	pc.HTTPClient = http.Client{Transport: c.transport}
+	pc.ReauthBeforeTokenExpiration = tokenRefreshMargin
+
+	if s.userAgent != "" {
+		pc.UserAgent.Prepend(s.userAgent)
+	}
+
+	opts := s.authOptions(scope)
+
+	if err := openstack.AuthenticateV3(ctx, pc, &opts, gophercloud.EndpointOpts{}); err != nil {
+		return nil, tokens.CreateResult{}, &AuthError{
+			Method:  "password",
+			AuthURL: s.authURL,
+			User:    s.userDisplay(),
+			Scope:   describeScope(scope),
+			Err:     scrubError(err, s.password),
+		}
+	}
+
+	result, ok := pc.GetAuthResult().(tokens.CreateResult)
+	if !ok {
+		return nil, tokens.CreateResult{}, fmt.Errorf("unexpected authentication result %T", pc.GetAuthResult())
+	}
+
+	return pc, result, nil
+}
+
+// describeScope names a scope in messages.
+func describeScope(scope *gophercloud.AuthScope) string {
+	if scope == nil {
+		return ""
+	}
+
+	switch {
+	case scope.TrustID != "":
+		return fmt.Sprintf("trust %q", scope.TrustID)
+	case scope.ProjectID != "":
+		return fmt.Sprintf("project %q", scope.ProjectID)
+	case scope.ProjectName != "":
+		return fmt.Sprintf("project %q in domain %q", scope.ProjectName, firstNonEmpty(scope.DomainName, scope.DomainID))
+	case scope.DomainID != "":
+		return fmt.Sprintf("domain %q", scope.DomainID)
+	case scope.DomainName != "":
+		return fmt.Sprintf("domain %q", scope.DomainName)
+	case scope.System:
+		return "system"
+	}
+
+	return ""
+}
+
+// DefaultRegion is the region of resources that do not name one.
+func (c *Client) DefaultRegion() string {
+	return c.defaultRegion
+}
+
+// Regions are the served regions, in configuration order.
+func (c *Client) Regions() []string {
+	return slices.Clone(c.regions)
+}
+
+// Catalog is the service catalog of the served regions, services sorted by type.
+func (c *Client) Catalog() []CatalogRegion {
+	out := make([]CatalogRegion, len(c.catalog))
+
+	for i, r := range c.catalog {
+		out[i] = CatalogRegion{Name: r.Name, Services: make([]CatalogService, len(r.Services))}
+		for j, svc := range r.Services {
+			out[i].Services[j] = CatalogService{Type: svc.Type, Name: svc.Name, Endpoints: slices.Clone(svc.Endpoints)}
+		}
+	}
+
+	return out
+}
+
+// ResolveRegion maps "" to the default region and rejects a region that is not served.
+func (c *Client) ResolveRegion(region string) (string, error) {
+	if region == "" {
+		return c.defaultRegion, nil
+	}
+
+	if !slices.Contains(c.regions, region) {
+		return "", fmt.Errorf("region %q is not served by this provider (served regions: %s)",
+			region, strings.Join(c.regions, ", "))
+	}
+
+	return region, nil
+}
+
+// ServiceUserID is the Keystone ID of the service user.
+func (c *Client) ServiceUserID() string {
+	return c.serviceUserID
+}
+
+// RequestCount is the number of HTTP requests sent so far (every attempt counts).
+func (c *Client) RequestCount() int64 {
+	return c.transport.counters.total.Load()
+}
+
+// RequestCountByMethod is RequestCount per HTTP method (methods not seen are left out).
+func (c *Client) RequestCountByMethod() map[string]int64 {
+	return c.transport.counters.snapshot()
+}
+
+// String describes the client without secrets.
+func (c *Client) String() string {
+	return fmt.Sprintf("cloud.Client{auth_url:%q user:%q default_region:%q regions:%q}",
+		c.settings.authURL, c.settings.userDisplay(), c.defaultRegion, c.regions)
+}
+
+// GoString keeps %#v from printing the password.
+func (c *Client) GoString() string {
+	return c.String()
+}

@@ -1,0 +1,219 @@
+package cloud
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/domains"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/trusts"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+)
+
+// scopeKind is one of the credential scopes of DESIGN.md §4 (plus the configured one).
+type scopeKind int
+
+const (
+	scopeBase       scopeKind = iota // as configured, usually the service user's own project
+	scopeManager                     // service user, domain-scoped to the managed domain
+	scopePrivileged                  // service user, project-scoped to an identity's project
+	scopeIdentity                    // service user acting for the identity's user through a trust
+)
+
+func (k scopeKind) String() string {
+	switch k {
+	case scopeManager:
+		return "manager"
+	case scopePrivileged:
+		return "privileged"
+	case scopeIdentity:
+		return "identity"
+	}
+
+	return "base"
+}
+
+type sessionKey struct {
+	kind    scopeKind
+	project string
+}
+
+// Manager is the service user scoped to the managed domain: projects, users, role
+// assignments. The domain given by name is resolved to its ID once.
+func (c *Client) Manager(ctx context.Context) (*Session, error) {
+	domainID, err := c.ManagedDomainID(ctx)
+	if err != nil {
+		return nil, err
+	}
+
+	return c.sessions.get(ctx, sessionKey{kind: scopeManager}, func(ctx context.Context) (*Session, error) {
+		return c.newSession(ctx, scopeManager, "", &gophercloud.AuthScope{DomainID: domainID})
+	})
+}
+
+// Privileged is the service user scoped to projectID: quotas, networks, security groups.
+func (c *Client) Privileged(ctx context.Context, projectID string) (*Session, error) {
+	if projectID == "" {
+		return nil, errors.New("privileged scope: empty project ID")
+	}
+
+	return c.sessions.get(ctx, sessionKey{kind: scopePrivileged, project: projectID}, func(ctx context.Context) (*Session, error) {
+		return c.newSession(ctx, scopePrivileged, projectID, &gophercloud.AuthScope{ProjectID: projectID})
+	})
+}
+
+// Identity acts as the identity's own user inside projectID through the Keystone trust whose
+// trustee is the service user and whose project is projectID. The trust is re-found, never
+// stored; the service user authenticates with its password and the trust scope.
+func (c *Client) Identity(ctx context.Context, projectID string) (*Session, error) {
+	if projectID == "" {
+		return nil, errors.New("identity scope: empty project ID")
+	}
+
+	return c.sessions.get(ctx, sessionKey{kind: scopeIdentity, project: projectID}, func(ctx context.Context) (*Session, error) {
+		trustID, err := c.findTrust(ctx, projectID)
+		if err != nil {
+			return nil, err
+		}
+
+		return c.newSession(ctx, scopeIdentity, projectID, &gophercloud.AuthScope{TrustID: trustID})
+	})
+}
+
+// ForgetProject drops the cached Privileged and Identity sessions of projectID, so that the
+// next call authenticates again: for use after the project's trust or role grants were
+// replaced, since a token keeps the roles (and trust) it was issued with. The scope as
+// configured (the service user's own project) is kept.
+func (c *Client) ForgetProject(projectID string) {
+	if projectID != c.baseProjectID {
+		c.sessions.forget(sessionKey{kind: scopePrivileged, project: projectID})
+	}
+
+	c.sessions.forget(sessionKey{kind: scopeIdentity, project: projectID})
+}
+
+// ManagedDomainID is the ID of the managed Keystone domain (configured by name or ID).
+func (c *Client) ManagedDomainID(ctx context.Context) (string, error) {
+	if c.settings.domain == "" {
+		return "", errors.New("no managed Keystone domain is configured: set domain (UNIKORN_DOMAIN)")
+	}
+
+	return c.domainID.get(ctx, struct{}{}, c.resolveDomain)
+}
+
+// resolveDomain finds the managed domain by exact name, then by ID.
+func (c *Client) resolveDomain(ctx context.Context) (string, error) {
+	want := c.settings.domain
+
+	sc, err := c.base.Identity()
+	if err != nil {
+		return "", err
+	}
+
+	var byName error
+
+	pages, err := domains.List(sc, domains.ListOpts{Name: want}).AllPages(ctx)
+	if err == nil {
+		var found []domains.Domain
+
+		found, err = domains.ExtractDomains(pages)
+		if err == nil {
+			var ids []string
+
+			for _, d := range found {
+				if d.Name == want {
+					ids = append(ids, d.ID)
+				}
+			}
+
+			switch len(ids) {
+			case 1:
+				return ids[0], nil
+			case 0:
+			default:
+				return "", fmt.Errorf("managed domain %q: %d domains carry that name (%s)", want, len(ids), strings.Join(ids, ", "))
+			}
+		}
+	}
+
+	if err != nil && !gophercloud.ResponseCodeIs(err, http.StatusForbidden) {
+		return "", fmt.Errorf("looking up the managed domain %q by name: %w", want, err)
+	}
+
+	byName = err
+
+	d, err := domains.Get(ctx, sc, want).Extract()
+
+	switch {
+	case err == nil:
+		return d.ID, nil
+	case gophercloud.ResponseCodeIs(err, http.StatusNotFound) && byName == nil:
+		return "", fmt.Errorf("managed domain %q not found: no Keystone domain has that name or ID (domain / UNIKORN_DOMAIN)", want)
+	default:
+		return "", fmt.Errorf("looking up the managed domain %q: %w", want, errors.Join(byName, err))
+	}
+}
+
+// findTrust returns the one live trust with the service user as trustee on projectID.
+func (c *Client) findTrust(ctx context.Context, projectID string) (string, error) {
+	sc, err := c.base.Identity()
+	if err != nil {
+		return "", err
+	}
+
+	pages, err := trusts.List(sc, trusts.ListOpts{TrusteeUserID: c.serviceUserID}).AllPages(ctx)
+	if err != nil {
+		return "", fmt.Errorf("listing the Keystone trusts of the service user %s: %w", c.serviceUserID, err)
+	}
+
+	all, err := trusts.ExtractTrusts(pages)
+	if err != nil {
+		return "", fmt.Errorf("reading the Keystone trusts of the service user %s: %w", c.serviceUserID, err)
+	}
+
+	now := time.Now()
+
+	var ids []string
+
+	for _, t := range all {
+		if t.ProjectID != projectID || (t.TrusteeUserID != "" && t.TrusteeUserID != c.serviceUserID) {
+			continue
+		}
+
+		if !t.ExpiresAt.IsZero() && !t.ExpiresAt.After(now) {
+			continue
+		}
+
+		ids = append(ids, t.ID)
+	}
+
+	switch len(ids) {
+	case 0:
+		return "", fmt.Errorf("no Keystone trust to the service user %s on project %s: the identity's trust is missing "+
+			"or expired (re-create the unikorn_identity that owns the project)", c.serviceUserID, projectID)
+	case 1:
+		return ids[0], nil
+	}
+
+	return "", fmt.Errorf("%d Keystone trusts to the service user %s on project %s (%s): expected exactly one; "+
+		"delete the extra ones", len(ids), c.serviceUserID, projectID, strings.Join(ids, ", "))
+}
+
+// newSession authenticates a new scope.
+func (c *Client) newSession(ctx context.Context, kind scopeKind, projectID string, scope *gophercloud.AuthScope) (*Session, error) {
+	pc, _, err := c.authenticate(ctx, scope)
+	if err != nil {
+		return nil, err
+	}
+
+	tflog.SubsystemDebug(logContext(ctx), LogSubsystem, "Authenticated a credential scope", map[string]any{
+		"scope":      kind.String(),
+		"project_id": projectID,
+	})
+
+	return &Session{client: c, kind: kind, projectID: projectID, provider: pc}, nil
+}
