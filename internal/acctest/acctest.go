@@ -1,0 +1,90 @@
+// Package acctest holds what every acceptance test shares: the provider factories, the
+// environment check, random names with a sweepable prefix, and a direct OpenStack client for
+// the checks (CheckDestroy and friends) that ask the cloud instead of the state.
+//
+// Acceptance tests run with TF_ACC=1 against the local cloud of tools/openstack-lite, whose
+// `env` file sets OS_CLOUD, OS_CLIENT_CONFIG_FILE, UNIKORN_DOMAIN and UNIKORN_REGIONS.
+package acctest
+
+import (
+	"context"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	sdkacctest "github.com/hashicorp/terraform-plugin-testing/helper/acctest"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/provider"
+)
+
+// NamePrefix starts the name of every object an acceptance test creates, so that sweepers
+// can find leftovers.
+const NamePrefix = "tf-acc-"
+
+// ProtoV6ProviderFactories serves the provider in-process to the CLI under test.
+var ProtoV6ProviderFactories = map[string]func() (tfprotov6.ProviderServer, error){
+	"unikorn": providerserver.NewProtocol6WithError(provider.New("acctest")()),
+}
+
+// RandomName returns a fresh name with the sweepable prefix.
+func RandomName() string {
+	return sdkacctest.RandomWithPrefix(strings.TrimSuffix(NamePrefix, "-"))
+}
+
+// PreCheck fails the test (it never skips it) when the environment of the local cloud is
+// missing: an acceptance test that silently did nothing would be a lie.
+func PreCheck(t *testing.T) {
+	t.Helper()
+
+	for _, name := range []string{"OS_CLOUD", "OS_CLIENT_CONFIG_FILE", "UNIKORN_REGIONS"} {
+		if os.Getenv(name) == "" {
+			t.Fatalf("%s must be set for acceptance tests: source .cache/openstack-lite/env (make cloud-up writes it)", name)
+		}
+	}
+}
+
+// Regions returns the regions the test environment serves (UNIKORN_REGIONS). It may be
+// called while building a test case, before PreCheck has checked the environment.
+func Regions() []string {
+	var regions []string
+
+	for _, r := range strings.Split(os.Getenv("UNIKORN_REGIONS"), ",") {
+		if r = strings.TrimSpace(r); r != "" {
+			regions = append(regions, r)
+		}
+	}
+
+	return regions
+}
+
+var (
+	clientOnce sync.Once
+	client     *cloud.Client
+	clientErr  error
+)
+
+// Client is an OpenStack client configured from the same environment as the provider, shared
+// by all tests of a package, for checks that ask the cloud directly.
+func Client(t *testing.T) *cloud.Client {
+	t.Helper()
+
+	clientOnce.Do(func() {
+		client, clientErr = cloud.New(context.Background(), cloud.Config{
+			Cloud:      os.Getenv("OS_CLOUD"),
+			CloudsYAML: os.Getenv("OS_CLIENT_CONFIG_FILE"),
+			Regions:    strings.Split(os.Getenv("UNIKORN_REGIONS"), ","),
+			Domain:     os.Getenv("UNIKORN_DOMAIN"),
+			UserAgent:  "terraform-provider-unikorn-acctest",
+		})
+	})
+
+	if clientErr != nil {
+		t.Fatalf("cannot build the direct OpenStack client for checks: %v", clientErr)
+	}
+
+	return client
+}

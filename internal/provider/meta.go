@@ -1,0 +1,15 @@
+package provider
+
+import "github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
+
+// Meta is the typed client bundle that Configure hands to every resource and data source.
+// Concept packages do not import this package: each declares the small interface it needs
+// (for example `interface{ Cloud() *cloud.Client }`) and Meta satisfies them all.
+type Meta struct {
+	cloud *cloud.Client
+}
+
+// Cloud is the authenticated OpenStack client shared by the whole run.
+func (m *Meta) Cloud() *cloud.Client {
+	return m.cloud
+}
