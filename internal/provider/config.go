@@ -16,7 +16,11 @@ import (
 var endpointTypes = []string{"public", "internal", "admin"}
 
 // providerModel is the provider block.
+// Concept settings files embed their own part of the block (catalogSettings, ...).
 type providerModel struct {
+	catalogSettings
+	identitySettings
+
 	AuthURL           types.String `tfsdk:"auth_url"`
 	CACertFile        types.String `tfsdk:"cacert_file"`
 	Cloud             types.String `tfsdk:"cloud"`

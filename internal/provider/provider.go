@@ -7,7 +7,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -53,7 +55,7 @@ func (p *unikornProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 			"servers and load balancers that live inside them, across the regions behind one Keystone. " +
 			"It authenticates exactly like the `openstack` CLI: from `clouds.yaml`, from `OS_*` environment variables, " +
 			"or from the arguments below (arguments override the environment, which overrides `clouds.yaml`).",
-		Attributes: map[string]schema.Attribute{
+		Attributes: mergeAttributes(map[string]schema.Attribute{
 			"auth_url": schema.StringAttribute{
 				Optional:            true,
 				MarkdownDescription: "Keystone v3 endpoint, e.g. `https://keystone.example.com:5000/v3`. Falls back to `OS_AUTH_URL`, then to the `clouds.yaml` entry.",
@@ -142,7 +144,7 @@ func (p *unikornProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 				Optional:            true,
 				MarkdownDescription: "Name of the service user. Falls back to `OS_USERNAME`.",
 			},
-		},
+		}, catalogAttributes(), identityAttributes()),
 	}
 }
 
@@ -175,19 +177,39 @@ func (p *unikornProvider) Configure(ctx context.Context, req provider.ConfigureR
 	tflog.Info(ctx, "Unikorn provider configured", map[string]any{"default_region": client.DefaultRegion()})
 
 	meta := &Meta{cloud: client}
+
+	resp.Diagnostics.Append(data.catalogSettings.configure(ctx, &meta.catalogMeta)...)
+	resp.Diagnostics.Append(data.identitySettings.configure(ctx, &meta.identityMeta)...)
+
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	resp.DataSourceData = meta
 	resp.ResourceData = meta
 	resp.EphemeralResourceData = meta
 }
 
 func (p *unikornProvider) Resources(_ context.Context) []func() resource.Resource {
-	return []func() resource.Resource{}
+	return slices.Concat(catalogResources(), identityResources())
 }
 
 func (p *unikornProvider) DataSources(_ context.Context) []func() datasource.DataSource {
-	return []func() datasource.DataSource{
-		region.NewRegionsDataSource,
+	return slices.Concat(
+		[]func() datasource.DataSource{region.NewRegionsDataSource},
+		catalogDataSources(),
+		identityDataSources(),
+	)
+}
+
+// mergeAttributes joins the core provider arguments with those that concept settings files
+// (catalog_settings.go, identity_settings.go, ...) contribute.
+func mergeAttributes(sets ...map[string]schema.Attribute) map[string]schema.Attribute {
+	out := map[string]schema.Attribute{}
+	for _, set := range sets {
+		maps.Copy(out, set)
 	}
+
+	return out
 }
 
 // addConfigureError turns an error of cloud.New into a diagnostic that points at the right
