@@ -255,6 +255,13 @@ func (c *Client) ResolveRegion(region string) (string, error) {
 	return region, nil
 }
 
+// Base is the session in the scope the provider was configured with (typically the service
+// user's own project): for reads that belong to no identity, such as public flavors and
+// images, the catalog, or the inventory of a region.
+func (c *Client) Base() *Session {
+	return c.base
+}
+
 // ServiceUserID is the Keystone ID of the service user.
 func (c *Client) ServiceUserID() string {
 	return c.serviceUserID
