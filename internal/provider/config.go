@@ -20,6 +20,7 @@ var endpointTypes = []string{"public", "internal", "admin"}
 type providerModel struct {
 	catalogSettings
 	identitySettings
+	networkSettings
 
 	AuthURL           types.String `tfsdk:"auth_url"`
 	CACertFile        types.String `tfsdk:"cacert_file"`

@@ -144,7 +144,7 @@ func (p *unikornProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 				Optional:            true,
 				MarkdownDescription: "Name of the service user. Falls back to `OS_USERNAME`.",
 			},
-		}, catalogAttributes(), identityAttributes()),
+		}, catalogAttributes(), identityAttributes(), networkAttributes()),
 	}
 }
 
@@ -180,6 +180,7 @@ func (p *unikornProvider) Configure(ctx context.Context, req provider.ConfigureR
 
 	resp.Diagnostics.Append(data.catalogSettings.configure(ctx, &meta.catalogMeta)...)
 	resp.Diagnostics.Append(data.identitySettings.configure(ctx, &meta.identityMeta)...)
+	resp.Diagnostics.Append(data.networkSettings.configure(ctx, &meta.networkMeta)...)
 
 	if resp.Diagnostics.HasError() {
 		return
@@ -190,7 +191,7 @@ func (p *unikornProvider) Configure(ctx context.Context, req provider.ConfigureR
 }
 
 func (p *unikornProvider) Resources(_ context.Context) []func() resource.Resource {
-	return slices.Concat(catalogResources(), identityResources())
+	return slices.Concat(catalogResources(), identityResources(), networkResources())
 }
 
 func (p *unikornProvider) DataSources(_ context.Context) []func() datasource.DataSource {
@@ -198,6 +199,7 @@ func (p *unikornProvider) DataSources(_ context.Context) []func() datasource.Dat
 		[]func() datasource.DataSource{region.NewRegionsDataSource},
 		catalogDataSources(),
 		identityDataSources(),
+		networkDataSources(),
 	)
 }
 
