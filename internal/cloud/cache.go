@@ -7,11 +7,11 @@ import (
 	"sync"
 )
 
-// onceCache computes a value once per key, however many goroutines ask at the same time,
+// OnceCache computes a value once per key (a service client, a token, a listing), however many goroutines ask at the same time,
 // and keeps it. A failure is not kept: the next caller tries again. Waiters give up when
 // their own context ends; when the computing caller's context ended, a waiter whose
 // context is still alive computes again instead of inheriting that cancellation.
-type onceCache[K comparable, V any] struct {
+type OnceCache[K comparable, V any] struct {
 	mu      sync.Mutex
 	entries map[K]*onceEntry[V]
 }
@@ -22,8 +22,8 @@ type onceEntry[V any] struct {
 	err  error
 }
 
-// get returns the cached value for key or computes it with fill.
-func (c *onceCache[K, V]) get(ctx context.Context, key K, fill func(context.Context) (V, error)) (V, error) {
+// Get returns the cached value for key or computes it with fill.
+func (c *OnceCache[K, V]) Get(ctx context.Context, key K, fill func(context.Context) (V, error)) (V, error) {
 	var zero V
 
 	for {
@@ -65,7 +65,7 @@ func (c *onceCache[K, V]) get(ctx context.Context, key K, fill func(context.Cont
 
 // fill runs fn for e; a failure removes the entry so that it is not cached. A panic does
 // too, releases the waiters with an error and is then re-raised.
-func (c *onceCache[K, V]) fill(ctx context.Context, key K, e *onceEntry[V], fn func(context.Context) (V, error)) {
+func (c *OnceCache[K, V]) fill(ctx context.Context, key K, e *onceEntry[V], fn func(context.Context) (V, error)) {
 	completed := false
 
 	defer func() {
@@ -92,8 +92,8 @@ func (c *onceCache[K, V]) fill(ctx context.Context, key K, e *onceEntry[V], fn f
 	completed = true
 }
 
-// put stores a value computed elsewhere.
-func (c *onceCache[K, V]) put(key K, val V) {
+// Put stores a value computed elsewhere.
+func (c *OnceCache[K, V]) Put(key K, val V) {
 	e := &onceEntry[V]{done: make(chan struct{}), val: val}
 	close(e.done)
 
@@ -107,8 +107,8 @@ func (c *onceCache[K, V]) put(key K, val V) {
 	c.entries[key] = e
 }
 
-// forget drops key; a computation in flight still finishes for its current waiters.
-func (c *onceCache[K, V]) forget(key K) {
+// Forget drops key; a computation in flight still finishes for its current waiters.
+func (c *OnceCache[K, V]) Forget(key K) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 

@@ -16,7 +16,7 @@ func TestOnceCache(t *testing.T) {
 		t.Parallel()
 
 		var (
-			c     onceCache[string, int]
+			c     OnceCache[string, int]
 			calls atomic.Int32
 			wg    sync.WaitGroup
 		)
@@ -27,7 +27,7 @@ func TestOnceCache(t *testing.T) {
 			go func() {
 				defer wg.Done()
 
-				v, err := c.get(t.Context(), "k", func(context.Context) (int, error) {
+				v, err := c.Get(t.Context(), "k", func(context.Context) (int, error) {
 					calls.Add(1)
 					time.Sleep(10 * time.Millisecond)
 
@@ -49,13 +49,13 @@ func TestOnceCache(t *testing.T) {
 	t.Run("failures are not cached", func(t *testing.T) {
 		t.Parallel()
 
-		var c onceCache[string, int]
+		var c OnceCache[string, int]
 
-		if _, err := c.get(t.Context(), "k", func(context.Context) (int, error) { return 0, errors.New("boom") }); err == nil {
+		if _, err := c.Get(t.Context(), "k", func(context.Context) (int, error) { return 0, errors.New("boom") }); err == nil {
 			t.Fatal("want the error")
 		}
 
-		if v, err := c.get(t.Context(), "k", func(context.Context) (int, error) { return 7, nil }); v != 7 || err != nil {
+		if v, err := c.Get(t.Context(), "k", func(context.Context) (int, error) { return 7, nil }); v != 7 || err != nil {
 			t.Errorf("second try: %d, %v", v, err)
 		}
 	})
@@ -63,14 +63,14 @@ func TestOnceCache(t *testing.T) {
 	t.Run("a waiter outlives the cancelled leader", func(t *testing.T) {
 		t.Parallel()
 
-		var c onceCache[string, int]
+		var c OnceCache[string, int]
 
 		leaderCtx, cancelLeader := context.WithCancel(t.Context())
 		started := make(chan struct{})
 		leaderDone := make(chan error, 1)
 
 		go func() {
-			_, err := c.get(leaderCtx, "k", func(ctx context.Context) (int, error) {
+			_, err := c.Get(leaderCtx, "k", func(ctx context.Context) (int, error) {
 				close(started)
 				<-ctx.Done()
 
@@ -84,7 +84,7 @@ func TestOnceCache(t *testing.T) {
 		waiterDone := make(chan int, 1)
 
 		go func() {
-			v, err := c.get(t.Context(), "k", func(context.Context) (int, error) { return 9, nil })
+			v, err := c.Get(t.Context(), "k", func(context.Context) (int, error) { return 9, nil })
 			if err != nil {
 				t.Errorf("waiter: %v", err)
 			}
@@ -106,13 +106,13 @@ func TestOnceCache(t *testing.T) {
 	t.Run("a waiter gives up with its own context", func(t *testing.T) {
 		t.Parallel()
 
-		var c onceCache[string, int]
+		var c OnceCache[string, int]
 
 		release := make(chan struct{})
 		started := make(chan struct{})
 
 		go func() {
-			_, _ = c.get(t.Context(), "k", func(context.Context) (int, error) {
+			_, _ = c.Get(t.Context(), "k", func(context.Context) (int, error) {
 				close(started)
 				<-release
 
@@ -125,7 +125,7 @@ func TestOnceCache(t *testing.T) {
 		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Millisecond)
 		defer cancel()
 
-		if _, err := c.get(ctx, "k", func(context.Context) (int, error) { return 2, nil }); !errors.Is(err, context.DeadlineExceeded) {
+		if _, err := c.Get(ctx, "k", func(context.Context) (int, error) { return 2, nil }); !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("want DeadlineExceeded, got %v", err)
 		}
 
@@ -135,7 +135,7 @@ func TestOnceCache(t *testing.T) {
 	t.Run("a panic releases the waiters and is re-raised", func(t *testing.T) {
 		t.Parallel()
 
-		var c onceCache[string, int]
+		var c OnceCache[string, int]
 
 		func() {
 			defer func() {
@@ -144,10 +144,10 @@ func TestOnceCache(t *testing.T) {
 				}
 			}()
 
-			_, _ = c.get(t.Context(), "k", func(context.Context) (int, error) { panic("bad") })
+			_, _ = c.Get(t.Context(), "k", func(context.Context) (int, error) { panic("bad") })
 		}()
 
-		if v, err := c.get(t.Context(), "k", func(context.Context) (int, error) { return 3, nil }); v != 3 || err != nil {
+		if v, err := c.Get(t.Context(), "k", func(context.Context) (int, error) { return 3, nil }); v != 3 || err != nil {
 			t.Errorf("after panic: %d, %v", v, err)
 		}
 	})

@@ -33,8 +33,8 @@ type Client struct {
 	serviceUserID string
 	baseProjectID string
 
-	sessions onceCache[sessionKey, *Session]
-	domainID onceCache[struct{}, string]
+	sessions OnceCache[sessionKey, *Session]
+	domainID OnceCache[struct{}, string]
 }
 
 // New resolves cfg (over clouds.yaml when Cloud is set), authenticates the service user once
@@ -98,7 +98,7 @@ func newClient(ctx context.Context, s *settings, tuning retryTuning) (*Client, e
 	c.base = &Session{client: c, kind: scopeBase, projectID: c.baseProjectID, provider: pc}
 	if c.baseProjectID != "" {
 		// The configured project is a project scope like any other: reuse its token.
-		c.sessions.put(sessionKey{kind: scopePrivileged, project: c.baseProjectID}, c.base)
+		c.sessions.Put(sessionKey{kind: scopePrivileged, project: c.baseProjectID}, c.base)
 	}
 
 	tflog.SubsystemDebug(logContext(ctx), LogSubsystem, "Authenticated the service user", map[string]any{

@@ -50,7 +50,7 @@ func (c *Client) Manager(ctx context.Context) (*Session, error) {
 		return nil, err
 	}
 
-	return c.sessions.get(ctx, sessionKey{kind: scopeManager}, func(ctx context.Context) (*Session, error) {
+	return c.sessions.Get(ctx, sessionKey{kind: scopeManager}, func(ctx context.Context) (*Session, error) {
 		return c.newSession(ctx, scopeManager, "", &gophercloud.AuthScope{DomainID: domainID})
 	})
 }
@@ -61,7 +61,7 @@ func (c *Client) Privileged(ctx context.Context, projectID string) (*Session, er
 		return nil, errors.New("privileged scope: empty project ID")
 	}
 
-	return c.sessions.get(ctx, sessionKey{kind: scopePrivileged, project: projectID}, func(ctx context.Context) (*Session, error) {
+	return c.sessions.Get(ctx, sessionKey{kind: scopePrivileged, project: projectID}, func(ctx context.Context) (*Session, error) {
 		return c.newSession(ctx, scopePrivileged, projectID, &gophercloud.AuthScope{ProjectID: projectID})
 	})
 }
@@ -74,7 +74,7 @@ func (c *Client) Identity(ctx context.Context, projectID string) (*Session, erro
 		return nil, errors.New("identity scope: empty project ID")
 	}
 
-	return c.sessions.get(ctx, sessionKey{kind: scopeIdentity, project: projectID}, func(ctx context.Context) (*Session, error) {
+	return c.sessions.Get(ctx, sessionKey{kind: scopeIdentity, project: projectID}, func(ctx context.Context) (*Session, error) {
 		trustID, err := c.findTrust(ctx, projectID)
 		if err != nil {
 			return nil, err
@@ -90,10 +90,10 @@ func (c *Client) Identity(ctx context.Context, projectID string) (*Session, erro
 // configured (the service user's own project) is kept.
 func (c *Client) ForgetProject(projectID string) {
 	if projectID != c.baseProjectID {
-		c.sessions.forget(sessionKey{kind: scopePrivileged, project: projectID})
+		c.sessions.Forget(sessionKey{kind: scopePrivileged, project: projectID})
 	}
 
-	c.sessions.forget(sessionKey{kind: scopeIdentity, project: projectID})
+	c.sessions.Forget(sessionKey{kind: scopeIdentity, project: projectID})
 }
 
 // ManagedDomainID is the ID of the managed Keystone domain (configured by name or ID).
@@ -102,7 +102,7 @@ func (c *Client) ManagedDomainID(ctx context.Context) (string, error) {
 		return "", errors.New("no managed Keystone domain is configured: set domain (UNIKORN_DOMAIN)")
 	}
 
-	return c.domainID.get(ctx, struct{}{}, c.resolveDomain)
+	return c.domainID.Get(ctx, struct{}{}, c.resolveDomain)
 }
 
 // resolveDomain finds the managed domain by exact name, then by ID.

@@ -25,7 +25,7 @@ type Session struct {
 	projectID string
 	provider  *gophercloud.ProviderClient
 
-	services onceCache[serviceKey, *gophercloud.ServiceClient]
+	services OnceCache[serviceKey, *gophercloud.ServiceClient]
 }
 
 type serviceKey struct {
@@ -129,7 +129,7 @@ func (s *Session) service(region, service string, build func(gophercloud.Endpoin
 	key := serviceKey{region: region, service: service}
 
 	// Building may ask the endpoint for its versions; gophercloud does that without a context.
-	sc, err := s.services.get(context.Background(), key, func(context.Context) (*gophercloud.ServiceClient, error) {
+	sc, err := s.services.Get(context.Background(), key, func(context.Context) (*gophercloud.ServiceClient, error) {
 		sc, err := build(gophercloud.EndpointOpts{Region: region, Availability: s.client.settings.availability})
 		if err != nil {
 			where := ""
