@@ -197,3 +197,24 @@ func ExactlyOne(matches []Image) (Image, error) {
 
 	return Image{}, fmt.Errorf("%w, but %d match the filters: %s", ErrAmbiguous, len(matches), strings.Join(names, ", "))
 }
+
+// SelectRejected returns the rejected images whose translation (as far as
+// their properties allow) matches the filter, in their input order: the
+// images a user asking with these filters would have got, had they been
+// valid and signed.
+func SelectRejected(rejected []Rejected, f Filter) ([]Rejected, error) {
+	var out []Rejected
+
+	for _, r := range rejected {
+		ok, err := f.Match(r.Image)
+		if err != nil {
+			return nil, err
+		}
+
+		if ok {
+			out = append(out, r)
+		}
+	}
+
+	return out, nil
+}

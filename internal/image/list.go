@@ -33,8 +33,20 @@ const pageLimit = 1000
 // when public: organization images are exempt from signature checks, so
 // letting them through would let any organization bypass the signing key.
 func List(ctx context.Context, imageClient *gophercloud.ServiceClient, organizationID string) ([]images.Image, error) {
+	all, err := listGlance(ctx, imageClient, organizationID != "")
+	if err != nil {
+		return nil, err
+	}
+
+	return inScope(all, organizationID), nil
+}
+
+// listGlance is the Glance listing under List: visibility=public, or
+// visibility=all when withOrganizations. The same listing serves every
+// organization (InScope tells them apart), which is what lets Cache share it.
+func listGlance(ctx context.Context, imageClient *gophercloud.ServiceClient, withOrganizations bool) ([]images.Image, error) {
 	opts := images.ListOpts{Visibility: images.ImageVisibilityPublic, Limit: pageLimit}
-	if organizationID != "" {
+	if withOrganizations {
 		opts.Visibility = visibilityAll
 	}
 
@@ -48,6 +60,11 @@ func List(ctx context.Context, imageClient *gophercloud.ServiceClient, organizat
 		return nil, fmt.Errorf("reading Glance images: %w", err)
 	}
 
+	return all, nil
+}
+
+// inScope keeps the images of all that are InScope for organizationID.
+func inScope(all []images.Image, organizationID string) []images.Image {
 	var result []images.Image
 
 	for _, img := range all {
@@ -56,7 +73,7 @@ func List(ctx context.Context, imageClient *gophercloud.ServiceClient, organizat
 		}
 	}
 
-	return result, nil
+	return result
 }
 
 // InScope reports whether an image belongs to the listing for organizationID

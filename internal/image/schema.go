@@ -98,7 +98,7 @@ func (e *PropertyError) Error() string {
 // use). Every Unikorn value must be a string. Unknown unikorn:* keys and
 // non-Unikorn properties are allowed and not checked.
 func Validate(props map[string]any) error {
-	v := validator{props: props}
+	v := propertyChecker{props: props}
 
 	v.requireEnum(PropertyOSKernel, []string{KernelLinux})
 	v.requireNonEmpty(PropertyOSFamily)
@@ -123,18 +123,18 @@ func Validate(props map[string]any) error {
 	return errors.Join(v.errs...)
 }
 
-type validator struct {
+type propertyChecker struct {
 	props map[string]any
 	errs  []error
 }
 
-func (v *validator) fail(property, format string, args ...any) {
+func (v *propertyChecker) fail(property, format string, args ...any) {
 	v.errs = append(v.errs, &PropertyError{Property: property, Reason: fmt.Sprintf(format, args...)})
 }
 
 // str returns the property as a string; ok is false (and a violation is
 // recorded) when it is absent and required, or present but not a string.
-func (v *validator) str(key string, required bool) (string, bool) {
+func (v *propertyChecker) str(key string, required bool) (string, bool) {
 	raw, present := v.props[key]
 	if !present {
 		if required {
@@ -154,20 +154,20 @@ func (v *validator) str(key string, required bool) (string, bool) {
 	return s, true
 }
 
-func (v *validator) requireNonEmpty(key string) {
+func (v *propertyChecker) requireNonEmpty(key string) {
 	if s, ok := v.str(key, true); ok && strings.TrimSpace(s) == "" {
 		v.fail(key, "must not be empty")
 	}
 }
 
-func (v *validator) requireEnum(key string, allowed []string) {
+func (v *propertyChecker) requireEnum(key string, allowed []string) {
 	if s, ok := v.str(key, true); ok && !slices.Contains(allowed, s) {
 		v.fail(key, "is %q, must be one of %s", s, strings.Join(allowed, ", "))
 	}
 }
 
 // optional checks one key that is not a required one.
-func (v *validator) optional(key string) {
+func (v *propertyChecker) optional(key string) {
 	switch {
 	case key == PropertyOSKernel, key == PropertyOSFamily, key == PropertyOSDistro,
 		key == PropertyOSVersion, key == PropertyVirtualization:
@@ -205,7 +205,7 @@ func (v *validator) optional(key string) {
 	}
 }
 
-func (v *validator) pkg(key, name string) {
+func (v *propertyChecker) pkg(key, name string) {
 	if name == "" {
 		v.fail(key, "has an empty package name")
 	}

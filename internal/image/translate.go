@@ -73,6 +73,10 @@ type Rejected struct {
 	ID     string
 	Name   string
 	Reason string
+	// Image is the image translated as far as its properties allow (see
+	// Translate), so that the filters of a data source can tell whether the
+	// user would have wanted it.
+	Image Image
 }
 
 // StatusOf translates a Glance status:
@@ -196,7 +200,7 @@ func Translate(img images.Image) Image {
 func Classify(imgs []images.Image, key *ecdsa.PublicKey) (accepted []Image, rejected []Rejected) {
 	for _, img := range imgs {
 		if err := Validate(img.Properties); err != nil {
-			rejected = append(rejected, Rejected{ID: img.ID, Name: img.Name, Reason: "schema: " + oneLine(err)})
+			rejected = append(rejected, Rejected{ID: img.ID, Name: img.Name, Reason: "schema: " + oneLine(err), Image: Translate(img)})
 
 			continue
 		}
@@ -207,7 +211,7 @@ func Classify(imgs []images.Image, key *ecdsa.PublicKey) (accepted []Image, reje
 			digest, _ := img.Properties[PropertyDigest].(string)
 
 			if err := VerifySignature(key, img.ID, digest); err != nil {
-				rejected = append(rejected, Rejected{ID: img.ID, Name: img.Name, Reason: "signature: " + err.Error()})
+				rejected = append(rejected, Rejected{ID: img.ID, Name: img.Name, Reason: "signature: " + err.Error(), Image: translated})
 
 				continue
 			}

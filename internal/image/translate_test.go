@@ -230,6 +230,10 @@ func TestClassify(t *testing.T) {
 			for _, r := range rejected {
 				gotRejected[r.ID] = r.Reason
 
+				if r.Image.ID != r.ID || r.Image.Name != r.Name || r.Image.Status != StatusReady {
+					t.Errorf("rejected %s carries the translation %+v, want the image translated", r.ID, r.Image)
+				}
+
 				if strings.Contains(r.Reason, "\n") {
 					t.Errorf("reason for %s spans lines: %q", r.ID, r.Reason)
 				}

@@ -1,0 +1,401 @@
+package flavor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+)
+
+// Provider arguments of this package.
+const (
+	OverridesArgument = "flavors"
+	AllowListArgument = "flavor_ids"
+)
+
+// ProviderAttributes are the provider arguments that configure flavors:
+// `flavors` (the enrichment table, keyed by flavor ID) and `flavor_ids`
+// (the allow-list).
+func ProviderAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		AllowListArgument: schema.SetAttribute{
+			Optional:    true,
+			ElementType: types.StringType,
+			MarkdownDescription: "Nova flavor IDs that the flavor data sources may return. Other public flavors are left out. " +
+				"Unset: every public flavor.",
+			Validators: []validator.Set{
+				setvalidator.SizeAtLeast(1),
+				setvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1)),
+			},
+		},
+		OverridesArgument: schema.ListNestedAttribute{
+			Optional: true,
+			MarkdownDescription: "What Nova does not know about flavors, keyed by flavor `id` (each ID at most once): CPU architecture " +
+				"and family, the CPU count and memory to advertise, bare metal, CPU pinning and GPUs. The flavor data sources " +
+				"report these values; an entry for a flavor Nova does not list has no effect.",
+			Validators: []validator.List{UniqueIDs()},
+			NestedObject: schema.NestedAttributeObject{
+				Attributes: map[string]schema.Attribute{
+					"baremetal": schema.BoolAttribute{
+						Optional:            true,
+						MarkdownDescription: "The flavor schedules onto bare-metal machines. Default `false`.",
+					},
+					"cpu": schema.SingleNestedAttribute{
+						Optional:            true,
+						MarkdownDescription: "The flavor's processors.",
+						Attributes: map[string]schema.Attribute{
+							"architecture": schema.StringAttribute{
+								Optional:            true,
+								MarkdownDescription: "CPU architecture: `x86_64` (default) or `aarch64`.",
+								Validators:          []validator.String{stringvalidator.OneOf(Architectures()...)},
+							},
+							"count": schema.Int64Attribute{
+								Optional:            true,
+								MarkdownDescription: "CPU count to report instead of Nova's `vcpus` (e.g. the cores of a bare-metal machine).",
+								Validators:          []validator.Int64{int64validator.AtLeast(1)},
+							},
+							"family": schema.StringAttribute{
+								Optional:            true,
+								MarkdownDescription: "CPU family, free text, e.g. `AMD EPYC Genoa`.",
+								Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+							},
+						},
+					},
+					"gpu": schema.SingleNestedAttribute{
+						Optional:            true,
+						MarkdownDescription: "The flavor's GPUs. Unset: the flavor has none.",
+						Attributes: map[string]schema.Attribute{
+							"logical_count": schema.Int64Attribute{
+								Optional: true,
+								MarkdownDescription: "GPUs the operating system sees (an AMD MI250 card is two). " +
+									"Default: `physical_count`.",
+								Validators: []validator.Int64{int64validator.AtLeast(1)},
+							},
+							"memory_gib": schema.Int64Attribute{
+								Optional:            true,
+								MarkdownDescription: "Memory of one GPU in GiB. Unset: unknown.",
+								Validators:          []validator.Int64{int64validator.AtLeast(1)},
+							},
+							"model": schema.StringAttribute{
+								Required:            true,
+								MarkdownDescription: "GPU model, e.g. `H100`.",
+								Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+							},
+							"physical_count": schema.Int64Attribute{
+								Required:            true,
+								MarkdownDescription: "GPU devices (cards) in the flavor.",
+								Validators:          []validator.Int64{int64validator.AtLeast(1)},
+							},
+							"vendor": schema.StringAttribute{
+								Required:            true,
+								MarkdownDescription: "GPU vendor: `NVIDIA` or `AMD`.",
+								Validators:          []validator.String{stringvalidator.OneOf(GPUVendors()...)},
+							},
+						},
+					},
+					"id": schema.StringAttribute{
+						Required:            true,
+						MarkdownDescription: "Nova flavor ID.",
+						Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+					},
+					"memory_gib": schema.Int64Attribute{
+						Optional:            true,
+						MarkdownDescription: "Memory in GiB to report instead of Nova's `ram`.",
+						Validators:          []validator.Int64{int64validator.AtLeast(1)},
+					},
+					"pinned_only": schema.BoolAttribute{
+						Optional:            true,
+						MarkdownDescription: "The flavor only offers pinned (dedicated) CPUs. Default `false`.",
+					},
+				},
+			},
+		},
+	}
+}
+
+// OverrideModel is one element of the provider argument `flavors`.
+type OverrideModel struct {
+	Baremetal  types.Bool   `tfsdk:"baremetal"`
+	CPU        types.Object `tfsdk:"cpu"`
+	GPU        types.Object `tfsdk:"gpu"`
+	ID         types.String `tfsdk:"id"`
+	MemoryGiB  types.Int64  `tfsdk:"memory_gib"`
+	PinnedOnly types.Bool   `tfsdk:"pinned_only"`
+}
+
+// CPUModel is `flavors[*].cpu`.
+type CPUModel struct {
+	Architecture types.String `tfsdk:"architecture"`
+	Count        types.Int64  `tfsdk:"count"`
+	Family       types.String `tfsdk:"family"`
+}
+
+// GPUOverrideModel is `flavors[*].gpu`.
+type GPUOverrideModel struct {
+	LogicalCount  types.Int64  `tfsdk:"logical_count"`
+	MemoryGiB     types.Int64  `tfsdk:"memory_gib"`
+	Model         types.String `tfsdk:"model"`
+	PhysicalCount types.Int64  `tfsdk:"physical_count"`
+	Vendor        types.String `tfsdk:"vendor"`
+}
+
+// ExpandOverrides turns the provider argument `flavors` into Overrides,
+// reporting duplicate IDs, values only known after apply and every problem
+// Overrides.Validate finds as attribute errors.
+func ExpandOverrides(ctx context.Context, list types.List) (Overrides, diag.Diagnostics) {
+	var diags diag.Diagnostics
+
+	root := path.Root(OverridesArgument)
+
+	if list.IsUnknown() {
+		diags.Append(unknownArgument(root))
+		return nil, diags
+	}
+
+	if list.IsNull() {
+		return nil, nil
+	}
+
+	var models []OverrideModel
+
+	diags.Append(list.ElementsAs(ctx, &models, false)...)
+
+	if diags.HasError() {
+		return nil, diags
+	}
+
+	overrides := make(Overrides, len(models))
+	index := make(map[string]int, len(models))
+
+	for i, m := range models {
+		elem := root.AtListIndex(i)
+
+		o, unknown := m.override(ctx, elem, &diags)
+		if unknown {
+			continue
+		}
+
+		id := m.ID.ValueString()
+
+		if first, dup := index[id]; dup {
+			diags.AddAttributeError(elem.AtName("id"), "Duplicate flavor ID", duplicateDetail(id, first))
+			continue
+		}
+
+		index[id] = i
+		overrides[id] = o
+	}
+
+	if diags.HasError() {
+		return nil, diags
+	}
+
+	if err := overrides.Validate(); err != nil {
+		for _, e := range unjoin(err) {
+			var oe *OverrideError
+			if !errors.As(e, &oe) {
+				diags.AddAttributeError(root, "Invalid flavor description", e.Error())
+				continue
+			}
+
+			p := root.AtListIndex(index[oe.FlavorID])
+			for name := range strings.SplitSeq(oe.Field, ".") {
+				if name != "" {
+					p = p.AtName(name)
+				}
+			}
+
+			diags.AddAttributeError(p, "Invalid flavor description", oe.Error())
+		}
+	}
+
+	return overrides, diags
+}
+
+// override converts one element; unknown is true (and an error recorded)
+// when any value is only known after apply.
+func (m OverrideModel) override(ctx context.Context, elem path.Path, diags *diag.Diagnostics) (o Override, unknown bool) {
+	check := func(p path.Path, v interface{ IsUnknown() bool }) {
+		if v.IsUnknown() {
+			diags.Append(unknownArgument(p))
+
+			unknown = true
+		}
+	}
+
+	check(elem.AtName("id"), m.ID)
+	check(elem.AtName("baremetal"), m.Baremetal)
+	check(elem.AtName("pinned_only"), m.PinnedOnly)
+	check(elem.AtName("memory_gib"), m.MemoryGiB)
+	check(elem.AtName("cpu"), m.CPU)
+	check(elem.AtName("gpu"), m.GPU)
+
+	if unknown {
+		return Override{}, true
+	}
+
+	o = Override{
+		MemoryGiB:  int64Ptr(m.MemoryGiB),
+		Baremetal:  m.Baremetal.ValueBool(),
+		PinnedOnly: m.PinnedOnly.ValueBool(),
+	}
+
+	if !m.CPU.IsNull() {
+		var cpu CPUModel
+
+		diags.Append(m.CPU.As(ctx, &cpu, basetypes.ObjectAsOptions{})...)
+		check(elem.AtName("cpu").AtName("architecture"), cpu.Architecture)
+		check(elem.AtName("cpu").AtName("count"), cpu.Count)
+		check(elem.AtName("cpu").AtName("family"), cpu.Family)
+
+		o.CPU = CPU{Architecture: cpu.Architecture.ValueString(), Count: int64Ptr(cpu.Count), Family: cpu.Family.ValueString()}
+	}
+
+	if !m.GPU.IsNull() {
+		var gpu GPUOverrideModel
+
+		diags.Append(m.GPU.As(ctx, &gpu, basetypes.ObjectAsOptions{})...)
+		check(elem.AtName("gpu").AtName("logical_count"), gpu.LogicalCount)
+		check(elem.AtName("gpu").AtName("memory_gib"), gpu.MemoryGiB)
+		check(elem.AtName("gpu").AtName("model"), gpu.Model)
+		check(elem.AtName("gpu").AtName("physical_count"), gpu.PhysicalCount)
+		check(elem.AtName("gpu").AtName("vendor"), gpu.Vendor)
+
+		o.GPU = &GPU{
+			Vendor:        gpu.Vendor.ValueString(),
+			Model:         gpu.Model.ValueString(),
+			MemoryGiB:     int(gpu.MemoryGiB.ValueInt64()),
+			PhysicalCount: int(gpu.PhysicalCount.ValueInt64()),
+			LogicalCount:  int(gpu.LogicalCount.ValueInt64()),
+		}
+	}
+
+	return o, unknown
+}
+
+// ExpandAllowList turns the provider argument `flavor_ids` into the
+// allow-list, sorted; nil when unset. An override for a flavor outside the
+// allow-list has no effect, which is reported as a warning.
+func ExpandAllowList(ctx context.Context, set types.Set, overrides Overrides) ([]string, diag.Diagnostics) {
+	var diags diag.Diagnostics
+
+	root := path.Root(AllowListArgument)
+
+	if set.IsUnknown() {
+		diags.Append(unknownArgument(root))
+		return nil, diags
+	}
+
+	if set.IsNull() {
+		return nil, nil
+	}
+
+	var ids []string
+
+	diags.Append(set.ElementsAs(ctx, &ids, false)...)
+	slices.Sort(ids)
+
+	var outside []string
+
+	for id := range overrides {
+		if !slices.Contains(ids, id) {
+			outside = append(outside, id)
+		}
+	}
+
+	if len(outside) > 0 {
+		slices.Sort(outside)
+		diags.AddAttributeWarning(path.Root(OverridesArgument), "Flavor descriptions without effect",
+			fmt.Sprintf("The flavors %s are described in %q but not allowed by %q, so the data sources never return them.",
+				strings.Join(outside, ", "), OverridesArgument, AllowListArgument))
+	}
+
+	return ids, diags
+}
+
+// UniqueIDs validates, at plan time, that no two elements of the provider
+// argument `flavors` have the same `id`.
+func UniqueIDs() validator.List {
+	return uniqueIDsValidator{}
+}
+
+type uniqueIDsValidator struct{}
+
+func (uniqueIDsValidator) Description(context.Context) string {
+	return "each flavor id appears at most once"
+}
+
+func (v uniqueIDsValidator) MarkdownDescription(ctx context.Context) string {
+	return "each flavor `id` appears at most once"
+}
+
+func (uniqueIDsValidator) ValidateList(_ context.Context, req validator.ListRequest, resp *validator.ListResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+
+	seen := map[string]int{}
+
+	for i, elem := range req.ConfigValue.Elements() {
+		obj, ok := elem.(types.Object)
+		if !ok || obj.IsNull() || obj.IsUnknown() {
+			continue
+		}
+
+		id, ok := obj.Attributes()["id"].(types.String)
+		if !ok || id.IsNull() || id.IsUnknown() {
+			continue
+		}
+
+		if first, dup := seen[id.ValueString()]; dup {
+			resp.Diagnostics.AddAttributeError(req.Path.AtListIndex(i).AtName("id"), "Duplicate flavor ID",
+				duplicateDetail(id.ValueString(), first))
+
+			continue
+		}
+
+		seen[id.ValueString()] = i
+	}
+}
+
+func duplicateDetail(id string, first int) string {
+	return fmt.Sprintf("Flavor %q is already described by %s[%d]: describe each flavor ID once.", id, OverridesArgument, first)
+}
+
+// unknownArgument is the diagnostic for a provider argument known only after
+// apply: the provider is configured before any plan, so it cannot wait.
+func unknownArgument(p path.Path) diag.Diagnostic {
+	return diag.NewAttributeErrorDiagnostic(p, "Unknown provider argument",
+		fmt.Sprintf("The provider cannot be configured because %s depends on a value that is only known after apply. "+
+			"Set it to a literal, a variable or an environment variable instead.", p))
+}
+
+func int64Ptr(v types.Int64) *int {
+	if v.IsNull() || v.IsUnknown() {
+		return nil
+	}
+
+	n := int(v.ValueInt64())
+
+	return &n
+}
+
+func unjoin(err error) []error {
+	var joined interface{ Unwrap() []error }
+	if errors.As(err, &joined) {
+		return joined.Unwrap()
+	}
+
+	return []error{err}
+}

@@ -1,0 +1,99 @@
+package image
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/image/v2/images"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
+)
+
+// Listing is the classified image listing of one scope (region and
+// organization): the accepted images oldest → newest and the rejected ones
+// with their reasons (see Classify).
+type Listing struct {
+	Images   []Image
+	Rejected []Rejected
+}
+
+// Cache is the image listing of one provider process. Every image data
+// source of a region shares one Glance list: visibility=public for data
+// sources without an organization, and one visibility=all list shared by
+// every organization (List explains both). The first caller lists, concurrent
+// callers wait for it, and the result is kept for the life of the process (one
+// Terraform command). A failed listing is not kept: the next caller tries
+// again. Classification (schema and signature checks) is done once per region
+// and organization, too.
+//
+// The signing key is fixed at construction (it is provider configuration).
+type Cache struct {
+	key        *ecdsa.PublicKey
+	glance     cloud.OnceCache[glanceKey, []images.Image]
+	classified cloud.OnceCache[scopeKey, Listing]
+}
+
+type glanceKey struct {
+	region            string
+	withOrganizations bool
+}
+
+type scopeKey struct {
+	region         string
+	organizationID string
+}
+
+// NewCache returns an empty cache that checks signatures with key (nil: no
+// signature checks).
+func NewCache(key *ecdsa.PublicKey) *Cache {
+	return &Cache{key: key}
+}
+
+// Images returns the classified images of region (a resolved region name)
+// for organizationID ("" for public images only), listed with imageClient
+// (that region's Glance client) on the first call for the region and scope.
+// The result is shared: callers must not modify it.
+func (c *Cache) Images(ctx context.Context, region, organizationID string, imageClient *gophercloud.ServiceClient) (Listing, error) {
+	ctx = tflog.SetField(ctx, "region", region)
+	ctx = tflog.SetField(ctx, "organization_id", organizationID)
+
+	return c.classified.Get(ctx, scopeKey{region: region, organizationID: organizationID}, func(ctx context.Context) (Listing, error) {
+		key := glanceKey{region: region, withOrganizations: organizationID != ""}
+
+		all, err := c.glance.Get(ctx, key, func(ctx context.Context) ([]images.Image, error) {
+			start := time.Now()
+
+			tflog.Debug(ctx, "Listing Glance images (once per region and scope and provider process)",
+				map[string]any{"with_organizations": key.withOrganizations})
+
+			all, err := listGlance(ctx, imageClient, key.withOrganizations)
+			if err != nil {
+				return nil, err
+			}
+
+			tflog.Debug(ctx, "Listed Glance images", map[string]any{
+				"with_organizations": key.withOrganizations,
+				"images":             len(all),
+				"duration_ms":        time.Since(start).Milliseconds(),
+			})
+
+			return all, nil
+		})
+		if err != nil {
+			return Listing{}, err
+		}
+
+		accepted, rejected := Classify(inScope(all, organizationID), c.key)
+
+		tflog.Debug(ctx, "Classified Glance images", map[string]any{
+			"accepted":          len(accepted),
+			"rejected":          len(rejected),
+			"signature_checked": c.key != nil,
+		})
+
+		return Listing{Images: accepted, Rejected: rejected}, nil
+	})
+}
