@@ -160,6 +160,7 @@ type serviceMatcher struct {
 type servicePrefix struct {
 	prefix  string // scheme://host[:port]/path without trailing slash, lower-case scheme and host
 	service string
+	region  string // "" for the auth URL (Keystone is global)
 }
 
 // newServiceMatcher indexes every catalog endpoint URL (and its unversioned base, which
@@ -168,37 +169,37 @@ func newServiceMatcher(authURL string, cat *tokens.ServiceCatalog) *serviceMatch
 	m := &serviceMatcher{}
 	seen := map[string]bool{}
 
-	add := func(raw, service string) {
+	add := func(raw, service, region string) {
 		p, ok := urlPrefix(raw)
 		if !ok || seen[p] {
 			return
 		}
 
 		seen[p] = true
-		m.prefixes = append(m.prefixes, servicePrefix{prefix: p, service: service})
+		m.prefixes = append(m.prefixes, servicePrefix{prefix: p, service: service, region: region})
 	}
 
 	if cat != nil {
 		// Exact endpoints first so that they win over another service's base on a tie.
 		for _, entry := range cat.Entries {
 			for _, ep := range entry.Endpoints {
-				add(ep.URL, entry.Type)
+				add(ep.URL, entry.Type, ep.Region)
 			}
 		}
 
 		for _, entry := range cat.Entries {
 			for _, ep := range entry.Endpoints {
 				if base, err := utils.BaseEndpoint(ep.URL); err == nil {
-					add(base, entry.Type)
+					add(base, entry.Type, ep.Region)
 				}
 			}
 		}
 	}
 
-	add(authURL, "identity")
+	add(authURL, "identity", "")
 
 	if base, err := utils.BaseEndpoint(authURL); err == nil {
-		add(base, "identity")
+		add(base, "identity", "")
 	}
 
 	slices.SortStableFunc(m.prefixes, func(a, b servicePrefix) int {
@@ -210,19 +211,27 @@ func newServiceMatcher(authURL string, cat *tokens.ServiceCatalog) *serviceMatch
 
 // match returns the service type of u, or "unknown".
 func (m *serviceMatcher) match(u *url.URL) string {
+	service, _ := m.matchRegion(u)
+
+	return service
+}
+
+// matchRegion returns the service type of u, or "unknown", and the catalog region of the
+// endpoint ("" for Keystone and for unknown URLs).
+func (m *serviceMatcher) matchRegion(u *url.URL) (service, region string) {
 	if m == nil || u == nil {
-		return "unknown"
+		return "unknown", ""
 	}
 
 	key := strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Host) + strings.TrimRight(u.Path, "/")
 
 	for _, p := range m.prefixes {
 		if key == p.prefix || strings.HasPrefix(key, p.prefix+"/") {
-			return p.service
+			return p.service, p.region
 		}
 	}
 
-	return "unknown"
+	return "unknown", ""
 }
 
 func urlPrefix(raw string) (string, bool) {

@@ -279,9 +279,12 @@ func (t *retryingTransport) record(ctx context.Context, req *http.Request, resp 
 		status = resp.StatusCode
 	}
 
+	service, region := t.services.Load().matchRegion(req.URL)
+
 	fields := map[string]any{
 		"method":      req.Method,
-		"service":     t.services.Load().match(req.URL),
+		"service":     service,
+		"region":      region,
 		"path":        req.URL.Path,
 		"status":      status,
 		"duration_ms": d.Milliseconds(),

@@ -388,7 +388,7 @@ func TestRequestLogging(t *testing.T) {
 
 	for i, e := range entries {
 		want := map[string]any{
-			"@level": "debug", "@module": "provider.openstack", "method": "GET", "service": "compute",
+			"@level": "debug", "@module": "provider.openstack", "method": "GET", "service": "compute", "region": "R",
 			"path": "/compute/v2.1/servers", "attempt": float64(i + 1), "status": float64([]int{503, 200}[i]),
 		}
 
