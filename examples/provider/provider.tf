@@ -18,4 +18,17 @@ provider "unikorn" {
   # Every region this provider block serves; each is checked against the catalog.
   region  = "RegionOne"
   regions = ["RegionOne", "RegionTwo"]
+
+  # Facts Nova does not know about its flavors, keyed by flavor ID; they enrich the
+  # unikorn_flavors / unikorn_flavor data sources.
+  flavors = [
+    {
+      id  = "3c5d8a5e-0000-4000-8000-00000000a100"
+      cpu = { architecture = "x86_64", count = 32, family = "Intel Xeon Platinum 8480+" }
+      gpu = { vendor = "NVIDIA", model = "H100", memory_gib = 80, physical_count = 1, logical_count = 1 }
+    },
+  ]
+
+  # Only images signed with this key (ECDSA, PEM) are offered by unikorn_images / unikorn_image.
+  image_signing_key = file("${path.module}/image-signing-key.pem")
 }
