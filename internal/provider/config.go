@@ -21,6 +21,8 @@ type providerModel struct {
 	catalogSettings
 	identitySettings
 	networkSettings
+	serverSettings
+	loadbalancerSettings
 
 	AuthURL           types.String `tfsdk:"auth_url"`
 	CACertFile        types.String `tfsdk:"cacert_file"`

@@ -5,11 +5,13 @@ import "github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 // Meta is the typed client bundle that Configure hands to every resource and data source.
 // Concept packages do not import this package: each declares the small interface it needs
 // (for example `interface{ Cloud() *cloud.Client }`) and Meta satisfies them all.
-// Concept settings files embed their own part (catalogMeta, identityMeta, networkMeta).
+// Concept settings files embed their own part (catalogMeta, identityMeta, networkMeta, ...).
 type Meta struct {
 	catalogMeta
 	identityMeta
 	networkMeta
+	serverMeta
+	loadbalancerMeta
 
 	cloud *cloud.Client
 }

@@ -144,7 +144,8 @@ func (p *unikornProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 				Optional:            true,
 				MarkdownDescription: "Name of the service user. Falls back to `OS_USERNAME`.",
 			},
-		}, catalogAttributes(), identityAttributes(), networkAttributes()),
+		}, catalogAttributes(), identityAttributes(), networkAttributes(),
+			serverAttributes(), loadbalancerAttributes()),
 	}
 }
 
@@ -181,6 +182,8 @@ func (p *unikornProvider) Configure(ctx context.Context, req provider.ConfigureR
 	resp.Diagnostics.Append(data.catalogSettings.configure(ctx, &meta.catalogMeta)...)
 	resp.Diagnostics.Append(data.identitySettings.configure(ctx, &meta.identityMeta)...)
 	resp.Diagnostics.Append(data.networkSettings.configure(ctx, &meta.networkMeta)...)
+	resp.Diagnostics.Append(data.serverSettings.configure(ctx, &meta.serverMeta)...)
+	resp.Diagnostics.Append(data.loadbalancerSettings.configure(ctx, &meta.loadbalancerMeta)...)
 
 	if resp.Diagnostics.HasError() {
 		return
@@ -191,7 +194,8 @@ func (p *unikornProvider) Configure(ctx context.Context, req provider.ConfigureR
 }
 
 func (p *unikornProvider) Resources(_ context.Context) []func() resource.Resource {
-	return slices.Concat(catalogResources(), identityResources(), networkResources())
+	return slices.Concat(catalogResources(), identityResources(), networkResources(),
+		serverResources(), loadbalancerResources())
 }
 
 func (p *unikornProvider) DataSources(_ context.Context) []func() datasource.DataSource {
@@ -200,6 +204,8 @@ func (p *unikornProvider) DataSources(_ context.Context) []func() datasource.Dat
 		catalogDataSources(),
 		identityDataSources(),
 		networkDataSources(),
+		serverDataSources(),
+		loadbalancerDataSources(),
 	)
 }
 
