@@ -22,6 +22,7 @@ const (
 	scopeManager                     // service user, domain-scoped to the managed domain
 	scopePrivileged                  // service user, project-scoped to an identity's project
 	scopeIdentity                    // service user acting for the identity's user through a trust
+	scopeUser                        // another user with a password held for a moment (UserSession)
 )
 
 func (k scopeKind) String() string {
@@ -32,6 +33,8 @@ func (k scopeKind) String() string {
 		return "privileged"
 	case scopeIdentity:
 		return "identity"
+	case scopeUser:
+		return "user"
 	}
 
 	return "base"
