@@ -3,31 +3,107 @@ package provider
 import (
 	"context"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/identity"
 )
 
 // identitySettings is the part of the provider block that configures the identity packages.
-type identitySettings struct{}
+type identitySettings struct {
+	Roles types.Object `tfsdk:"roles"`
+}
+
+// roleMappingModel is the `roles` argument.
+type roleMappingModel struct {
+	LoadBalancerMember types.String `tfsdk:"load_balancer_member"`
+	Manager            types.String `tfsdk:"manager"`
+	Member             types.String `tfsdk:"member"`
+}
 
 // identityMeta is what Configure derives from identitySettings for the identity packages.
-type identityMeta struct{}
+type identityMeta struct {
+	identity *identity.Config
+}
+
+// IdentityConfig is the identity configuration shared by every identity of the run.
+func (m identityMeta) IdentityConfig() *identity.Config {
+	if m.identity == nil {
+		return identity.NewConfig(nil)
+	}
+
+	return m.identity
+}
 
 // identityAttributes are the provider arguments of identitySettings.
 func identityAttributes() map[string]schema.Attribute {
-	return map[string]schema.Attribute{}
+	roleName := func(role string) schema.StringAttribute {
+		return schema.StringAttribute{
+			Optional:            true,
+			MarkdownDescription: "Keystone role used for `" + role + "`. Default `" + role + "`.",
+			Validators:          []validator.String{stringvalidator.LengthBetween(1, 255)},
+		}
+	}
+
+	return map[string]schema.Attribute{
+		"roles": schema.SingleNestedAttribute{
+			Optional: true,
+			MarkdownDescription: "Names of the Keystone roles behind the roles identities speak of, for clouds whose roles are " +
+				"named differently. `manager` is granted to the service user on every identity's project; `member` and " +
+				"`load_balancer_member` are what an identity's `roles` usually hold.",
+			Attributes: map[string]schema.Attribute{
+				"load_balancer_member": roleName(identity.RoleLoadBalancerMember),
+				"manager":              roleName(identity.RoleManager),
+				"member":               roleName(identity.RoleMember),
+			},
+		},
+	}
 }
 
 // configure validates the settings and fills meta.
-func (s identitySettings) configure(_ context.Context, _ *identityMeta) diag.Diagnostics {
-	return nil
+func (s identitySettings) configure(ctx context.Context, meta *identityMeta) diag.Diagnostics {
+	var diags diag.Diagnostics
+
+	names := map[string]string{}
+
+	switch {
+	case s.Roles.IsUnknown():
+		diags.Append(unknownValue("roles"))
+		return diags
+	case !s.Roles.IsNull():
+		var m roleMappingModel
+
+		diags.Append(s.Roles.As(ctx, &m, basetypes.ObjectAsOptions{})...)
+
+		for role, v := range map[string]types.String{
+			identity.RoleMember:             m.Member,
+			identity.RoleLoadBalancerMember: m.LoadBalancerMember,
+			identity.RoleManager:            m.Manager,
+		} {
+			if v.IsUnknown() {
+				diags.AddAttributeError(path.Root("roles"), "Unknown provider argument",
+					"The Keystone role name for "+role+" depends on a value that is only known after apply.")
+			}
+
+			names[role] = v.ValueString()
+		}
+	}
+
+	meta.identity = identity.NewConfig(names)
+
+	return diags
 }
 
 // identityResources are the resources of the identity packages.
 func identityResources() []func() resource.Resource {
-	return nil
+	return []func() resource.Resource{identity.NewResource}
 }
 
 // identityDataSources are the data sources of the identity packages.

@@ -1,0 +1,6 @@
+# An identity is imported by its Keystone project ID or by its name. The application
+# credential's secret cannot be read back from Keystone: after an import,
+# application_credential_secret and clouds_yaml are empty, and the next apply issues a fresh
+# application credential (the old one is deleted).
+terraform import unikorn_identity.team_a 0123456789abcdef0123456789abcdef
+terraform import unikorn_identity.team_a team-a

@@ -1,0 +1,107 @@
+package identity_test
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/acctest"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/identity"
+)
+
+// TestAccIdentity_requestCount measures the HTTP requests of one create and one refresh of an
+// identity, each from a cold client (as a new Terraform run starts: the provider's own
+// authentication at configure time is not counted), and fails when they grow past a budget.
+// The budgets leave room for one retry of Keystone's role lag (see ensurer.asUser).
+func TestAccIdentity_requestCount(t *testing.T) {
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+
+	acctest.PreCheck(t)
+	t.Parallel()
+
+	cases := []struct {
+		name                        string
+		spec                        func(name string) identity.Spec
+		createBudget, refreshBudget int64
+	}{
+		{"minimal", func(name string) identity.Spec {
+			return identity.Spec{Name: name, Roles: identity.DefaultRoles, Quotas: identity.UnlimitedQuotas()}
+		}, 36, 22},
+		{"server group and keypair", func(name string) identity.Spec {
+			return identity.Spec{
+				Name: name, Roles: identity.DefaultRoles, Quotas: identity.UnlimitedQuotas(),
+				ServerGroupPolicy: identity.DefaultServerGroupPolicy, SSHPublicKey: acctest.SSHPublicKey(t),
+			}
+		}, 46, 28},
+	}
+
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			name := acctest.IdentityName()
+			spec := tc.spec(name)
+
+			c := acctest.FreshClient(t)
+			svc := identity.NewService(c, identity.NewConfig(nil))
+
+			before, methods := c.RequestCount(), c.RequestCountByMethod()
+
+			out, err := svc.Ensure(ctx, spec, identity.Prior{})
+
+			t.Cleanup(func() {
+				if out != nil && out.ProjectID != "" {
+					ref := identity.Ref{ProjectID: out.ProjectID, Name: name, UserID: out.UserID, Roles: spec.Roles}
+					if err := identity.NewService(acctest.Client(t), identity.NewConfig(nil)).Delete(ctx, ref, false); err != nil {
+						t.Errorf("deleting %s: %v", name, err)
+					}
+				}
+			})
+
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			create := c.RequestCount() - before
+			t.Logf("create: %d requests %v", create, diffMethods(methods, c.RequestCountByMethod()))
+
+			// A refresh, as the next run's plan does it: a new client.
+			c2 := acctest.FreshClient(t)
+			svc2 := identity.NewService(c2, identity.NewConfig(nil))
+			before, methods = c2.RequestCount(), c2.RequestCountByMethod()
+
+			got, err := svc2.Observe(ctx, identity.Ref{
+				ProjectID: out.ProjectID, Name: name, UserID: out.UserID,
+				ApplicationCredentialID: out.ApplicationCredentialID, ApplicationCredentialSecret: out.ApplicationCredentialSecret,
+				CheckNova: spec.ServerGroupPolicy != "" || spec.SSHPublicKey != "",
+			}, spec.Quotas)
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			refresh := c2.RequestCount() - before
+			t.Logf("refresh: %d requests %v", refresh, diffMethods(methods, c2.RequestCountByMethod()))
+
+			if got == nil || got.TrustID != out.TrustID || got.ApplicationCredentialID != out.ApplicationCredentialID || !got.Quotas.Equal(spec.Quotas) {
+				t.Fatalf("refresh found %+v after create %+v", got, out)
+			}
+
+			if create > tc.createBudget || refresh > tc.refreshBudget {
+				t.Fatalf("create %d (budget %d), refresh %d (budget %d) requests", create, tc.createBudget, refresh, tc.refreshBudget)
+			}
+		})
+	}
+}
+
+func diffMethods(before, after map[string]int64) map[string]int64 {
+	out := map[string]int64{}
+
+	for m, n := range after {
+		if d := n - before[m]; d > 0 {
+			out[m] = d
+		}
+	}
+
+	return out
+}

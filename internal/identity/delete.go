@@ -1,0 +1,201 @@
+package identity
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
+)
+
+// Delete removes an identity: tenant objects still in the project (refused unless force),
+// then keypair, server group, trust, application credential, user, Neutron's default security
+// groups, the project's quota records, and the project. Every 404 is success; a missing user
+// does not stop the project from being deleted.
+func (s *Service) Delete(ctx context.Context, ref Ref, force bool) error {
+	c := s.cloud
+
+	domainID, err := c.ManagedDomainID(ctx)
+	if err != nil {
+		return err
+	}
+
+	mgr, err := c.Manager(ctx)
+	if err != nil {
+		return err
+	}
+
+	sc, err := mgr.Identity()
+	if err != nil {
+		return err
+	}
+
+	project, err := lookupProject(ctx, sc, domainID, ref.ProjectID, ref.Name)
+	if err != nil {
+		return err
+	}
+
+	if project == nil {
+		tflog.Info(ctx, "The identity's project is already gone", map[string]any{"project_id": ref.ProjectID})
+		return nil
+	}
+
+	projectID := project.ID
+	name := strings.TrimPrefix(project.Name, naming.IdentityPrefix)
+	ctx = tflog.SetField(ctx, "project_id", projectID)
+
+	roleIDs, err := s.config.roleIDsFor(ctx, sc, withManager(ref.Roles))
+	if err != nil {
+		return err
+	}
+
+	ids := make([]string, 0, len(roleIDs))
+	for _, id := range roleIDs {
+		ids = append(ids, id)
+	}
+
+	slices.Sort(ids)
+
+	if err := grantRoles(ctx, sc, c.ServiceUserID(), projectID, ids); err != nil {
+		return fmt.Errorf("granting the service user its roles on project %s: %w", projectID, err)
+	}
+
+	priv, err := c.Privileged(ctx, projectID)
+	if err != nil {
+		return err
+	}
+
+	// Tenant objects first: refuse, or remove them with force.
+	if err := s.clearTenantObjects(ctx, priv, projectID, force); err != nil {
+		return err
+	}
+
+	user, err := lookupUser(ctx, sc, domainID, ref.UserID, naming.IdentityUser(name))
+	if err != nil {
+		return err
+	}
+
+	if user != nil {
+		if err := s.deleteNova(ctx, priv, projectID, user.ID, name); err != nil {
+			return err
+		}
+
+		if err := s.deleteCredentials(ctx, sc, projectID, user.ID, name); err != nil {
+			return err
+		}
+
+		if err := deleteUser(ctx, sc, user.ID); err != nil {
+			return err
+		}
+	} else if err := s.deleteNova(ctx, priv, projectID, "", name); err != nil {
+		return err
+	}
+
+	for _, region := range c.Regions() {
+		network, err := priv.Network(region)
+		if err != nil {
+			return err
+		}
+
+		if err := deleteDefaultSecurityGroups(ctx, network, projectID); err != nil {
+			return fmt.Errorf("region %s: %w", region, err)
+		}
+	}
+
+	if err := s.resetQuotas(ctx, priv, projectID); err != nil {
+		return err
+	}
+
+	c.ForgetProject(projectID)
+
+	if err := deleteProject(ctx, sc, projectID); err != nil {
+		return err
+	}
+
+	tflog.Info(ctx, "Deleted the identity")
+
+	return nil
+}
+
+// deleteNova removes the keypair and server group of every served region: through the trust
+// when it still works, otherwise in the privileged scope (the keypair then by user ID, which
+// needs an admin role).
+func (s *Service) deleteNova(ctx context.Context, priv *cloud.Session, projectID, userID, name string) error {
+	c := s.cloud
+
+	sess, err := c.Identity(ctx, projectID)
+	if err != nil {
+		tflog.Debug(ctx, "No identity scope for deleting the keypair and server group; using the privileged scope",
+			map[string]any{"error": err.Error()})
+
+		sess = nil
+	}
+
+	for _, region := range c.Regions() {
+		var compute *gophercloud.ServiceClient
+
+		keypairUser := ""
+
+		if sess != nil {
+			compute, err = sess.Compute(region)
+		} else {
+			compute, err = priv.Compute(region)
+			keypairUser = userID
+		}
+
+		if err != nil {
+			return err
+		}
+
+		if sess != nil || userID != "" {
+			if err := deleteKeypair(ctx, compute, naming.KeypairName, keypairUser); err != nil {
+				return fmt.Errorf("region %s: %w", region, err)
+			}
+		}
+
+		if err := deleteServerGroups(ctx, compute, naming.IdentityServerGroup(name)); err != nil {
+			return fmt.Errorf("region %s: %w", region, err)
+		}
+	}
+
+	return nil
+}
+
+// deleteCredentials deletes the trusts and application credentials of the identity's user.
+func (s *Service) deleteCredentials(ctx context.Context, sc *gophercloud.ServiceClient, projectID, userID, name string) error {
+	c := s.cloud
+
+	base, err := c.Base().Identity()
+	if err != nil {
+		return err
+	}
+
+	trusts, err := findTrusts(ctx, base, c.ServiceUserID(), userID, projectID)
+	if err != nil {
+		return err
+	}
+
+	for _, t := range trusts {
+		if err := deleteTrust(ctx, sc, t.ID); err != nil {
+			return err
+		}
+	}
+
+	acs, err := findApplicationCredentials(ctx, sc, userID, naming.IdentityApplicationCredential(name))
+	if err != nil {
+		return err
+	}
+
+	for _, ac := range acs {
+		if err := deleteApplicationCredential(ctx, sc, userID, ac.ID); err != nil {
+			return err
+		}
+	}
+
+	return nil
+}

@@ -1,0 +1,320 @@
+// Package identity owns the Unikorn identity: the Keystone project and user that a tenant's
+// resources live in, made in the provider's managed domain (DESIGN.md §1, §4, §5).
+//
+// An identity is, in the order they are made: the project `unikorn-identity-<name>` with its
+// organization / project tags; the service user's role grants on it (`manager` plus the
+// identity's roles, which the privileged scope uses); quotas in every served region; the user
+// `unikorn-identity-<name>` with a random password that lives only for the apply; the user's
+// role grants; its application credential; the Keystone trust that lets the service user act
+// as that user (the identity scope of internal/cloud); and, optionally, a Nova server group
+// and a keypair made through that trust in every served region.
+//
+// The core holds no Terraform types: [Service.Ensure] (ensure.go) converges an identity and is
+// safe to re-run after a crash at any point (every step looks its object up by its
+// deterministic name and adopts it), [Service.Observe] (observe.go) re-reads every object, and
+// [Service.Delete] (delete.go) removes them in order. The steps against each API live in
+// keystone.go, quotas.go, nova.go and leftovers.go; resource.go adapts the core to
+// terraform-plugin-framework.
+package identity
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/roles"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
+)
+
+// Role names as identities and the provider block speak of them. The provider's `roles`
+// argument maps each to the name of a Keystone role.
+const (
+	RoleMember             = "member"
+	RoleLoadBalancerMember = "load-balancer_member"
+	RoleManager            = "manager"
+)
+
+// KnownRoles are the role names an identity may be given.
+var KnownRoles = []string{RoleMember, RoleLoadBalancerMember, RoleManager}
+
+// DefaultRoles are the roles of an identity that names none (as Unikorn's).
+var DefaultRoles = []string{RoleMember, RoleLoadBalancerMember}
+
+// DefaultServerGroupPolicy is the policy of a server group that names none (as Unikorn's).
+const DefaultServerGroupPolicy = "soft-anti-affinity"
+
+// ServerGroupPolicies are the Nova server group policies (microversion 2.64 and later).
+var ServerGroupPolicies = []string{"affinity", "anti-affinity", "soft-affinity", "soft-anti-affinity"}
+
+// Config is the provider-wide configuration of identities: the Keystone name of each role,
+// and a cache of role IDs shared by every identity of a run. It is safe for concurrent use.
+type Config struct {
+	keystone map[string]string // role name → Keystone role name
+
+	mu      sync.Mutex
+	roleIDs map[string]string // Keystone role name → ID
+}
+
+// NewConfig maps role names onto Keystone role names; a role left out keeps its own name.
+func NewConfig(keystoneNames map[string]string) *Config {
+	c := &Config{keystone: map[string]string{}, roleIDs: map[string]string{}}
+
+	for _, role := range KnownRoles {
+		c.keystone[role] = role
+		if name := keystoneNames[role]; name != "" {
+			c.keystone[role] = name
+		}
+	}
+
+	return c
+}
+
+// KeystoneRole is the Keystone name of role.
+func (c *Config) KeystoneRole(role string) string {
+	if name, ok := c.keystone[role]; ok {
+		return name
+	}
+
+	return role
+}
+
+// roleOf maps a Keystone role name back onto a role name.
+func (c *Config) roleOf(keystoneName string) (string, bool) {
+	for _, role := range KnownRoles {
+		if c.keystone[role] == keystoneName {
+			return role, true
+		}
+	}
+
+	return "", false
+}
+
+// roleIDsFor resolves role names to Keystone role IDs, listing Keystone's roles once per run
+// (and again when a name is not in the cache).
+func (c *Config) roleIDsFor(ctx context.Context, sc *gophercloud.ServiceClient, names []string) (map[string]string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+
+	if missing := c.missingRoleIDs(names); len(missing) > 0 {
+		pages, err := roles.List(sc, roles.ListOpts{}).AllPages(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("listing Keystone roles: %w", err)
+		}
+
+		all, err := roles.ExtractRoles(pages)
+		if err != nil {
+			return nil, fmt.Errorf("reading Keystone roles: %w", err)
+		}
+
+		for _, r := range all {
+			if r.DomainID == "" { // global roles only: domain-specific roles cannot be granted on projects of other domains
+				c.roleIDs[r.Name] = r.ID
+			}
+		}
+
+		if missing = c.missingRoleIDs(names); len(missing) > 0 {
+			return nil, fmt.Errorf("keystone has no role named %s: create it, or map the role onto an existing one "+
+				"with the provider's roles argument", strings.Join(missing, ", "))
+		}
+	}
+
+	out := make(map[string]string, len(names))
+	for _, name := range names {
+		out[name] = c.roleIDs[c.KeystoneRole(name)]
+	}
+
+	return out, nil
+}
+
+func (c *Config) missingRoleIDs(names []string) []string {
+	var missing []string
+
+	for _, name := range names {
+		if _, ok := c.roleIDs[c.KeystoneRole(name)]; !ok {
+			missing = append(missing, fmt.Sprintf("%q", c.KeystoneRole(name)))
+		}
+	}
+
+	return missing
+}
+
+// Spec is what an identity should be.
+type Spec struct {
+	// Name is the user-given name; the cloud objects are called unikorn-identity-<name>.
+	Name        string
+	Description string
+	// OrganizationID and ProjectID are the Unikorn organization and project the identity
+	// belongs to: the project tags organization=<id> and project=<id>, each when set.
+	OrganizationID string
+	ProjectID      string
+	// Roles of the identity's user (and delegated by its credential and trust).
+	Roles  []string
+	Quotas Quotas
+	// ExpiresAt ends the application credential; nil: never.
+	ExpiresAt *time.Time
+	// ServerGroupPolicy asks for the server group; "": none.
+	ServerGroupPolicy string
+	// SSHPublicKey asks for the keypair; "": none.
+	SSHPublicKey string
+}
+
+// Prior is what an earlier apply recorded (Terraform state), for Ensure to decide what can be
+// kept. The zero Prior means nothing is known (create, or a re-run after a crash).
+type Prior struct {
+	ProjectID string
+	UserID    string
+	// ApplicationCredentialID and ApplicationCredentialSecret: a credential is kept only if
+	// both are known (the secret cannot be read back from Keystone).
+	ApplicationCredentialID     string
+	ApplicationCredentialSecret string
+	// Roles granted by the earlier apply: roles no longer wanted are revoked.
+	Roles []string
+	// Quotas last applied or read; nil: apply them.
+	Quotas Quotas
+	// ExpiresAt of the credential that was issued.
+	ExpiresAt *time.Time
+	TrustID   string
+	// NovaObjects is set when the earlier apply made a server group or keypair: Ensure then
+	// looks at Nova even when the spec wants neither (to delete them).
+	NovaObjects bool
+}
+
+// Identity is an identity as found in the cloud.
+type Identity struct {
+	ProjectID      string
+	Name           string // the user-given name (project name without its prefix)
+	Description    string
+	OrganizationID string
+	UnikornProject string // the Unikorn project ID of the project=<id> tag
+
+	UserID string // "" when the user is missing
+	// Roles of the user on the project, as role names (roles outside the mapping are left out).
+	Roles []string
+
+	ApplicationCredentialID string // "" when missing
+	// ApplicationCredentialSecret is known only when this run issued the credential, or the
+	// Prior carried it.
+	ApplicationCredentialSecret string
+	ExpiresAt                   *time.Time
+
+	TrustID string // "" when missing
+
+	// Quotas as found (see Service.Observe for how regions are merged); nil when not read.
+	Quotas Quotas
+
+	// NovaChecked is false when the server group and keypair could not be looked at (no
+	// trust, so no identity scope): the fields below are then empty and mean nothing.
+	NovaChecked bool
+	// ServerGroups maps each served region where the server group exists to its ID.
+	ServerGroups      map[string]string
+	ServerGroupPolicy string // of the default region's group
+	// Keypairs lists the served regions where the keypair exists with the wanted key.
+	Keypairs     []string
+	SSHPublicKey string // of the default region's keypair
+}
+
+// Service runs identity operations against the cloud.
+type Service struct {
+	cloud  *cloud.Client
+	config *Config
+}
+
+// NewService binds the core to the provider's client and identity configuration.
+func NewService(c *cloud.Client, cfg *Config) *Service {
+	if cfg == nil {
+		cfg = NewConfig(nil)
+	}
+
+	return &Service{cloud: c, config: cfg}
+}
+
+// revocationGrace is how long to wait after a password change or a revoked role before
+// authenticating again: Keystone revokes tokens at second precision, so a token issued in the
+// same second as the change would be revoked too.
+const revocationGrace = 1100 * time.Millisecond
+
+// pause waits d, or until ctx ends.
+func pause(ctx context.Context, d time.Duration) error {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-timer.C:
+		return nil
+	}
+}
+
+// randomPassword is 256 random bits, URL-safe base64.
+func randomPassword() (string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("generating a password: %w", err)
+	}
+
+	return base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+// withManager is roles plus manager.
+func withManager(roles []string) []string {
+	return sortedUnique(append(slices.Clone(roles), RoleManager))
+}
+
+func sortedUnique(in []string) []string {
+	out := slices.Clone(in)
+	slices.Sort(out)
+
+	return slices.Compact(out)
+}
+
+func sameSet(a, b []string) bool {
+	return slices.Equal(sortedUnique(a), sortedUnique(b))
+}
+
+func sameTime(a, b *time.Time) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+
+	return a.Equal(*b)
+}
+
+func timePtr(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+
+	return &t
+}
+
+// sameKey compares two public keys by type and key material, ignoring the comment.
+func sameKey(a, b string) bool {
+	fa, fb := strings.Fields(a), strings.Fields(b)
+	if len(fa) < 2 || len(fb) < 2 {
+		return strings.TrimSpace(a) == strings.TrimSpace(b)
+	}
+
+	return fa[0] == fb[0] && fa[1] == fb[1]
+}
+
+// errNotFound reports a 404.
+func errNotFound(err error) bool {
+	return err != nil && gophercloud.ResponseCodeIs(err, 404)
+}
+
+// ignoreNotFound turns a 404 into success.
+func ignoreNotFound(err error) error {
+	if errNotFound(err) {
+		return nil
+	}
+
+	return err
+}

@@ -1,0 +1,495 @@
+package identity
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/applicationcredentials"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/projects"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/roles"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/trusts"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/users"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
+)
+
+// Keystone steps. Every function takes the Keystone client of the scope it needs: the
+// manager scope for projects, users, grants and reads; the identity user's own session for
+// what only the user may create (its application credential and its trust).
+
+type applicationCredential = applicationcredentials.ApplicationCredential
+
+// lookupProject finds the identity project in domainID: by id first (when given), then by the
+// exact name unikorn-identity-<name> (when name is given). It returns nil when neither finds it.
+func lookupProject(ctx context.Context, sc *gophercloud.ServiceClient, domainID, id, name string) (*projects.Project, error) {
+	if id != "" {
+		p, err := projects.Get(ctx, sc, id).Extract()
+
+		switch {
+		case err == nil && p.DomainID != domainID:
+			return nil, fmt.Errorf("keystone project %s (%q) is in domain %s, not in the managed domain %s", p.ID, p.Name, p.DomainID, domainID)
+		case err == nil:
+			return p, nil
+		case !errNotFound(err):
+			return nil, fmt.Errorf("reading Keystone project %s: %w", id, err)
+		}
+	}
+
+	if name == "" {
+		return nil, nil
+	}
+
+	return findProject(ctx, sc, domainID, naming.IdentityProject(name))
+}
+
+// findProject finds the project of exactly that name in domainID; nil if there is none.
+func findProject(ctx context.Context, sc *gophercloud.ServiceClient, domainID, projectName string) (*projects.Project, error) {
+	pages, err := projects.List(sc, projects.ListOpts{DomainID: domainID, Name: projectName}).AllPages(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("looking up Keystone project %q: %w", projectName, err)
+	}
+
+	all, err := projects.ExtractProjects(pages)
+	if err != nil {
+		return nil, fmt.Errorf("reading Keystone projects named %q: %w", projectName, err)
+	}
+
+	p, ok, err := naming.One("Keystone project", projectName, all,
+		func(p projects.Project) string { return p.Name }, func(p projects.Project) string { return p.ID })
+	if err != nil || !ok {
+		return nil, err
+	}
+
+	return &p, nil
+}
+
+// ensureProject finds (by prior ID, then by name) or creates the identity project, then
+// brings its description, tags and enabled flag to spec. Tags other than organization= and
+// project= are left alone.
+func ensureProject(ctx context.Context, sc *gophercloud.ServiceClient, domainID string, spec Spec, priorID string) (*projects.Project, error) {
+	projectName := naming.IdentityProject(spec.Name)
+
+	ours, err := naming.ProjectTags(spec.OrganizationID, spec.ProjectID)
+	if err != nil {
+		return nil, err
+	}
+
+	p, err := lookupProject(ctx, sc, domainID, priorID, spec.Name)
+	if err != nil {
+		return nil, err
+	}
+
+	if p == nil {
+		enabled := true
+
+		p, err = projects.Create(ctx, sc, projects.CreateOpts{
+			DomainID:    domainID,
+			Name:        projectName,
+			Description: spec.Description,
+			Enabled:     &enabled,
+			Tags:        ours,
+		}).Extract()
+		if err != nil {
+			return nil, fmt.Errorf("creating Keystone project %q in domain %s: %w", projectName, domainID, err)
+		}
+
+		tflog.Info(ctx, "Created the identity's project", map[string]any{"project_id": p.ID})
+
+		return p, nil
+	}
+
+	if priorID == "" || priorID != p.ID {
+		tflog.Info(ctx, "Adopted the identity's existing project", map[string]any{"project_id": p.ID})
+	}
+
+	wantTags := mergeProjectTags(p.Tags, ours)
+
+	var opts projects.UpdateOpts
+
+	changed := false
+
+	if p.Description != spec.Description {
+		opts.Description = &spec.Description
+		changed = true
+	}
+
+	if !sameSet(p.Tags, wantTags) {
+		opts.Tags = &wantTags
+		changed = true
+	}
+
+	if !p.Enabled {
+		enabled := true
+		opts.Enabled = &enabled
+		changed = true
+	}
+
+	if !changed {
+		return p, nil
+	}
+
+	updated, err := projects.Update(ctx, sc, p.ID, opts).Extract()
+	if err != nil {
+		return p, fmt.Errorf("updating Keystone project %s: %w", p.ID, err)
+	}
+
+	return updated, nil
+}
+
+// mergeProjectTags keeps every tag that is not ours and adds ours.
+func mergeProjectTags(current, ours []string) []string {
+	out := []string{}
+
+	for _, tag := range current {
+		key, _, _ := strings.Cut(tag, "=")
+		if key == naming.ProjectTagOrganization || key == naming.ProjectTagProject {
+			continue
+		}
+
+		out = append(out, tag)
+	}
+
+	return sortedUnique(append(out, ours...))
+}
+
+func deleteProject(ctx context.Context, sc *gophercloud.ServiceClient, id string) error {
+	if err := ignoreNotFound(projects.Delete(ctx, sc, id).ExtractErr()); err != nil {
+		return fmt.Errorf("deleting Keystone project %s: %w", id, err)
+	}
+
+	return nil
+}
+
+// lookupUser finds the identity user in domainID by id (when given), then by exact name.
+func lookupUser(ctx context.Context, sc *gophercloud.ServiceClient, domainID, id, userName string) (*users.User, error) {
+	if id != "" {
+		u, err := users.Get(ctx, sc, id).Extract()
+
+		switch {
+		case err == nil && u.DomainID == domainID:
+			return u, nil
+		case err == nil:
+			return nil, fmt.Errorf("keystone user %s (%q) is in domain %s, not in the managed domain %s", u.ID, u.Name, u.DomainID, domainID)
+		case !errNotFound(err):
+			return nil, fmt.Errorf("reading Keystone user %s: %w", id, err)
+		}
+	}
+
+	pages, err := users.List(sc, users.ListOpts{DomainID: domainID, Name: userName}).AllPages(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("looking up Keystone user %q: %w", userName, err)
+	}
+
+	all, err := users.ExtractUsers(pages)
+	if err != nil {
+		return nil, fmt.Errorf("reading Keystone users named %q: %w", userName, err)
+	}
+
+	u, ok, err := naming.One("Keystone user", userName, all,
+		func(u users.User) string { return u.Name }, func(u users.User) string { return u.ID })
+	if err != nil || !ok {
+		return nil, err
+	}
+
+	return &u, nil
+}
+
+// ensureUser finds (by prior ID, then by name) or creates the identity user. The password is
+// returned only when the user was created now; it is never stored.
+func ensureUser(ctx context.Context, sc *gophercloud.ServiceClient, domainID, name, projectID, priorID string) (*users.User, string, error) {
+	userName := naming.IdentityUser(name)
+
+	u, err := lookupUser(ctx, sc, domainID, priorID, userName)
+	if err != nil {
+		return nil, "", err
+	}
+
+	if u != nil {
+		if priorID != u.ID {
+			tflog.Info(ctx, "Adopted the identity's existing user", map[string]any{"user_id": u.ID})
+		}
+
+		if !u.Enabled {
+			enabled := true
+
+			if _, err := users.Update(ctx, sc, u.ID, users.UpdateOpts{Enabled: &enabled}).Extract(); err != nil {
+				return nil, "", fmt.Errorf("enabling Keystone user %s: %w", u.ID, err)
+			}
+		}
+
+		return u, "", nil
+	}
+
+	password, err := randomPassword()
+	if err != nil {
+		return nil, "", err
+	}
+
+	enabled := true
+
+	u, err = users.Create(ctx, sc, users.CreateOpts{
+		Name:             userName,
+		DomainID:         domainID,
+		DefaultProjectID: projectID,
+		Description:      "Unikorn identity " + name,
+		Enabled:          &enabled,
+		Password:         password,
+		Options: map[users.Option]any{
+			users.IgnorePasswordExpiry:             true,
+			users.IgnoreChangePasswordUponFirstUse: true,
+		},
+	}).Extract()
+	if err != nil {
+		return nil, "", fmt.Errorf("creating Keystone user %q in domain %s: %w", userName, domainID, scrub(err, password))
+	}
+
+	tflog.Info(ctx, "Created the identity's user", map[string]any{"user_id": u.ID})
+
+	return u, password, nil
+}
+
+// resetPassword gives the user a new password (the manager may; the old one is unknown).
+func resetPassword(ctx context.Context, sc *gophercloud.ServiceClient, userID, password string) error {
+	if _, err := users.Update(ctx, sc, userID, users.UpdateOpts{Password: password}).Extract(); err != nil {
+		return fmt.Errorf("resetting the password of Keystone user %s: %w", userID, scrub(err, password))
+	}
+
+	return nil
+}
+
+func deleteUser(ctx context.Context, sc *gophercloud.ServiceClient, id string) error {
+	if err := ignoreNotFound(users.Delete(ctx, sc, id).ExtractErr()); err != nil {
+		return fmt.Errorf("deleting Keystone user %s: %w", id, err)
+	}
+
+	return nil
+}
+
+// grantRoles grants each role (by ID) to userID on projectID. Granting is idempotent.
+func grantRoles(ctx context.Context, sc *gophercloud.ServiceClient, userID, projectID string, roleIDs []string) error {
+	for _, id := range roleIDs {
+		if err := roles.Assign(ctx, sc, id, roles.AssignOpts{UserID: userID, ProjectID: projectID}).ExtractErr(); err != nil {
+			return fmt.Errorf("role %s: %w", id, err)
+		}
+	}
+
+	return nil
+}
+
+// revokeRole revokes one role; a grant that is not there is fine.
+func revokeRole(ctx context.Context, sc *gophercloud.ServiceClient, userID, projectID, roleID string) error {
+	err := roles.Unassign(ctx, sc, roleID, roles.UnassignOpts{UserID: userID, ProjectID: projectID}).ExtractErr()
+	if err := ignoreNotFound(err); err != nil {
+		return fmt.Errorf("role %s: %w", roleID, err)
+	}
+
+	return nil
+}
+
+// listUserRoleNames are the Keystone names of the roles granted directly to userID on
+// projectID (one request: Keystone includes the names).
+func listUserRoleNames(ctx context.Context, sc *gophercloud.ServiceClient, userID, projectID string) ([]string, error) {
+	includeNames := true
+
+	pages, err := roles.ListAssignments(sc, roles.ListAssignmentsOpts{
+		UserID: userID, ScopeProjectID: projectID, IncludeNames: &includeNames,
+	}).AllPages(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("listing the role assignments of user %s on project %s: %w", userID, projectID, err)
+	}
+
+	all, err := roles.ExtractRoleAssignments(pages)
+	if err != nil {
+		return nil, fmt.Errorf("reading the role assignments of user %s on project %s: %w", userID, projectID, err)
+	}
+
+	var names []string
+
+	for _, a := range all {
+		if a.User.ID == userID && a.Scope.Project.ID == projectID && a.Role.Name != "" {
+			names = append(names, a.Role.Name)
+		}
+	}
+
+	return sortedUnique(names), nil
+}
+
+// getApplicationCredential reads one credential of userID; nil when it does not exist.
+func getApplicationCredential(ctx context.Context, sc *gophercloud.ServiceClient, userID, id string) (*applicationCredential, error) {
+	ac, err := applicationcredentials.Get(ctx, sc, userID, id).Extract()
+
+	switch {
+	case errNotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("reading application credential %s of user %s: %w", id, userID, err)
+	}
+
+	ac.Secret = ""
+
+	return ac, nil
+}
+
+// findApplicationCredentials lists the credentials of userID named exactly name (Keystone
+// keeps credential names unique per user; more than one is left for the caller to judge).
+func findApplicationCredentials(ctx context.Context, sc *gophercloud.ServiceClient, userID, name string) ([]applicationCredential, error) {
+	pages, err := applicationcredentials.List(sc, userID, applicationcredentials.ListOpts{Name: name}).AllPages(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("looking up application credential %q of user %s: %w", name, userID, err)
+	}
+
+	all, err := applicationcredentials.ExtractApplicationCredentials(pages)
+	if err != nil {
+		return nil, fmt.Errorf("reading application credentials of user %s: %w", userID, err)
+	}
+
+	out := naming.Exact(all, name, func(ac applicationCredential) string { return ac.Name })
+	for i := range out {
+		out[i].Secret = ""
+	}
+
+	return out, nil
+}
+
+// createApplicationCredential issues a restricted credential for the roles, as the user
+// itself (usc is the user's own session: Keystone lets nobody else do it).
+func createApplicationCredential(ctx context.Context, usc *gophercloud.ServiceClient, userID, name string, roleIDs []string,
+	expiresAt *time.Time,
+) (*applicationCredential, error) {
+	rs := make([]applicationcredentials.Role, len(roleIDs))
+	for i, id := range roleIDs {
+		rs[i] = applicationcredentials.Role{ID: id}
+	}
+
+	ac, err := applicationcredentials.Create(ctx, usc, userID, applicationcredentials.CreateOpts{
+		Name:         name,
+		Description:  "Unikorn identity credential, managed by Terraform",
+		Unrestricted: false,
+		Roles:        rs,
+		ExpiresAt:    expiresAt,
+	}).Extract()
+	if err != nil {
+		return nil, fmt.Errorf("creating application credential %q of user %s: %w", name, userID, err)
+	}
+
+	return ac, nil
+}
+
+func deleteApplicationCredential(ctx context.Context, sc *gophercloud.ServiceClient, userID, id string) error {
+	if err := ignoreNotFound(applicationcredentials.Delete(ctx, sc, userID, id).ExtractErr()); err != nil {
+		return fmt.Errorf("deleting application credential %s of user %s: %w", id, userID, err)
+	}
+
+	return nil
+}
+
+func acIDs(acs []applicationCredential) []string {
+	ids := make([]string, len(acs))
+	for i, ac := range acs {
+		ids[i] = ac.ID
+	}
+
+	slices.Sort(ids)
+
+	return ids
+}
+
+// findTrusts lists the live trusts from trustorID to trusteeID on projectID (on any project
+// when projectID is ""). sc must be a session of the trustee (it lists its own trusts).
+func findTrusts(ctx context.Context, sc *gophercloud.ServiceClient, trusteeID, trustorID, projectID string) ([]trusts.Trust, error) {
+	pages, err := trusts.List(sc, trusts.ListOpts{TrusteeUserID: trusteeID}).AllPages(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("listing the Keystone trusts of the service user %s: %w", trusteeID, err)
+	}
+
+	all, err := trusts.ExtractTrusts(pages)
+	if err != nil {
+		return nil, fmt.Errorf("reading the Keystone trusts of the service user %s: %w", trusteeID, err)
+	}
+
+	now := time.Now()
+
+	var out []trusts.Trust
+
+	for _, t := range all {
+		if t.TrustorUserID != trustorID || (projectID != "" && t.ProjectID != projectID) ||
+			(t.TrusteeUserID != "" && t.TrusteeUserID != trusteeID) {
+			continue
+		}
+
+		if !t.ExpiresAt.IsZero() && !t.ExpiresAt.After(now) {
+			continue
+		}
+
+		out = append(out, t)
+	}
+
+	return out, nil
+}
+
+// createTrust makes the identity trust as its trustor (usc is the trustor's own session).
+func createTrust(ctx context.Context, usc *gophercloud.ServiceClient, trustorID, trusteeID, projectID string, roleIDs []string) (*trusts.Trust, error) {
+	rs := make([]trusts.Role, len(roleIDs))
+	for i, id := range roleIDs {
+		rs[i] = trusts.Role{ID: id}
+	}
+
+	t, err := trusts.Create(ctx, usc, trusts.CreateOpts{
+		Impersonation: true,
+		TrustorUserID: trustorID,
+		TrusteeUserID: trusteeID,
+		ProjectID:     projectID,
+		Roles:         rs,
+	}).Extract()
+	if err != nil {
+		return nil, fmt.Errorf("creating the Keystone trust from user %s to the service user %s on project %s: %w",
+			trustorID, trusteeID, projectID, err)
+	}
+
+	return t, nil
+}
+
+// getTrust reads one trust; nil when it does not exist.
+func getTrust(ctx context.Context, sc *gophercloud.ServiceClient, id string) (*trusts.Trust, error) {
+	t, err := trusts.Get(ctx, sc, id).Extract()
+
+	switch {
+	case errNotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("reading Keystone trust %s: %w", id, err)
+	}
+
+	return t, nil
+}
+
+func deleteTrust(ctx context.Context, sc *gophercloud.ServiceClient, id string) error {
+	if err := ignoreNotFound(trusts.Delete(ctx, sc, id).ExtractErr()); err != nil {
+		return fmt.Errorf("deleting Keystone trust %s: %w", id, err)
+	}
+
+	return nil
+}
+
+func trustRoleIDs(t trusts.Trust) []string {
+	ids := make([]string, len(t.Roles))
+	for i, r := range t.Roles {
+		ids[i] = r.ID
+	}
+
+	return ids
+}
+
+// scrub removes the password from what an error can print.
+func scrub(err error, secret string) error {
+	if err == nil || secret == "" || !strings.Contains(err.Error(), secret) {
+		return err
+	}
+
+	return fmt.Errorf("%s", strings.ReplaceAll(err.Error(), secret, "<redacted>"))
+}

@@ -1,0 +1,267 @@
+package identity
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
+)
+
+const testDomain = "dom-1"
+
+func project(id, name string, tags ...string) map[string]any {
+	if tags == nil {
+		tags = []string{}
+	}
+
+	return map[string]any{"id": id, "name": name, "domain_id": testDomain, "enabled": true, "description": "", "tags": tags}
+}
+
+func TestEnsureProjectAdoptsExisting(t *testing.T) {
+	t.Parallel()
+
+	f := newFakeAPI(t)
+	// Keystone here matches fuzzily: the near-miss name must not be adopted.
+	f.reply("GET", "/v3/projects", 200, map[string]any{"projects": []any{
+		project("p-near", "unikorn-identity-foo2"),
+		project("p-1", "unikorn-identity-foo", "organization=org", "keep=me"),
+	}, "links": map[string]any{}})
+	f.on("PATCH", "/v3/projects/p-1", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, 200, map[string]any{"project": project("p-1", "unikorn-identity-foo", "keep=me", "organization=org2", "project=proj")})
+	})
+
+	p, err := ensureProject(context.Background(), f.client("/v3/"), testDomain,
+		Spec{Name: "foo", OrganizationID: "org2", ProjectID: "proj"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if p.ID != "p-1" {
+		t.Fatalf("adopted %s, want p-1", p.ID)
+	}
+
+	if n := f.count("POST /v3/projects"); n != 0 {
+		t.Fatalf("created a twin (%d POSTs)", n)
+	}
+
+	body := f.bodyOf("PATCH /v3/projects/p-1")
+	tags, _ := member(t, body, "project")["tags"].([]any)
+
+	var got []string
+
+	for _, tag := range tags {
+		s, _ := tag.(string)
+		got = append(got, s)
+	}
+
+	if want := []string{"keep=me", "organization=org2", "project=proj"}; !slices.Equal(got, want) {
+		t.Fatalf("tags sent %v, want %v (foreign tags kept, ours replaced)", got, want)
+	}
+}
+
+func TestEnsureProjectCreatesWhenOnlyNearMisses(t *testing.T) {
+	t.Parallel()
+
+	f := newFakeAPI(t)
+	f.reply("GET", "/v3/projects", 200, map[string]any{"projects": []any{project("p-near", "unikorn-identity-foo-bar")}})
+	f.reply("POST", "/v3/projects", 201, map[string]any{"project": project("p-new", "unikorn-identity-foo", "organization=o")})
+
+	p, err := ensureProject(context.Background(), f.client("/v3/"), testDomain, Spec{Name: "foo", OrganizationID: "o"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if p.ID != "p-new" {
+		t.Fatalf("got %s, want the new project", p.ID)
+	}
+
+	body := member(t, f.bodyOf("POST /v3/projects"), "project")
+	if body["name"] != "unikorn-identity-foo" || body["domain_id"] != testDomain {
+		t.Fatalf("created %v", body)
+	}
+}
+
+func TestEnsureProjectDuplicatesAreAnError(t *testing.T) {
+	t.Parallel()
+
+	f := newFakeAPI(t)
+	f.reply("GET", "/v3/projects", 200, map[string]any{"projects": []any{
+		project("p-b", "unikorn-identity-foo"), project("p-a", "unikorn-identity-foo"),
+	}})
+
+	_, err := ensureProject(context.Background(), f.client("/v3/"), testDomain, Spec{Name: "foo"}, "")
+
+	var dup *naming.DuplicateError
+	if !errors.As(err, &dup) {
+		t.Fatalf("err = %v, want a DuplicateError", err)
+	}
+
+	if !slices.Equal(dup.IDs, []string{"p-a", "p-b"}) || !strings.Contains(err.Error(), "p-a, p-b") {
+		t.Fatalf("duplicate error %q does not name both IDs", err)
+	}
+
+	if f.count("POST /v3/projects") != 0 {
+		t.Fatal("created a project despite the duplicates")
+	}
+}
+
+func TestLookupProjectByIDThenName(t *testing.T) {
+	t.Parallel()
+
+	f := newFakeAPI(t)
+	// GET /v3/projects/gone is unhandled: 404.
+	f.reply("GET", "/v3/projects", 200, map[string]any{"projects": []any{project("p-2", "unikorn-identity-foo")}})
+
+	p, err := lookupProject(context.Background(), f.client("/v3/"), testDomain, "gone", "foo")
+	if err != nil || p == nil || p.ID != "p-2" {
+		t.Fatalf("lookupProject = %v, %v; want p-2 re-found by name", p, err)
+	}
+
+	f.reply("GET", "/v3/projects/other", 200, map[string]any{"project": map[string]any{"id": "other", "name": "x", "domain_id": "elsewhere"}})
+
+	if _, err := lookupProject(context.Background(), f.client("/v3/"), testDomain, "other", ""); err == nil ||
+		!strings.Contains(err.Error(), "not in the managed domain") {
+		t.Fatalf("err = %v, want a refusal of a project outside the managed domain", err)
+	}
+}
+
+func TestEnsureUserAdoptsOrCreates(t *testing.T) {
+	t.Parallel()
+
+	ctx := context.Background()
+
+	f := newFakeAPI(t)
+	f.reply("GET", "/v3/users", 200, map[string]any{"users": []any{
+		map[string]any{"id": "u-1", "name": "unikorn-identity-foo", "domain_id": testDomain, "enabled": true},
+	}})
+
+	u, password, err := ensureUser(ctx, f.client("/v3/"), testDomain, "foo", "p-1", "")
+	if err != nil || u.ID != "u-1" || password != "" {
+		t.Fatalf("ensureUser = %v, %q, %v; want the adopted u-1 and no password", u, password, err)
+	}
+
+	g := newFakeAPI(t)
+	g.reply("GET", "/v3/users", 200, map[string]any{"users": []any{}})
+	g.reply("POST", "/v3/users", 201, map[string]any{"user": map[string]any{"id": "u-new", "name": "unikorn-identity-foo", "domain_id": testDomain}})
+
+	u, password, err = ensureUser(ctx, g.client("/v3/"), testDomain, "foo", "p-1", "")
+	if err != nil || u.ID != "u-new" || len(password) < 40 {
+		t.Fatalf("ensureUser = %v, %d-character password, %v; want a new user with a long random password", u, len(password), err)
+	}
+
+	sent := member(t, g.bodyOf("POST /v3/users"), "user")
+	if sent["password"] != password || sent["default_project_id"] != "p-1" || sent["domain_id"] != testDomain {
+		t.Fatalf("user created with %v", sent)
+	}
+}
+
+func TestEnsureUserErrorHidesPassword(t *testing.T) {
+	t.Parallel()
+
+	f := newFakeAPI(t)
+	f.reply("GET", "/v3/users", 200, map[string]any{"users": []any{}})
+	// A server that echoes the request into its error.
+	f.on("POST", "/v3/users", func(w http.ResponseWriter, r *http.Request) {
+		f.mu.Lock()
+		body := string(f.requests[len(f.requests)-1].Body)
+		f.mu.Unlock()
+
+		writeJSON(w, 400, map[string]any{"error": map[string]any{"message": "bad request: " + body}})
+	})
+
+	_, _, err := ensureUser(context.Background(), f.client("/v3/"), testDomain, "foo", "p-1", "")
+	if err == nil {
+		t.Fatal("expected an error")
+	}
+
+	sent, _ := member(t, f.bodyOf("POST /v3/users"), "user")["password"].(string)
+	if sent == "" {
+		t.Fatal("no password sent")
+	}
+	if strings.Contains(err.Error(), sent) {
+		t.Fatalf("the error shows the password: %v", err)
+	}
+}
+
+func TestFindTrustsFilters(t *testing.T) {
+	t.Parallel()
+
+	past := time.Now().Add(-time.Hour).UTC().Format("2006-01-02T15:04:05.000000Z")
+
+	f := newFakeAPI(t)
+	f.reply("GET", "/v3/OS-TRUST/trusts", 200, map[string]any{"trusts": []any{
+		map[string]any{"id": "t-ok", "trustor_user_id": "u-1", "trustee_user_id": "svc", "project_id": "p-1", "impersonation": true},
+		map[string]any{"id": "t-other-user", "trustor_user_id": "u-2", "trustee_user_id": "svc", "project_id": "p-1"},
+		map[string]any{"id": "t-other-project", "trustor_user_id": "u-1", "trustee_user_id": "svc", "project_id": "p-9"},
+		map[string]any{"id": "t-expired", "trustor_user_id": "u-1", "trustee_user_id": "svc", "project_id": "p-1", "expires_at": past},
+	}})
+
+	got, err := findTrusts(context.Background(), f.client("/v3/"), "svc", "u-1", "p-1")
+	if err != nil || len(got) != 1 || got[0].ID != "t-ok" {
+		t.Fatalf("findTrusts = %+v, %v; want only t-ok", got, err)
+	}
+
+	all, err := findTrusts(context.Background(), f.client("/v3/"), "svc", "u-1", "")
+	if err != nil || len(all) != 2 {
+		t.Fatalf("findTrusts on any project = %+v, %v; want t-ok and t-other-project", all, err)
+	}
+}
+
+func TestConfigRoles(t *testing.T) {
+	t.Parallel()
+
+	cfg := NewConfig(map[string]string{RoleLoadBalancerMember: "lb_member"})
+
+	if got := cfg.KeystoneRole(RoleLoadBalancerMember); got != "lb_member" {
+		t.Fatalf("mapped role = %q", got)
+	}
+
+	if got := cfg.KeystoneRole(RoleMember); got != "member" {
+		t.Fatalf("unmapped role = %q", got)
+	}
+
+	f := newFakeAPI(t)
+	f.reply("GET", "/v3/roles", 200, map[string]any{"roles": []any{
+		map[string]any{"id": "r-m", "name": "member"},
+		map[string]any{"id": "r-lb", "name": "lb_member"},
+		map[string]any{"id": "r-dom", "name": "manager", "domain_id": "d"}, // domain-specific: not usable
+	}})
+
+	ids, err := cfg.roleIDsFor(context.Background(), f.client("/v3/"), []string{RoleMember, RoleLoadBalancerMember})
+	if err != nil || ids[RoleMember] != "r-m" || ids[RoleLoadBalancerMember] != "r-lb" {
+		t.Fatalf("roleIDsFor = %v, %v", ids, err)
+	}
+
+	// Cached: no second list.
+	if _, err := cfg.roleIDsFor(context.Background(), f.client("/v3/"), []string{RoleMember}); err != nil || f.count("GET /v3/roles") != 1 {
+		t.Fatalf("second resolution listed roles again (%d) or failed: %v", f.count("GET /v3/roles"), err)
+	}
+
+	if name, ok := cfg.roleOf("lb_member"); !ok || name != RoleLoadBalancerMember {
+		t.Fatalf("roleOf(lb_member) = %q, %v", name, ok)
+	}
+
+	_, err = cfg.roleIDsFor(context.Background(), f.client("/v3/"), []string{RoleManager})
+	if err == nil || !strings.Contains(err.Error(), `"manager"`) || !strings.Contains(err.Error(), "roles argument") {
+		t.Fatalf("err = %v, want a missing-role error that names it and the provider argument", err)
+	}
+}
+
+func TestRandomPassword(t *testing.T) {
+	t.Parallel()
+
+	a, err := randomPassword()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	b, _ := randomPassword()
+	if a == b || len(a) != 43 {
+		t.Fatalf("passwords %q and %q: want distinct 43-character strings", a, b)
+	}
+}

@@ -1,0 +1,601 @@
+package identity
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
+	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/loadbalancers"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/layer3/floatingips"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/layer3/routers"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/security/groups"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/networks"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/ports"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
+)
+
+// Kinds of tenant objects an identity's project can still hold when it is deleted.
+const (
+	KindServer        = "server"
+	KindLoadBalancer  = "load balancer"
+	KindFloatingIP    = "floating IP"
+	KindRouter        = "router"
+	KindPort          = "port"
+	KindNetwork       = "network"
+	KindSecurityGroup = "security group"
+)
+
+// defaultSecurityGroup is the group Neutron makes in every project on first use.
+const defaultSecurityGroup = "default"
+
+// Leftover is a tenant object still in an identity's project.
+type Leftover struct {
+	Region string
+	Kind   string
+	ID     string
+	Name   string
+}
+
+func (l Leftover) String() string {
+	if l.Name == "" {
+		return fmt.Sprintf("%s %s", l.Kind, l.ID)
+	}
+
+	return fmt.Sprintf("%s %q (%s)", l.Kind, l.Name, l.ID)
+}
+
+// LeftoversError refuses to delete a project that still holds tenant objects.
+type LeftoversError struct {
+	ProjectID string
+	Leftovers []Leftover
+	Forced    bool // set when force_destroy could not remove them all
+}
+
+func (e *LeftoversError) Error() string {
+	var b strings.Builder
+
+	if e.Forced {
+		fmt.Fprintf(&b, "project %s still holds %d tenant object(s) after force_destroy tried to delete them:", e.ProjectID, len(e.Leftovers))
+	} else {
+		fmt.Fprintf(&b, "project %s still holds %d tenant object(s) that Keystone would orphan:", e.ProjectID, len(e.Leftovers))
+	}
+
+	region := ""
+
+	for _, l := range e.Leftovers {
+		if l.Region != region {
+			region = l.Region
+			fmt.Fprintf(&b, "\n  in region %s:", region)
+		}
+
+		fmt.Fprintf(&b, "\n    - %s", l)
+	}
+
+	if !e.Forced {
+		b.WriteString("\nDelete them first, or set force_destroy = true to delete them together with the identity.")
+	}
+
+	return b.String()
+}
+
+// regionClients are the privileged clients of one region.
+type regionClients struct {
+	region       string
+	compute      *gophercloud.ServiceClient
+	network      *gophercloud.ServiceClient
+	loadBalancer *gophercloud.ServiceClient
+}
+
+func clientsOf(priv *cloud.Session, region string) (regionClients, error) {
+	rc := regionClients{region: region}
+
+	var err error
+
+	if rc.compute, err = priv.Compute(region); err != nil {
+		return rc, err
+	}
+
+	if rc.network, err = priv.Network(region); err != nil {
+		return rc, err
+	}
+
+	if rc.loadBalancer, err = priv.LoadBalancer(region); err != nil {
+		return rc, err
+	}
+
+	return rc, nil
+}
+
+// clearTenantObjects looks for tenant objects in every served region: it refuses with a
+// *LeftoversError when there are any and force is false, and deletes them in dependency order
+// when force is true.
+func (s *Service) clearTenantObjects(ctx context.Context, priv *cloud.Session, projectID string, force bool) error {
+	var all []Leftover
+
+	perRegion := map[string]regionClients{}
+
+	for _, region := range s.cloud.Regions() {
+		rc, err := clientsOf(priv, region)
+		if err != nil {
+			return err
+		}
+
+		perRegion[region] = rc
+
+		found, err := findLeftovers(ctx, rc, projectID)
+		if err != nil {
+			return err
+		}
+
+		all = append(all, found...)
+	}
+
+	if len(all) == 0 {
+		return nil
+	}
+
+	if !force {
+		return &LeftoversError{ProjectID: projectID, Leftovers: all}
+	}
+
+	tflog.Info(ctx, "force_destroy: deleting the tenant objects left in the identity's project", map[string]any{"count": len(all)})
+
+	var remaining []Leftover
+
+	for _, region := range s.cloud.Regions() {
+		rc := perRegion[region]
+
+		if err := forceDeleteTenantObjects(ctx, rc, projectID); err != nil {
+			return fmt.Errorf("force_destroy in region %s: %w", region, err)
+		}
+
+		found, err := findLeftovers(ctx, rc, projectID)
+		if err != nil {
+			return err
+		}
+
+		remaining = append(remaining, found...)
+	}
+
+	if len(remaining) > 0 {
+		return &LeftoversError{ProjectID: projectID, Leftovers: remaining, Forced: true}
+	}
+
+	return nil
+}
+
+// findLeftovers lists the tenant objects of projectID in one region: servers, load balancers,
+// floating IPs, routers, networks, security groups other than Neutron's default, and ports
+// that belong to none of those (ports of servers, routers, DHCP and load balancers go with
+// their owners).
+func findLeftovers(ctx context.Context, rc regionClients, projectID string) ([]Leftover, error) {
+	var out []Leftover
+
+	add := func(kind, id, name string) {
+		out = append(out, Leftover{Region: rc.region, Kind: kind, ID: id, Name: name})
+	}
+
+	srvs, err := listServers(ctx, rc.compute, projectID)
+	if err != nil {
+		return nil, err
+	}
+
+	for _, s := range srvs {
+		add(KindServer, s.ID, s.Name)
+	}
+
+	lbs, err := listLoadBalancers(ctx, rc.loadBalancer, projectID)
+	if err != nil {
+		return nil, err
+	}
+
+	for _, lb := range lbs {
+		add(KindLoadBalancer, lb.ID, lb.Name)
+	}
+
+	fips, err := listFloatingIPs(ctx, rc.network, projectID)
+	if err != nil {
+		return nil, err
+	}
+
+	for _, f := range fips {
+		add(KindFloatingIP, f.ID, f.FloatingIP)
+	}
+
+	rts, err := listRouters(ctx, rc.network, projectID)
+	if err != nil {
+		return nil, err
+	}
+
+	for _, r := range rts {
+		add(KindRouter, r.ID, r.Name)
+	}
+
+	nets, err := listNetworks(ctx, rc.network, projectID)
+	if err != nil {
+		return nil, err
+	}
+
+	for _, n := range nets {
+		add(KindNetwork, n.ID, n.Name)
+	}
+
+	sgs, err := listSecurityGroups(ctx, rc.network, projectID)
+	if err != nil {
+		return nil, err
+	}
+
+	for _, g := range sgs {
+		if g.Name != defaultSecurityGroup {
+			add(KindSecurityGroup, g.ID, g.Name)
+		}
+	}
+
+	prts, err := listPorts(ctx, rc.network, projectID, "")
+	if err != nil {
+		return nil, err
+	}
+
+	for _, p := range prts {
+		if !ownedPort(p) {
+			add(KindPort, p.ID, p.Name)
+		}
+	}
+
+	return out, nil
+}
+
+// ownedPort tells whether a port goes away with its owner (server, router, DHCP, load
+// balancer), so that it need not be listed on its own.
+func ownedPort(p ports.Port) bool {
+	for _, prefix := range []string{"compute:", "network:", "Octavia", "neutron:LOADBALANCER"} {
+		if strings.HasPrefix(p.DeviceOwner, prefix) {
+			return true
+		}
+	}
+
+	return false
+}
+
+// forceDeleteTenantObjects deletes what findLeftovers finds, in dependency order: load
+// balancers (cascade) and servers, waiting until they are gone; floating IPs; routers with
+// their interfaces; the remaining ports; networks; security groups other than default.
+func forceDeleteTenantObjects(ctx context.Context, rc regionClients, projectID string) error {
+	lbs, err := listLoadBalancers(ctx, rc.loadBalancer, projectID)
+	if err != nil {
+		return err
+	}
+
+	for _, lb := range lbs {
+		if err := deleteLoadBalancer(ctx, rc.loadBalancer, lb.ID); err != nil {
+			return err
+		}
+	}
+
+	srvs, err := listServers(ctx, rc.compute, projectID)
+	if err != nil {
+		return err
+	}
+
+	for _, s := range srvs {
+		if err := ignoreNotFound(servers.Delete(ctx, rc.compute, s.ID).ExtractErr()); err != nil {
+			return fmt.Errorf("deleting server %s: %w", s.ID, err)
+		}
+	}
+
+	for _, s := range srvs {
+		id := s.ID
+
+		if err := waitGone(ctx, func(ctx context.Context) error {
+			return servers.Get(ctx, rc.compute, id).Err
+		}); err != nil {
+			return fmt.Errorf("waiting for server %s to be deleted: %w", id, err)
+		}
+	}
+
+	fips, err := listFloatingIPs(ctx, rc.network, projectID)
+	if err != nil {
+		return err
+	}
+
+	for _, f := range fips {
+		if err := ignoreNotFound(floatingips.Delete(ctx, rc.network, f.ID).ExtractErr()); err != nil {
+			return fmt.Errorf("deleting floating IP %s: %w", f.ID, err)
+		}
+	}
+
+	rts, err := listRouters(ctx, rc.network, projectID)
+	if err != nil {
+		return err
+	}
+
+	for _, r := range rts {
+		if err := deleteRouter(ctx, rc.network, projectID, r.ID); err != nil {
+			return err
+		}
+	}
+
+	prts, err := listPorts(ctx, rc.network, projectID, "")
+	if err != nil {
+		return err
+	}
+
+	for _, p := range prts {
+		if p.DeviceOwner == "network:dhcp" {
+			continue // goes with its network
+		}
+
+		if err := ignoreNotFound(ports.Delete(ctx, rc.network, p.ID).ExtractErr()); err != nil {
+			return fmt.Errorf("deleting port %s: %w", p.ID, err)
+		}
+	}
+
+	nets, err := listNetworks(ctx, rc.network, projectID)
+	if err != nil {
+		return err
+	}
+
+	for _, n := range nets {
+		if err := ignoreNotFound(networks.Delete(ctx, rc.network, n.ID).ExtractErr()); err != nil {
+			return fmt.Errorf("deleting network %s: %w", n.ID, err)
+		}
+	}
+
+	sgs, err := listSecurityGroups(ctx, rc.network, projectID)
+	if err != nil {
+		return err
+	}
+
+	for _, g := range sgs {
+		if g.Name == defaultSecurityGroup {
+			continue
+		}
+
+		if err := ignoreNotFound(groups.Delete(ctx, rc.network, g.ID).ExtractErr()); err != nil {
+			return fmt.Errorf("deleting security group %s: %w", g.ID, err)
+		}
+	}
+
+	return nil
+}
+
+// deleteLoadBalancer waits for the load balancer to leave PENDING_* (Octavia refuses to
+// delete it before), deletes it with its children and waits until it is gone.
+func deleteLoadBalancer(ctx context.Context, sc *gophercloud.ServiceClient, id string) error {
+	lb, err := cloud.Poll(ctx, cloud.PollSpec{
+		Pending:     []string{"PENDING_CREATE", "PENDING_UPDATE"},
+		Target:      []string{"ACTIVE", "ERROR", "PENDING_DELETE", "DELETED"},
+		MinInterval: time.Second,
+	}, func(ctx context.Context) (*loadbalancers.LoadBalancer, string, string, error) {
+		lb, err := loadbalancers.Get(ctx, sc, id).Extract()
+		if err != nil {
+			return nil, "", "", err
+		}
+
+		return lb, lb.ProvisioningStatus, "", nil
+	})
+
+	switch {
+	case errNotFound(err):
+		return nil
+	case err != nil:
+		return fmt.Errorf("waiting for load balancer %s to settle before deleting it: %w", id, err)
+	}
+
+	if lb != nil && lb.ProvisioningStatus != "PENDING_DELETE" && lb.ProvisioningStatus != "DELETED" {
+		if err := ignoreNotFound(loadbalancers.Delete(ctx, sc, id, loadbalancers.DeleteOpts{Cascade: true}).ExtractErr()); err != nil {
+			return fmt.Errorf("deleting load balancer %s: %w", id, err)
+		}
+	}
+
+	if err := waitGone(ctx, func(ctx context.Context) error {
+		lb, err := loadbalancers.Get(ctx, sc, id).Extract()
+		if err == nil && lb.ProvisioningStatus == "DELETED" {
+			return gophercloud.ErrUnexpectedResponseCode{Actual: 404}
+		}
+
+		return err
+	}); err != nil {
+		return fmt.Errorf("waiting for load balancer %s to be deleted: %w", id, err)
+	}
+
+	return nil
+}
+
+// deleteRouter detaches the router's interfaces in projectID and deletes it (its gateway
+// goes with it).
+func deleteRouter(ctx context.Context, sc *gophercloud.ServiceClient, projectID, id string) error {
+	prts, err := listPorts(ctx, sc, "", id)
+	if err != nil {
+		return err
+	}
+
+	for _, p := range prts {
+		if !strings.HasPrefix(p.DeviceOwner, "network:router_interface") {
+			continue
+		}
+
+		err := routers.RemoveInterface(ctx, sc, id, routers.RemoveInterfaceOpts{PortID: p.ID}).Err
+		if err := ignoreNotFound(err); err != nil {
+			return fmt.Errorf("detaching port %s from router %s: %w", p.ID, id, err)
+		}
+	}
+
+	if err := ignoreNotFound(routers.Delete(ctx, sc, id).ExtractErr()); err != nil {
+		return fmt.Errorf("deleting router %s of project %s: %w", id, projectID, err)
+	}
+
+	return nil
+}
+
+// deleteDefaultSecurityGroups deletes Neutron's default security group(s) of projectID,
+// which Keystone would otherwise orphan. Run it last: Neutron makes the group again on the
+// project's next use.
+func deleteDefaultSecurityGroups(ctx context.Context, sc *gophercloud.ServiceClient, projectID string) error {
+	sgs, err := listSecurityGroups(ctx, sc, projectID)
+	if err != nil {
+		return err
+	}
+
+	for _, g := range sgs {
+		if g.Name != defaultSecurityGroup {
+			continue
+		}
+
+		if err := ignoreNotFound(groups.Delete(ctx, sc, g.ID).ExtractErr()); err != nil {
+			return fmt.Errorf("deleting the default security group %s of project %s: %w", g.ID, projectID, err)
+		}
+
+		tflog.Debug(ctx, "Deleted Neutron's default security group", map[string]any{"security_group_id": g.ID})
+	}
+
+	return nil
+}
+
+// waitGone polls get until it answers 404, within ctx's deadline.
+func waitGone(ctx context.Context, get func(context.Context) error) error {
+	_, err := cloud.Poll(ctx, cloud.PollSpec{
+		Pending:          []string{"present"},
+		NotFoundIsTarget: true,
+		MinInterval:      time.Second,
+		MaxInterval:      5 * time.Second,
+	}, func(ctx context.Context) (struct{}, string, string, error) {
+		if err := get(ctx); err != nil {
+			return struct{}{}, "", "", err
+		}
+
+		return struct{}{}, "present", "", nil
+	})
+
+	return err
+}
+
+// The listers below filter by project on the server (an admin sees every project's objects
+// otherwise) and again on the client.
+
+func listServers(ctx context.Context, sc *gophercloud.ServiceClient, projectID string) ([]servers.Server, error) {
+	pages, err := servers.List(sc, servers.ListOpts{}).AllPages(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("listing servers: %w", err)
+	}
+
+	all, err := servers.ExtractServers(pages)
+	if err != nil {
+		return nil, fmt.Errorf("reading servers: %w", err)
+	}
+
+	return slices.DeleteFunc(all, func(s servers.Server) bool { return s.TenantID != "" && s.TenantID != projectID }), nil
+}
+
+func listLoadBalancers(ctx context.Context, sc *gophercloud.ServiceClient, projectID string) ([]loadbalancers.LoadBalancer, error) {
+	pages, err := loadbalancers.List(sc, loadbalancers.ListOpts{ProjectID: projectID}).AllPages(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("listing load balancers: %w", err)
+	}
+
+	all, err := loadbalancers.ExtractLoadBalancers(pages)
+	if err != nil {
+		return nil, fmt.Errorf("reading load balancers: %w", err)
+	}
+
+	return slices.DeleteFunc(all, func(lb loadbalancers.LoadBalancer) bool {
+		return lb.ProjectID != projectID || lb.ProvisioningStatus == "DELETED"
+	}), nil
+}
+
+func listFloatingIPs(ctx context.Context, sc *gophercloud.ServiceClient, projectID string) ([]floatingips.FloatingIP, error) {
+	pages, err := floatingips.List(sc, floatingips.ListOpts{ProjectID: projectID}).AllPages(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("listing floating IPs: %w", err)
+	}
+
+	all, err := floatingips.ExtractFloatingIPs(pages)
+	if err != nil {
+		return nil, fmt.Errorf("reading floating IPs: %w", err)
+	}
+
+	return slices.DeleteFunc(all, func(f floatingips.FloatingIP) bool {
+		return firstOf(f.ProjectID, f.TenantID) != projectID
+	}), nil
+}
+
+func listRouters(ctx context.Context, sc *gophercloud.ServiceClient, projectID string) ([]routers.Router, error) {
+	pages, err := routers.List(sc, routers.ListOpts{ProjectID: projectID}).AllPages(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("listing routers: %w", err)
+	}
+
+	all, err := routers.ExtractRouters(pages)
+	if err != nil {
+		return nil, fmt.Errorf("reading routers: %w", err)
+	}
+
+	return slices.DeleteFunc(all, func(r routers.Router) bool {
+		return firstOf(r.ProjectID, r.TenantID) != projectID
+	}), nil
+}
+
+func listNetworks(ctx context.Context, sc *gophercloud.ServiceClient, projectID string) ([]networks.Network, error) {
+	pages, err := networks.List(sc, networks.ListOpts{ProjectID: projectID}).AllPages(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("listing networks: %w", err)
+	}
+
+	all, err := networks.ExtractNetworks(pages)
+	if err != nil {
+		return nil, fmt.Errorf("reading networks: %w", err)
+	}
+
+	return slices.DeleteFunc(all, func(n networks.Network) bool {
+		return firstOf(n.ProjectID, n.TenantID) != projectID
+	}), nil
+}
+
+func listSecurityGroups(ctx context.Context, sc *gophercloud.ServiceClient, projectID string) ([]groups.SecGroup, error) {
+	pages, err := groups.List(sc, groups.ListOpts{ProjectID: projectID}).AllPages(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("listing security groups: %w", err)
+	}
+
+	all, err := groups.ExtractGroups(pages)
+	if err != nil {
+		return nil, fmt.Errorf("reading security groups: %w", err)
+	}
+
+	return slices.DeleteFunc(all, func(g groups.SecGroup) bool {
+		return firstOf(g.ProjectID, g.TenantID) != projectID
+	}), nil
+}
+
+// listPorts lists the ports of projectID, or of device deviceID.
+func listPorts(ctx context.Context, sc *gophercloud.ServiceClient, projectID, deviceID string) ([]ports.Port, error) {
+	pages, err := ports.List(sc, ports.ListOpts{ProjectID: projectID, DeviceID: deviceID}).AllPages(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("listing ports: %w", err)
+	}
+
+	all, err := ports.ExtractPorts(pages)
+	if err != nil {
+		return nil, fmt.Errorf("reading ports: %w", err)
+	}
+
+	return slices.DeleteFunc(all, func(p ports.Port) bool {
+		return (projectID != "" && firstOf(p.ProjectID, p.TenantID) != projectID) || (deviceID != "" && p.DeviceID != deviceID)
+	}), nil
+}
+
+func firstOf(values ...string) string {
+	for _, v := range values {
+		if v != "" {
+			return v
+		}
+	}
+
+	return ""
+}

@@ -1,0 +1,240 @@
+package identity
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// tenantCloud is a Nova, Neutron and Octavia of one region on the fake, holding a few tenant
+// objects of project p-1 and some of another project (which an admin listing would show).
+func tenantCloud(t *testing.T) (*fakeAPI, regionClients) {
+	t.Helper()
+
+	f := newFakeAPI(t)
+
+	f.reply("GET", "/compute/servers/detail", 200, map[string]any{"servers": []any{
+		map[string]any{"id": "s-1", "name": "web", "tenant_id": "p-1", "status": "ACTIVE"},
+	}})
+	f.reply("GET", "/lb/v2.0/lbaas/loadbalancers", 200, map[string]any{"loadbalancers": []any{
+		map[string]any{"id": "lb-1", "name": "lb-web", "project_id": "p-1", "provisioning_status": "ACTIVE"},
+		map[string]any{"id": "lb-x", "name": "theirs", "project_id": "p-other", "provisioning_status": "ACTIVE"},
+	}})
+	f.reply("GET", "/network/v2.0/floatingips", 200, map[string]any{"floatingips": []any{
+		map[string]any{"id": "fip-1", "floating_ip_address": "203.0.113.5", "project_id": "p-1"},
+	}})
+	f.reply("GET", "/network/v2.0/routers", 200, map[string]any{"routers": []any{
+		map[string]any{"id": "r-1", "name": "network-a", "project_id": "p-1"},
+	}})
+	f.reply("GET", "/network/v2.0/networks", 200, map[string]any{"networks": []any{
+		map[string]any{"id": "n-1", "name": "network-a", "project_id": "p-1"},
+		map[string]any{"id": "n-shared", "name": "public", "project_id": "p-admin"},
+	}})
+	f.reply("GET", "/network/v2.0/security-groups", 200, map[string]any{"security_groups": []any{
+		map[string]any{"id": "sg-def", "name": "default", "project_id": "p-1"},
+		map[string]any{"id": "sg-1", "name": "securitygroup-a", "project_id": "p-1"},
+	}})
+	f.on("GET", "/network/v2.0/ports", func(w http.ResponseWriter, r *http.Request) {
+		all := []any{
+			map[string]any{"id": "port-srv", "project_id": "p-1", "device_owner": "compute:nova", "device_id": "s-1"},
+			map[string]any{"id": "port-rif", "project_id": "p-1", "device_owner": "network:router_interface", "device_id": "r-1"},
+			map[string]any{"id": "port-vip", "project_id": "p-1", "device_owner": "Octavia", "device_id": "lb-1"},
+			map[string]any{"id": "port-free", "name": "spare", "project_id": "p-1", "device_owner": ""},
+		}
+
+		if dev := r.URL.Query().Get("device_id"); dev != "" {
+			all = slices.DeleteFunc(all, func(p any) bool {
+				m, _ := p.(map[string]any)
+				return m["device_id"] != dev
+			})
+		}
+
+		writeJSON(w, 200, map[string]any{"ports": all})
+	})
+
+	return f, regionClients{
+		region:       "RegionTwo",
+		compute:      f.client("/compute/"),
+		network:      f.client("/network/v2.0/"),
+		loadBalancer: f.client("/lb/v2.0/"),
+	}
+}
+
+func TestFindLeftovers(t *testing.T) {
+	t.Parallel()
+
+	f, rc := tenantCloud(t)
+
+	got, err := findLeftovers(context.Background(), rc, "p-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	want := []Leftover{
+		{"RegionTwo", KindServer, "s-1", "web"},
+		{"RegionTwo", KindLoadBalancer, "lb-1", "lb-web"},
+		{"RegionTwo", KindFloatingIP, "fip-1", "203.0.113.5"},
+		{"RegionTwo", KindRouter, "r-1", "network-a"},
+		{"RegionTwo", KindNetwork, "n-1", "network-a"},
+		{"RegionTwo", KindSecurityGroup, "sg-1", "securitygroup-a"},
+		{"RegionTwo", KindPort, "port-free", "spare"},
+	}
+
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("leftovers (-want +got):\n%s", diff)
+	}
+
+	// Every Neutron and Octavia list asks for the project only.
+	for _, r := range f.requests {
+		if strings.HasPrefix(r.Path, "/network/") || strings.HasPrefix(r.Path, "/lb/") {
+			if !strings.Contains(r.Query, "project_id=p-1") {
+				t.Fatalf("%s %s?%s lists without the project filter", r.Method, r.Path, r.Query)
+			}
+		}
+	}
+}
+
+func TestLeftoversErrorListsThem(t *testing.T) {
+	t.Parallel()
+
+	err := error(&LeftoversError{ProjectID: "p-1", Leftovers: []Leftover{
+		{"RegionOne", KindServer, "s-1", "web"},
+		{"RegionTwo", KindNetwork, "n-1", "network-a"},
+		{"RegionTwo", KindFloatingIP, "fip-1", ""},
+	}})
+
+	msg := err.Error()
+	for _, want := range []string{
+		"project p-1 still holds 3 tenant object(s)",
+		"in region RegionOne:\n    - server \"web\" (s-1)",
+		"in region RegionTwo:\n    - network \"network-a\" (n-1)\n    - floating IP fip-1",
+		"force_destroy = true",
+	} {
+		if !strings.Contains(msg, want) {
+			t.Fatalf("message lacks %q:\n%s", want, msg)
+		}
+	}
+
+	var le *LeftoversError
+	if !errors.As(err, &le) {
+		t.Fatal("not a LeftoversError")
+	}
+}
+
+func TestForceDeleteOrder(t *testing.T) {
+	t.Parallel()
+
+	f, rc := tenantCloud(t)
+
+	var mu sync.Mutex
+
+	deleted := map[string]bool{}
+
+	gone := func(id string) http.HandlerFunc {
+		return func(w http.ResponseWriter, _ *http.Request) {
+			mu.Lock()
+			defer mu.Unlock()
+
+			deleted[id] = true
+
+			w.WriteHeader(http.StatusNoContent)
+		}
+	}
+
+	getOrGone := func(id string, body any) http.HandlerFunc {
+		return func(w http.ResponseWriter, _ *http.Request) {
+			mu.Lock()
+			defer mu.Unlock()
+
+			if deleted[id] {
+				http.Error(w, "{}", http.StatusNotFound)
+				return
+			}
+
+			writeJSON(w, 200, body)
+		}
+	}
+
+	f.on("DELETE", "/lb/v2.0/lbaas/loadbalancers/lb-1", gone("lb-1"))
+	f.on("GET", "/lb/v2.0/lbaas/loadbalancers/lb-1", getOrGone("lb-1",
+		map[string]any{"loadbalancer": map[string]any{"id": "lb-1", "provisioning_status": "ACTIVE"}}))
+	f.on("DELETE", "/compute/servers/s-1", gone("s-1"))
+	f.on("GET", "/compute/servers/s-1", getOrGone("s-1", map[string]any{"server": map[string]any{"id": "s-1", "status": "ACTIVE"}}))
+	f.on("DELETE", "/network/v2.0/floatingips/fip-1", gone("fip-1"))
+	f.reply("PUT", "/network/v2.0/routers/r-1/remove_router_interface", 200, map[string]any{"id": "r-1"})
+	f.on("DELETE", "/network/v2.0/routers/r-1", gone("r-1"))
+	f.on("DELETE", "/network/v2.0/networks/n-1", gone("n-1"))
+	f.on("DELETE", "/network/v2.0/security-groups/sg-1", gone("sg-1"))
+	// Ports answer 404 on delete here: already gone with their owners, which is fine.
+
+	if err := forceDeleteTenantObjects(context.Background(), rc, "p-1"); err != nil {
+		t.Fatal(err)
+	}
+
+	var mutations []string
+
+	for _, c := range f.calls() {
+		if !strings.HasPrefix(c, "GET ") {
+			mutations = append(mutations, c)
+		}
+	}
+
+	order := []string{
+		"DELETE /lb/v2.0/lbaas/loadbalancers/lb-1",
+		"DELETE /compute/servers/s-1",
+		"DELETE /network/v2.0/floatingips/fip-1",
+		"PUT /network/v2.0/routers/r-1/remove_router_interface",
+		"DELETE /network/v2.0/routers/r-1",
+		"DELETE /network/v2.0/ports/port-free",
+		"DELETE /network/v2.0/networks/n-1",
+		"DELETE /network/v2.0/security-groups/sg-1",
+	}
+
+	last := -1
+
+	for _, want := range order {
+		i := slices.Index(mutations, want)
+		if i < 0 || i < last {
+			t.Fatalf("%s missing or out of order in %v", want, mutations)
+		}
+
+		last = i
+	}
+
+	if slices.Contains(mutations, "DELETE /network/v2.0/security-groups/sg-def") {
+		t.Fatal("force delete removed the default security group early (it goes last, before the project)")
+	}
+
+	if lb := f.bodyOf("DELETE /lb/v2.0/lbaas/loadbalancers/lb-1"); lb != nil {
+		t.Fatalf("unexpected body %v", lb)
+	}
+
+	for _, r := range f.requests {
+		if r.Method == "DELETE" && r.Path == "/lb/v2.0/lbaas/loadbalancers/lb-1" && r.Query != "cascade=true" {
+			t.Fatalf("load balancer deleted without cascade (%q)", r.Query)
+		}
+	}
+}
+
+func TestDeleteDefaultSecurityGroups(t *testing.T) {
+	t.Parallel()
+
+	f, rc := tenantCloud(t)
+	f.on("DELETE", "/network/v2.0/security-groups/sg-def", func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusNoContent)
+	})
+
+	if err := deleteDefaultSecurityGroups(context.Background(), rc.network, "p-1"); err != nil {
+		t.Fatal(err)
+	}
+
+	if f.count("DELETE /network/v2.0/security-groups/sg-def") != 1 || f.count("DELETE /network/v2.0/security-groups/sg-1") != 0 {
+		t.Fatalf("calls %v: want only the default group deleted", f.calls())
+	}
+}

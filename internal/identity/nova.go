@@ -1,0 +1,173 @@
+package identity
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/keypairs"
+	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servergroups"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
+)
+
+// Nova steps of one region. The compute client is normally the identity scope's, so that what
+// is made belongs to the identity's user.
+
+// findServerGroup finds the project's server group of exactly that name; nil if none.
+func findServerGroup(ctx context.Context, sc *gophercloud.ServiceClient, name string) (*servergroups.ServerGroup, error) {
+	all, err := listServerGroups(ctx, sc, name)
+	if err != nil {
+		return nil, err
+	}
+
+	sg, ok, err := naming.One("server group", name, all,
+		func(g servergroups.ServerGroup) string { return g.Name }, func(g servergroups.ServerGroup) string { return g.ID })
+	if err != nil || !ok {
+		return nil, err
+	}
+
+	return &sg, nil
+}
+
+// listServerGroups lists the project's server groups named exactly name.
+func listServerGroups(ctx context.Context, sc *gophercloud.ServiceClient, name string) ([]servergroups.ServerGroup, error) {
+	pages, err := servergroups.List(sc, servergroups.ListOpts{}).AllPages(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("listing server groups: %w", err)
+	}
+
+	all, err := servergroups.ExtractServerGroups(pages)
+	if err != nil {
+		return nil, fmt.Errorf("reading server groups: %w", err)
+	}
+
+	return naming.Exact(all, name, func(g servergroups.ServerGroup) string { return g.Name }), nil
+}
+
+// serverGroupPolicy is the policy of a group, whatever the microversion that answered.
+func serverGroupPolicy(g servergroups.ServerGroup) string {
+	if g.Policy != nil && *g.Policy != "" {
+		return *g.Policy
+	}
+
+	if len(g.Policies) > 0 {
+		return g.Policies[0]
+	}
+
+	return ""
+}
+
+// ensureServerGroup keeps the group if it has the policy, replaces it if not, makes it if
+// missing, and deletes it when policy is "" (no group wanted). It returns the group's ID.
+func ensureServerGroup(ctx context.Context, sc *gophercloud.ServiceClient, name, policy string) (string, error) {
+	existing, err := findServerGroup(ctx, sc, name)
+	if err != nil {
+		return "", err
+	}
+
+	if existing != nil {
+		if policy != "" && serverGroupPolicy(*existing) == policy {
+			return existing.ID, nil
+		}
+
+		if err := ignoreNotFound(servergroups.Delete(ctx, sc, existing.ID).ExtractErr()); err != nil {
+			return "", fmt.Errorf("deleting server group %s: %w", existing.ID, err)
+		}
+
+		tflog.Info(ctx, "Deleted the identity's server group", map[string]any{
+			"server_group_id": existing.ID, "old_policy": serverGroupPolicy(*existing), "policy": policy,
+		})
+	}
+
+	if policy == "" {
+		return "", nil
+	}
+
+	sg, err := servergroups.Create(ctx, sc, servergroups.CreateOpts{Name: name, Policy: policy}).Extract()
+	if err != nil {
+		return "", fmt.Errorf("creating server group %q with policy %s: %w", name, policy, err)
+	}
+
+	tflog.Info(ctx, "Created the identity's server group", map[string]any{"server_group_id": sg.ID, "policy": policy})
+
+	return sg.ID, nil
+}
+
+// deleteServerGroups deletes every server group of the project named exactly name.
+func deleteServerGroups(ctx context.Context, sc *gophercloud.ServiceClient, name string) error {
+	all, err := listServerGroups(ctx, sc, name)
+	if err != nil {
+		return err
+	}
+
+	for _, g := range all {
+		if err := ignoreNotFound(servergroups.Delete(ctx, sc, g.ID).ExtractErr()); err != nil {
+			return fmt.Errorf("deleting server group %s: %w", g.ID, err)
+		}
+	}
+
+	return nil
+}
+
+// getKeypair reads the calling user's keypair; nil if it does not exist.
+func getKeypair(ctx context.Context, sc *gophercloud.ServiceClient, name string) (*keypairs.KeyPair, error) {
+	kp, err := keypairs.Get(ctx, sc, name, nil).Extract()
+
+	switch {
+	case errNotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("reading keypair %q: %w", name, err)
+	}
+
+	return kp, nil
+}
+
+// ensureKeypair makes the calling user's keypair hold publicKey: kept when it does, replaced
+// when it holds another key, deleted when publicKey is "".
+func ensureKeypair(ctx context.Context, sc *gophercloud.ServiceClient, name, publicKey string) error {
+	existing, err := getKeypair(ctx, sc, name)
+	if err != nil {
+		return err
+	}
+
+	if existing != nil {
+		if publicKey != "" && sameKey(existing.PublicKey, publicKey) {
+			return nil
+		}
+
+		if err := deleteKeypair(ctx, sc, name, ""); err != nil {
+			return err
+		}
+	}
+
+	if publicKey == "" {
+		return nil
+	}
+
+	kp, err := keypairs.Create(ctx, sc, keypairs.CreateOpts{Name: name, PublicKey: strings.TrimSpace(publicKey)}).Extract()
+	if err != nil {
+		return fmt.Errorf("importing keypair %q: %w", name, err)
+	}
+
+	tflog.Info(ctx, "Imported the identity's keypair", map[string]any{"keypair": kp.Name, "fingerprint": kp.Fingerprint})
+
+	return nil
+}
+
+// deleteKeypair deletes a keypair of the calling user, or of userID (admin only) when given.
+func deleteKeypair(ctx context.Context, sc *gophercloud.ServiceClient, name, userID string) error {
+	var opts keypairs.DeleteOptsBuilder
+	if userID != "" {
+		opts = keypairs.DeleteOpts{UserID: userID}
+	}
+
+	if err := ignoreNotFound(keypairs.Delete(ctx, sc, name, opts).ExtractErr()); err != nil {
+		return fmt.Errorf("deleting keypair %q: %w", name, err)
+	}
+
+	return nil
+}

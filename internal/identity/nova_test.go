@@ -1,0 +1,203 @@
+package identity
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/gophercloud/gophercloud/v2/openstack/config/clouds"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
+)
+
+func TestEnsureServerGroup(t *testing.T) {
+	t.Parallel()
+
+	ctx := context.Background()
+	groups := func(gs ...any) map[string]any { return map[string]any{"server_groups": gs} }
+
+	t.Run("keeps a group with the policy, ignoring near misses", func(t *testing.T) {
+		t.Parallel()
+
+		f := newFakeAPI(t)
+		f.reply("GET", "/compute/os-server-groups", 200, groups(
+			map[string]any{"id": "sg-near", "name": "unikorn-identity-foo-2", "policy": "affinity"},
+			map[string]any{"id": "sg-1", "name": "unikorn-identity-foo", "policy": "soft-anti-affinity"},
+		))
+
+		id, err := ensureServerGroup(ctx, f.client("/compute/"), "unikorn-identity-foo", "soft-anti-affinity")
+		if err != nil || id != "sg-1" {
+			t.Fatalf("ensureServerGroup = %q, %v", id, err)
+		}
+
+		if f.count("POST /compute/os-server-groups") != 0 {
+			t.Fatal("made a twin")
+		}
+	})
+
+	t.Run("replaces a group with another policy", func(t *testing.T) {
+		t.Parallel()
+
+		f := newFakeAPI(t)
+		f.reply("GET", "/compute/os-server-groups", 200, groups(
+			map[string]any{"id": "sg-1", "name": "unikorn-identity-foo", "policies": []string{"affinity"}},
+		))
+		f.reply("DELETE", "/compute/os-server-groups/sg-1", 204, nil)
+		f.reply("POST", "/compute/os-server-groups", 200, map[string]any{"server_group": map[string]any{"id": "sg-2", "name": "unikorn-identity-foo"}})
+
+		id, err := ensureServerGroup(ctx, f.client("/compute/"), "unikorn-identity-foo", "anti-affinity")
+		if err != nil || id != "sg-2" {
+			t.Fatalf("ensureServerGroup = %q, %v", id, err)
+		}
+
+		sent := member(t, f.bodyOf("POST /compute/os-server-groups"), "server_group")
+		if sent["policy"] != "anti-affinity" || sent["policies"] != nil {
+			t.Fatalf("created with %v, want the 2.64+ policy field", sent)
+		}
+	})
+
+	t.Run("two groups of the name are an error", func(t *testing.T) {
+		t.Parallel()
+
+		f := newFakeAPI(t)
+		f.reply("GET", "/compute/os-server-groups", 200, groups(
+			map[string]any{"id": "sg-1", "name": "unikorn-identity-foo"},
+			map[string]any{"id": "sg-2", "name": "unikorn-identity-foo"},
+		))
+
+		_, err := ensureServerGroup(ctx, f.client("/compute/"), "unikorn-identity-foo", "affinity")
+
+		var dup *naming.DuplicateError
+		if !errors.As(err, &dup) {
+			t.Fatalf("err = %v, want a DuplicateError", err)
+		}
+	})
+
+	t.Run("no policy deletes the group", func(t *testing.T) {
+		t.Parallel()
+
+		f := newFakeAPI(t)
+		f.reply("GET", "/compute/os-server-groups", 200, groups(map[string]any{"id": "sg-1", "name": "unikorn-identity-foo"}))
+		f.reply("DELETE", "/compute/os-server-groups/sg-1", 204, nil)
+
+		id, err := ensureServerGroup(ctx, f.client("/compute/"), "unikorn-identity-foo", "")
+		if err != nil || id != "" || f.count("DELETE /compute/os-server-groups/sg-1") != 1 {
+			t.Fatalf("ensureServerGroup = %q, %v; calls %v", id, err, f.calls())
+		}
+	})
+}
+
+func TestEnsureKeypair(t *testing.T) {
+	t.Parallel()
+
+	ctx := context.Background()
+	key := "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKey1 alice@example"
+
+	f := newFakeAPI(t)
+	f.reply("GET", "/compute/os-keypairs/unikorn-openstack-provider", 200, map[string]any{"keypair": map[string]any{
+		"name": "unikorn-openstack-provider", "public_key": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKey1 other-comment\n",
+	}})
+
+	// Same key, other comment: kept.
+	if err := ensureKeypair(ctx, f.client("/compute/"), naming.KeypairName, key); err != nil {
+		t.Fatal(err)
+	}
+
+	if n := len(f.calls()); n != 1 {
+		t.Fatalf("calls %v, want only the lookup", f.calls())
+	}
+
+	// Another key: replaced.
+	f.reply("DELETE", "/compute/os-keypairs/unikorn-openstack-provider", 202, nil)
+	f.reply("POST", "/compute/os-keypairs", 200, map[string]any{"keypair": map[string]any{"name": "unikorn-openstack-provider"}})
+
+	if err := ensureKeypair(ctx, f.client("/compute/"), naming.KeypairName, "ssh-ed25519 AAAAOther"); err != nil {
+		t.Fatal(err)
+	}
+
+	if f.count("DELETE /compute/os-keypairs/unikorn-openstack-provider") != 1 || f.count("POST /compute/os-keypairs") != 1 {
+		t.Fatalf("calls %v, want delete then import", f.calls())
+	}
+
+	sent := member(t, f.bodyOf("POST /compute/os-keypairs"), "keypair")
+	if sent["public_key"] != "ssh-ed25519 AAAAOther" || sent["private_key"] != nil {
+		t.Fatalf("imported %v", sent)
+	}
+}
+
+func TestCloudsYAMLParsesBack(t *testing.T) {
+	t.Parallel()
+
+	doc, err := CloudsYAML("unikorn-identity-foo", "http://keystone:5000/v3", "RegionTwo", "internal", "ac-id", "s3cr:et'\"")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	ao, eo, _, err := clouds.Parse(clouds.WithCloudsYAML(strings.NewReader(doc)), clouds.WithCloudName("unikorn-identity-foo"))
+	if err != nil {
+		t.Fatalf("gophercloud cannot read it: %v\n%s", err, doc)
+	}
+
+	if ao.IdentityEndpoint != "http://keystone:5000/v3" || ao.ApplicationCredentialID != "ac-id" ||
+		ao.ApplicationCredentialSecret != "s3cr:et'\"" || eo.Region != "RegionTwo" || eo.Availability != "internal" {
+		t.Fatalf("parsed back %+v %+v from\n%s", ao, eo, doc)
+	}
+
+	if !strings.Contains(doc, "auth_type: v3applicationcredential") {
+		t.Fatalf("auth type missing:\n%s", doc)
+	}
+}
+
+func TestSameKey(t *testing.T) {
+	t.Parallel()
+
+	for _, tc := range []struct {
+		a, b string
+		want bool
+	}{
+		{"ssh-rsa AAAA a", "ssh-rsa AAAA b\n", true},
+		{"ssh-rsa AAAA", "ssh-ed25519 AAAA", false},
+		{"ssh-rsa AAAA", "ssh-rsa AAAB", false},
+		{"junk", " junk ", true},
+	} {
+		if got := sameKey(tc.a, tc.b); got != tc.want {
+			t.Errorf("sameKey(%q, %q) = %v", tc.a, tc.b, got)
+		}
+	}
+}
+
+func TestNamePattern(t *testing.T) {
+	t.Parallel()
+
+	for name, ok := range map[string]bool{
+		"a": true, "tf-acc-123": true, strings.Repeat("a", 40): true,
+		"": false, "A": false, "a_b": false, strings.Repeat("a", 41): false, "a b": false,
+	} {
+		if NamePattern.MatchString(name) != ok {
+			t.Errorf("NamePattern(%q) = %v, want %v", name, !ok, ok)
+		}
+
+		if ok {
+			if err := naming.ValidateName(naming.KindIdentity, name); err != nil {
+				t.Errorf("%q passes the schema but not the naming contract: %v", name, err)
+			}
+		}
+	}
+}
+
+func TestSSHPublicKeyPattern(t *testing.T) {
+	t.Parallel()
+
+	for key, ok := range map[string]bool{
+		"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIA== me@host": true,
+		"ssh-rsa AAAAB3NzaC1yc2E=\n":                       true,
+		"ecdsa-sha2-nistp256 AAAAE2VjZHNh":                 true,
+		"-----BEGIN OPENSSH PRIVATE KEY-----":              false,
+		"not a key":                                        false,
+	} {
+		if sshPublicKeyPattern.MatchString(key) != ok {
+			t.Errorf("sshPublicKeyPattern(%q) = %v, want %v", key, !ok, ok)
+		}
+	}
+}

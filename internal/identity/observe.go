@@ -1,0 +1,260 @@
+package identity
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
+)
+
+// Ref names an identity to observe or delete: by the IDs recorded in state, or by its name (or
+// a project ID or name given to import).
+type Ref struct {
+	ProjectID string // tried first
+	Name      string // the user-given name, or "" to take it from the project
+	UserID    string // tried first, then the user is found by name
+
+	ApplicationCredentialID     string
+	ApplicationCredentialSecret string // carried over when the credential still exists
+
+	// Roles of the identity (Delete grants them and manager to the service user again, so
+	// that the privileged scope works even for an identity whose first apply died early).
+	Roles []string
+
+	// CheckNova asks Observe to look for the server group and keypair (through the trust):
+	// set it when they are wanted or may exist (import).
+	CheckNova bool
+}
+
+// Observe reads an identity back: the project by ID then by name, the user, its roles, the
+// application credential, the trust, the quotas of every served region and, through the
+// trust, the server group and keypair. It returns nil when the project is gone.
+//
+// Quotas are merged over the regions: a value is the one every region has, or else the first
+// region's (in the order served) that differs from want, so that drift anywhere shows. want may
+// be nil (import).
+func (s *Service) Observe(ctx context.Context, ref Ref, want Quotas) (*Identity, error) {
+	c := s.cloud
+
+	domainID, err := c.ManagedDomainID(ctx)
+	if err != nil {
+		return nil, err
+	}
+
+	mgr, err := c.Manager(ctx)
+	if err != nil {
+		return nil, err
+	}
+
+	sc, err := mgr.Identity()
+	if err != nil {
+		return nil, err
+	}
+
+	project, err := lookupProject(ctx, sc, domainID, ref.ProjectID, ref.Name)
+	if err != nil || project == nil {
+		return nil, err
+	}
+
+	name, ok := strings.CutPrefix(project.Name, naming.IdentityPrefix)
+	if !ok {
+		return nil, fmt.Errorf("keystone project %s (%q) is not an identity project: its name does not start with %q",
+			project.ID, project.Name, naming.IdentityPrefix)
+	}
+
+	out := &Identity{ProjectID: project.ID, Name: name, Description: project.Description}
+
+	out.OrganizationID, out.UnikornProject, err = naming.ParseProjectTags(project.Tags)
+	if err != nil {
+		return nil, fmt.Errorf("project %s: %w", project.ID, err)
+	}
+
+	ctx = tflog.SetField(ctx, "project_id", project.ID)
+
+	user, err := lookupUser(ctx, sc, domainID, ref.UserID, naming.IdentityUser(name))
+	if err != nil {
+		return nil, err
+	}
+
+	if user != nil {
+		out.UserID = user.ID
+
+		if out.Roles, err = s.userRoles(ctx, sc, user.ID, project.ID); err != nil {
+			return nil, err
+		}
+
+		if err := s.observeCredentials(ctx, sc, ref, out); err != nil {
+			return nil, err
+		}
+	}
+
+	if out.Quotas, err = s.readQuotas(ctx, project.ID, want); err != nil {
+		return nil, err
+	}
+
+	if ref.CheckNova && out.TrustID != "" {
+		if err := s.observeNova(ctx, out); err != nil {
+			return nil, err
+		}
+	}
+
+	return out, nil
+}
+
+// userRoles are the role names (of the mapping) directly granted to userID on projectID.
+func (s *Service) userRoles(ctx context.Context, sc *gophercloud.ServiceClient, userID, projectID string) ([]string, error) {
+	keystoneNames, err := listUserRoleNames(ctx, sc, userID, projectID)
+	if err != nil {
+		return nil, err
+	}
+
+	var names []string
+
+	for _, kn := range keystoneNames {
+		if name, ok := s.config.roleOf(kn); ok {
+			names = append(names, name)
+		}
+	}
+
+	return sortedUnique(names), nil
+}
+
+// observeCredentials finds the application credential and the trust of out's user.
+func (s *Service) observeCredentials(ctx context.Context, sc *gophercloud.ServiceClient, ref Ref, out *Identity) error {
+	c := s.cloud
+
+	var found *applicationCredential
+
+	if ref.ApplicationCredentialID != "" {
+		ac, err := getApplicationCredential(ctx, sc, out.UserID, ref.ApplicationCredentialID)
+		if err != nil {
+			return err
+		}
+
+		found = ac
+	}
+
+	if found == nil {
+		all, err := findApplicationCredentials(ctx, sc, out.UserID, naming.IdentityApplicationCredential(out.Name))
+		if err != nil {
+			return err
+		}
+
+		if len(all) > 1 {
+			return &naming.DuplicateError{Kind: "application credential", Name: naming.IdentityApplicationCredential(out.Name), IDs: acIDs(all)}
+		}
+
+		if len(all) == 1 {
+			found = &all[0]
+		}
+	}
+
+	if found != nil && found.ProjectID == out.ProjectID {
+		out.ApplicationCredentialID = found.ID
+		out.ExpiresAt = timePtr(found.ExpiresAt)
+
+		if found.ID == ref.ApplicationCredentialID {
+			out.ApplicationCredentialSecret = ref.ApplicationCredentialSecret
+		}
+	}
+
+	base, err := c.Base().Identity()
+	if err != nil {
+		return err
+	}
+
+	trusts, err := findTrusts(ctx, base, c.ServiceUserID(), out.UserID, out.ProjectID)
+	if err != nil {
+		return err
+	}
+
+	switch len(trusts) {
+	case 0:
+	case 1:
+		out.TrustID = trusts[0].ID
+	default:
+		ids := make([]string, len(trusts))
+		for i, t := range trusts {
+			ids[i] = t.ID
+		}
+
+		slices.Sort(ids)
+
+		return fmt.Errorf("consistency error: %d Keystone trusts from user %s to the service user on project %s: %s; "+
+			"delete the extra ones", len(trusts), out.UserID, out.ProjectID, strings.Join(ids, ", "))
+	}
+
+	return nil
+}
+
+// observeNova reads the server group and keypair of every served region through the trust.
+func (s *Service) observeNova(ctx context.Context, out *Identity) error {
+	c := s.cloud
+
+	sess := s.usableIdentityScope(ctx, out.ProjectID)
+	if sess == nil {
+		// The trust exists but cannot be used (e.g. its roles were revoked): report what
+		// can be seen, and let the next apply repair the trust.
+		out.TrustID = ""
+
+		return nil
+	}
+
+	out.NovaChecked = true
+	out.ServerGroups = map[string]string{}
+
+	for i, region := range c.Regions() {
+		compute, err := sess.Compute(region)
+		if err != nil {
+			return err
+		}
+
+		sg, err := findServerGroup(ctx, compute, naming.IdentityServerGroup(out.Name))
+		if err != nil {
+			return fmt.Errorf("server group in region %s: %w", region, err)
+		}
+
+		if sg != nil {
+			out.ServerGroups[region] = sg.ID
+			if i == 0 || out.ServerGroupPolicy == "" {
+				out.ServerGroupPolicy = serverGroupPolicy(*sg)
+			}
+		}
+
+		kp, err := getKeypair(ctx, compute, naming.KeypairName)
+		if err != nil {
+			return fmt.Errorf("keypair in region %s: %w", region, err)
+		}
+
+		if kp != nil {
+			if out.SSHPublicKey == "" {
+				out.SSHPublicKey = strings.TrimSpace(kp.PublicKey)
+			}
+
+			if sameKey(kp.PublicKey, out.SSHPublicKey) {
+				out.Keypairs = append(out.Keypairs, region)
+			}
+		}
+	}
+
+	return nil
+}
+
+// usableIdentityScope is the identity scope of projectID, or nil (logged) when the trust
+// cannot be used.
+func (s *Service) usableIdentityScope(ctx context.Context, projectID string) *cloud.Session {
+	sess, err := s.cloud.Identity(ctx, projectID)
+	if err != nil {
+		tflog.Warn(ctx, "Cannot act in the identity scope", map[string]any{"error": err.Error()})
+
+		return nil
+	}
+
+	return sess
+}
