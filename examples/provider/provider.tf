@@ -19,6 +19,13 @@ provider "unikorn" {
   region  = "RegionOne"
   regions = ["RegionOne", "RegionTwo"]
 
+  # Routers and floating IPs use the first external network with one of these tags.
+  external_networks = { tags = ["public"] }
+
+  # Every unikorn_network becomes a VLAN provider network on this physical network, with the
+  # lowest segmentation ID that Neutron reports free in these ranges.
+  provider_network = { physical_network = "physnet1", vlan_ranges = [{ start = 100, end = 199 }] }
+
   # Facts Nova does not know about its flavors, keyed by flavor ID; they enrich the
   # unikorn_flavors / unikorn_flavor data sources.
   flavors = [

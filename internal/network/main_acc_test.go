@@ -1,0 +1,295 @@
+package network_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/external"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/layer3/routers"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/security/groups"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/networks"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/ports"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/subnets"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/acctest"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
+)
+
+func TestMain(m *testing.M) {
+	resource.AddTestSweepers("unikorn_network", &resource.Sweeper{Name: "unikorn_network", F: sweepTestProjects})
+	resource.TestMain(m)
+}
+
+// sweepTestProjects deletes the networks and security groups whose names carry the test
+// prefix, in every region and project. Run with `go test ./internal/network/ -sweep=all`.
+func sweepTestProjects(_ string) error {
+	ctx := context.Background()
+
+	c, err := cloud.New(ctx, cloud.Config{
+		Cloud:      os.Getenv("OS_CLOUD"),
+		CloudsYAML: os.Getenv("OS_CLIENT_CONFIG_FILE"),
+		Regions:    acctest.Regions(),
+		Domain:     os.Getenv("UNIKORN_DOMAIN"),
+	})
+	if err != nil {
+		return err
+	}
+
+	var errs []error
+
+	for _, region := range c.Regions() {
+		sc, err := c.Base().Network(region)
+		if err != nil {
+			return err
+		}
+
+		for _, prefix := range []string{naming.NetworkPrefix + acctest.NamePrefix, naming.SecurityGroupPrefix + acctest.NamePrefix} {
+			errs = append(errs, sweepPrefix(ctx, sc, prefix))
+		}
+	}
+
+	return errors.Join(errs...)
+}
+
+func sweepPrefix(ctx context.Context, sc *gophercloud.ServiceClient, prefix string) error {
+	var errs []error
+
+	rpages, err := routers.List(sc, routers.ListOpts{}).AllPages(ctx)
+	if err != nil {
+		return err
+	}
+
+	rs, _ := routers.ExtractRouters(rpages)
+
+	for _, r := range rs {
+		if !strings.HasPrefix(r.Name, prefix) {
+			continue
+		}
+
+		ppages, err := ports.List(sc, ports.ListOpts{DeviceID: r.ID, DeviceOwner: "network:router_interface"}).AllPages(ctx)
+		if err == nil {
+			ps, _ := ports.ExtractPorts(ppages)
+			for _, p := range ps {
+				_, err := routers.RemoveInterface(ctx, sc, r.ID, routers.RemoveInterfaceOpts{PortID: p.ID}).Extract()
+				errs = append(errs, err)
+			}
+		}
+
+		errs = append(errs, routers.Delete(ctx, sc, r.ID).ExtractErr())
+	}
+
+	npages, err := networks.List(sc, networks.ListOpts{}).AllPages(ctx)
+	if err != nil {
+		return err
+	}
+
+	ns, _ := networks.ExtractNetworks(npages)
+
+	for _, n := range ns {
+		if strings.HasPrefix(n.Name, prefix) {
+			errs = append(errs, networks.Delete(ctx, sc, n.ID).ExtractErr())
+		}
+	}
+
+	gpages, err := groups.List(sc, groups.ListOpts{}).AllPages(ctx)
+	if err != nil {
+		return err
+	}
+
+	gs, _ := groups.ExtractGroups(gpages)
+
+	for _, g := range gs {
+		if strings.HasPrefix(g.Name, prefix) {
+			errs = append(errs, groups.Delete(ctx, sc, g.ID).ExtractErr())
+		}
+	}
+
+	return errors.Join(errs...)
+}
+
+// tenant skips the test without TF_ACC, and otherwise returns a fresh project in the managed
+// domain (deleted with everything in it when the test ends).
+func tenant(t *testing.T) string {
+	t.Helper()
+
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+
+	acctest.PreCheck(t)
+
+	return acctest.NetworkTenant(t)
+}
+
+// regions returns the default region and another served one.
+func regions(t *testing.T) (def, other string) {
+	t.Helper()
+
+	def = acctest.Client(t).DefaultRegion()
+
+	for _, r := range acctest.Regions() {
+		if r != def {
+			return def, r
+		}
+	}
+
+	t.Fatal("the tests need two regions (UNIKORN_REGIONS)")
+
+	return "", ""
+}
+
+// publicNetworkID is the ID of the external network "public" of region.
+func publicNetworkID(t *testing.T, region string) string {
+	t.Helper()
+
+	sc, err := acctest.Client(t).Base().Network(region)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	yes := true
+
+	pages, err := networks.List(sc, external.ListOptsExt{ListOptsBuilder: networks.ListOpts{Name: "public"}, External: &yes}).AllPages(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	all, err := networks.ExtractNetworks(pages)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	all = naming.Exact(all, "public", func(n networks.Network) string { return n.Name })
+	if len(all) != 1 {
+		t.Fatalf("%d external networks called public in %s", len(all), region)
+	}
+
+	return all[0].ID
+}
+
+// checkNeutronNetwork asks Neutron, for the unikorn_network at address, that exactly one
+// network-<name> exists in the project and is the one in state, and that its subnet,
+// router, interface, addressing, options, description and VLAN are what the state says.
+func checkNeutronNetwork(t *testing.T, address string) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		ctx := context.Background()
+
+		rs, ok := s.RootModule().Resources[address]
+		if !ok {
+			return fmt.Errorf("%s is not in the state", address)
+		}
+
+		a := rs.Primary.Attributes
+		project, region, name := a["identity_id"], a["region"], naming.Network(a["name"])
+		sc := acctest.TenantNeutron(t, project, region)
+
+		if ids := acctest.NeutronNetworkIDs(t, project, region, name); !slices.Equal(ids, []string{rs.Primary.ID}) {
+			return fmt.Errorf("networks %s in %s: %v, want exactly %s", name, region, ids, rs.Primary.ID)
+		}
+
+		net, err := networks.Get(ctx, sc, rs.Primary.ID).Extract()
+		if err != nil {
+			return err
+		}
+
+		sub, err := subnets.Get(ctx, sc, a["subnet_id"]).Extract()
+		if err != nil {
+			return fmt.Errorf("subnet %s: %w", a["subnet_id"], err)
+		}
+
+		r, err := routers.Get(ctx, sc, a["router_id"]).Extract()
+		if err != nil {
+			return fmt.Errorf("router %s: %w", a["router_id"], err)
+		}
+
+		var problems []string
+
+		expect := func(what string, got, want any) {
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				problems = append(problems, fmt.Sprintf("%s is %v, state says %v", what, got, want))
+			}
+		}
+
+		expect("subnet name", sub.Name, name)
+		expect("router name", r.Name, name)
+		expect("subnet network", sub.NetworkID, net.ID)
+		expect("cidr", sub.CIDR, a["cidr"])
+		expect("gateway", sub.GatewayIP, a["gateway_ip"])
+		expect("allocation pools", fmt.Sprint(sub.AllocationPools),
+			fmt.Sprint([]subnets.AllocationPool{{Start: a["allocation_pool.start"], End: a["allocation_pool.end"]}}))
+		expect("router gateway", r.GatewayInfo.NetworkID, a["external_network_id"])
+
+		for _, d := range []struct{ what, got string }{{"network", net.Description}, {"subnet", sub.Description}, {"router", r.Description}} {
+			expect(d.what+" description", d.got, a["description"])
+		}
+
+		var dns []string
+		for i := 0; i < atoi(a["dns_nameservers.#"]); i++ {
+			dns = append(dns, a[fmt.Sprintf("dns_nameservers.%d", i)])
+		}
+
+		expect("dns nameservers", strings.Join(sub.DNSNameservers, ","), strings.Join(dns, ","))
+
+		routes := map[string]string{}
+		for _, hr := range sub.HostRoutes {
+			routes[hr.DestinationCIDR] = hr.NextHop
+		}
+
+		expect("host route count", len(routes), atoi(a["routes.%"]))
+
+		for dest, hop := range routes {
+			expect("route to "+dest, hop, a["routes."+dest])
+		}
+
+		ps, err := ports.List(sc, ports.ListOpts{DeviceID: r.ID, NetworkID: net.ID}).AllPages(ctx)
+		if err != nil {
+			return err
+		}
+
+		attached, _ := ports.ExtractPorts(ps)
+		expect("router interfaces on the network", len(attached), 1)
+
+		physnet, vlan := acctest.NeutronNetworkVLAN(t, region, net.ID)
+		if a["vlan_id"] == "" {
+			expect("VLAN", vlan, 0)
+		} else {
+			expect("VLAN", vlan, a["vlan_id"])
+			expect("physical network", physnet, "physnet1")
+		}
+
+		if len(problems) > 0 {
+			return fmt.Errorf("%s in %s: %s", name, region, strings.Join(problems, "; "))
+		}
+
+		return nil
+	}
+}
+
+func atoi(s string) int {
+	n := 0
+	_, _ = fmt.Sscan(s, &n)
+
+	return n
+}
+
+// importID returns an ImportStateIdFunc that builds "REGION/<attribute>" of address.
+func importID(address, attribute string) resource.ImportStateIdFunc {
+	return func(s *terraform.State) (string, error) {
+		rs, ok := s.RootModule().Resources[address]
+		if !ok {
+			return "", fmt.Errorf("%s is not in the state", address)
+		}
+
+		return url.PathEscape(rs.Primary.Attributes["region"]) + "/" + rs.Primary.Attributes[attribute], nil
+	}
+}

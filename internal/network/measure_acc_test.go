@@ -1,0 +1,128 @@
+package network_test
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/acctest"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/network"
+)
+
+// TestAccMeasure_requestCounts measures, against the real cloud and from a cold client, the
+// HTTP requests and wall time that the core spends to create, refresh and destroy a network
+// and a 500-rule security group: the same calls the resources' Create, Read and Delete make.
+// The numbers are printed as "MEASURE" lines (run with -v).
+func TestAccMeasure_requestCounts(t *testing.T) {
+	project := tenant(t)
+	acctest.RaiseSecurityGroupRuleQuota(t, project, 1000)
+
+	def, _ := regions(t)
+	ctx := context.Background()
+
+	c, err := cloud.New(ctx, cloud.Config{
+		Cloud:      os.Getenv("OS_CLOUD"),
+		CloudsYAML: os.Getenv("OS_CLIENT_CONFIG_FILE"),
+		Regions:    acctest.Regions(),
+		Domain:     os.Getenv("UNIKORN_DOMAIN"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	measure := func(what string, f func() error) {
+		t.Helper()
+
+		total, methods, start := c.RequestCount(), c.RequestCountByMethod(), time.Now()
+
+		if err := f(); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+
+		elapsed := time.Since(start)
+		after := c.RequestCountByMethod()
+
+		var parts []string
+		for _, m := range slices.Sorted(maps.Keys(after)) {
+			if n := after[m] - methods[m]; n > 0 {
+				parts = append(parts, fmt.Sprintf("%s %d", m, n))
+			}
+		}
+
+		t.Logf("MEASURE %-40s %3d requests (%s) in %s", what+":", c.RequestCount()-total, strings.Join(parts, ", "), elapsed.Round(time.Millisecond))
+	}
+
+	var svc *network.Service
+
+	measure("privileged scope (one Keystone token)", func() error {
+		svc, err = network.NewService(ctx, c, network.NewConfig(network.ExternalNetworkSelector{}, nil), project, def)
+		return err
+	})
+
+	name := acctest.RandomName()
+	a, _ := network.PlanAddressing(mustPrefix("10.50.0.0/24"), nil)
+	spec := network.NetworkSpec{Name: name, Addressing: a, DNSNameservers: []string{"192.0.2.53"}}
+
+	var net *network.Network
+
+	measure("network create", func() error {
+		net, err = svc.EnsureNetwork(ctx, spec, network.NetworkRef{})
+		return err
+	})
+
+	measure("network refresh", func() error {
+		got, err := svc.ObserveNetwork(ctx, name, net.Ref())
+		if err == nil && !got.Complete() {
+			err = fmt.Errorf("incomplete network %+v", got)
+		}
+
+		return err
+	})
+
+	measure("network destroy", func() error { return svc.DeleteNetwork(ctx, name, net.Ref()) })
+
+	var rules []network.Rule
+	for p := 20000; p < 20500; p++ {
+		rules = append(rules, network.Rule{Direction: network.DirectionIngress, Protocol: network.ProtocolTCP, PortMin: p, PortMax: p,
+			RemoteIPPrefix: "10.0.0.0/8"})
+	}
+
+	group := network.SecurityGroupSpec{Name: acctest.RandomName(), Rules: rules}
+
+	var sg *network.SecurityGroup
+
+	measure("500-rule security group create", func() error {
+		sg, err = svc.EnsureSecurityGroup(ctx, group, "")
+		if err == nil && len(sg.Rules) != 502 {
+			err = fmt.Errorf("%d rules, want 502", len(sg.Rules))
+		}
+
+		return err
+	})
+
+	measure("500-rule security group refresh", func() error {
+		got, err := svc.ObserveSecurityGroup(ctx, group.Name, sg.ID)
+		if err == nil && len(got.Rules) != 502 {
+			err = fmt.Errorf("%d rules, want 502", len(got.Rules))
+		}
+
+		return err
+	})
+
+	group.Rules = group.Rules[1:]
+	group.Rules = append(group.Rules, network.Rule{Direction: network.DirectionIngress, Protocol: network.ProtocolUDP,
+		PortMin: 53, PortMax: 53, RemoteIPPrefix: "10.0.0.0/8"})
+
+	measure("500-rule security group: 1 rule changed", func() error {
+		_, err := svc.EnsureSecurityGroup(ctx, group, sg.ID)
+		return err
+	})
+
+	measure("500-rule security group destroy", func() error { return svc.DeleteSecurityGroup(ctx, group.Name, sg.ID) })
+}

@@ -1,0 +1,453 @@
+package network
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
+)
+
+// Rule directions and protocols of the schema.
+const (
+	DirectionIngress = "ingress"
+	DirectionEgress  = "egress"
+
+	ProtocolAny  = "any"
+	ProtocolICMP = "icmp"
+	ProtocolTCP  = "tcp"
+	ProtocolUDP  = "udp"
+	ProtocolVRRP = "vrrp"
+
+	etherTypeIPv4 = "IPv4"
+	etherTypeIPv6 = "IPv6"
+)
+
+// Directions and Protocols are the values a rule may take.
+var (
+	Directions = []string{DirectionIngress, DirectionEgress}
+	Protocols  = []string{ProtocolAny, ProtocolICMP, ProtocolTCP, ProtocolUDP, ProtocolVRRP}
+)
+
+// ProtocolHasPorts tells whether rules of protocol may name ports.
+func ProtocolHasPorts(protocol string) bool {
+	return protocol == ProtocolTCP || protocol == ProtocolUDP
+}
+
+// Rule is one security group rule in the provider's terms. PortMin and PortMax are 0 when the
+// rule names no port. Rules read from Neutron also carry their ID, their ether type and any
+// remote group (which the schema cannot express: such rules are always extra).
+type Rule struct {
+	Direction      string
+	Protocol       string
+	PortMin        int
+	PortMax        int
+	RemoteIPPrefix string // "" only for a rule with a remote group
+	Description    string
+
+	ID                   string
+	EtherType            string
+	RemoteGroupID        string
+	RemoteAddressGroupID string
+	// NeutronDefault marks one of Neutron's default egress rules (no protocol, port or
+	// remote of any kind), which reconciliation never deletes.
+	NeutronDefault bool
+}
+
+// etherType is the ether type of the rule: its own when read from Neutron, else the family
+// of its prefix.
+func (r Rule) etherType() string {
+	if r.EtherType != "" {
+		return r.EtherType
+	}
+
+	if p, err := netip.ParsePrefix(r.RemoteIPPrefix); err == nil && p.Addr().Is6() {
+		return etherTypeIPv6
+	}
+
+	return etherTypeIPv4
+}
+
+// RuleKey is what makes two rules the same rule. It follows Neutron's own notion of a
+// duplicate (which ignores the description), plus the description, since a rule cannot be
+// updated: a new description means a new rule.
+type RuleKey struct {
+	Direction, EtherType, Protocol string
+	PortMin, PortMax               int
+	// RemoteIPPrefix is "" for "anywhere": Neutron treats 0.0.0.0/0 and ::/0 as no prefix.
+	RemoteIPPrefix                      string
+	RemoteGroupID, RemoteAddressGroupID string
+	Description                         string
+}
+
+// Key is the rule's identity in reconciliation.
+func (r Rule) Key() RuleKey {
+	k := r.keyWithoutDescription()
+	k.Description = r.Description
+
+	return k
+}
+
+func (r Rule) keyWithoutDescription() RuleKey {
+	et := r.etherType()
+
+	prefix := r.RemoteIPPrefix
+	if p, err := netip.ParsePrefix(prefix); err == nil {
+		if p.Bits() == 0 {
+			prefix = ""
+		} else {
+			prefix = p.Masked().String()
+		}
+	}
+
+	proto := strings.ToLower(r.Protocol)
+
+	switch {
+	case proto == "":
+		proto = ProtocolAny
+	case et == etherTypeIPv6 && (proto == "ipv6-icmp" || proto == "icmpv6"):
+		proto = ProtocolICMP
+	}
+
+	return RuleKey{
+		Direction: r.Direction, EtherType: et, Protocol: proto,
+		PortMin: r.PortMin, PortMax: r.PortMax,
+		RemoteIPPrefix: prefix, RemoteGroupID: r.RemoteGroupID, RemoteAddressGroupID: r.RemoteAddressGroupID,
+	}
+}
+
+// SameAsNeutron tells whether Neutron would call a and b duplicates (it ignores descriptions).
+func SameAsNeutron(a, b Rule) bool {
+	return a.keyWithoutDescription() == b.keyWithoutDescription()
+}
+
+// IsDefaultEgress tells whether r has the form of the egress rules Neutron adds to every new
+// security group (any protocol, no port, no remote). With an empty description it is what
+// the configuration `{ direction = "egress", protocol = "any" }` to 0.0.0.0/0 or ::/0 means.
+func (r Rule) IsDefaultEgress() bool {
+	k := r.keyWithoutDescription()
+
+	return k.Direction == DirectionEgress && k.Protocol == ProtocolAny && k.PortMin == 0 && k.PortMax == 0 &&
+		k.RemoteIPPrefix == "" && k.RemoteGroupID == "" && k.RemoteAddressGroupID == ""
+}
+
+// ruleFromNeutron translates a Neutron rule.
+func ruleFromNeutron(nr neutronRule) Rule {
+	r := Rule{
+		ID:             nr.ID,
+		Direction:      nr.Direction,
+		EtherType:      nr.EtherType,
+		Protocol:       ProtocolAny,
+		Description:    nr.Description,
+		NeutronDefault: isProtectedDefault(nr),
+	}
+
+	if nr.Protocol != nil && *nr.Protocol != "" {
+		r.Protocol = *nr.Protocol
+		if nr.EtherType == etherTypeIPv6 && (r.Protocol == "ipv6-icmp" || r.Protocol == "icmpv6") {
+			r.Protocol = ProtocolICMP
+		}
+	}
+
+	if nr.PortRangeMin != nil {
+		r.PortMin = *nr.PortRangeMin
+	}
+
+	if nr.PortRangeMax != nil {
+		r.PortMax = *nr.PortRangeMax
+	}
+
+	if nr.RemoteGroupID != nil {
+		r.RemoteGroupID = *nr.RemoteGroupID
+	}
+
+	if nr.RemoteAddressGroupID != nil {
+		r.RemoteAddressGroupID = *nr.RemoteAddressGroupID
+	}
+
+	switch {
+	case nr.RemoteIPPrefix != nil && *nr.RemoteIPPrefix != "":
+		r.RemoteIPPrefix = *nr.RemoteIPPrefix
+	case r.RemoteGroupID == "" && r.RemoteAddressGroupID == "":
+		// No remote at all means anywhere of the rule's family.
+		if nr.EtherType == etherTypeIPv6 {
+			r.RemoteIPPrefix = "::/0"
+		} else {
+			r.RemoteIPPrefix = "0.0.0.0/0"
+		}
+	}
+
+	return r
+}
+
+// isProtectedDefault tells whether a Neutron rule is one of Neutron's default egress rules
+// (no protocol, ports or remote of any kind), which reconciliation never deletes.
+func isProtectedDefault(nr neutronRule) bool {
+	return nr.Direction == DirectionEgress &&
+		(nr.Protocol == nil || *nr.Protocol == "") &&
+		nr.PortRangeMin == nil && nr.PortRangeMax == nil &&
+		(nr.RemoteIPPrefix == nil || *nr.RemoteIPPrefix == "") &&
+		(nr.RemoteGroupID == nil || *nr.RemoteGroupID == "") &&
+		(nr.RemoteAddressGroupID == nil || *nr.RemoteAddressGroupID == "")
+}
+
+// toNeutron is the create body of r in group.
+func (r Rule) toNeutron(group string) neutronRule {
+	nr := neutronRule{
+		SecurityGroupID: group,
+		Direction:       r.Direction,
+		EtherType:       r.etherType(),
+		Description:     r.Description,
+	}
+
+	if r.Protocol != "" && r.Protocol != ProtocolAny {
+		p := r.Protocol
+		nr.Protocol = &p
+	}
+
+	if r.PortMin != 0 || r.PortMax != 0 {
+		lo, hi := r.PortMin, r.PortMax
+		nr.PortRangeMin, nr.PortRangeMax = &lo, &hi
+	}
+
+	if r.RemoteIPPrefix != "" {
+		p := r.RemoteIPPrefix
+		nr.RemoteIPPrefix = &p
+	}
+
+	return nr
+}
+
+// rulePlan is the outcome of reconciling a group's rules with the wanted set.
+type rulePlan struct {
+	// Keep are the existing rules that stay: wanted ones and Neutron's default egress rules.
+	Keep []neutronRule
+	// Delete are the existing rules that are not wanted.
+	Delete []neutronRule
+	// Create are the wanted rules that do not exist.
+	Create []Rule
+}
+
+// planRules reconciles existing with want as sets of RuleKey: every wanted rule that exists
+// is kept, every other existing rule is deleted except Neutron's default egress rules, and
+// the wanted rules that are missing are created.
+func planRules(existing []neutronRule, want []Rule) rulePlan {
+	remaining := map[RuleKey]int{}
+	for _, r := range want {
+		remaining[r.Key()]++
+	}
+
+	var plan rulePlan
+
+	for _, nr := range existing {
+		k := ruleFromNeutron(nr).Key()
+
+		switch {
+		case remaining[k] > 0:
+			remaining[k]--
+			plan.Keep = append(plan.Keep, nr)
+		case isProtectedDefault(nr):
+			plan.Keep = append(plan.Keep, nr)
+		default:
+			plan.Delete = append(plan.Delete, nr)
+		}
+	}
+
+	for _, r := range want {
+		if k := r.Key(); remaining[k] > 0 {
+			remaining[k]--
+			plan.Create = append(plan.Create, r)
+		}
+	}
+
+	return plan
+}
+
+// SecurityGroupSpec is what a unikorn_security_group asks for.
+type SecurityGroupSpec struct {
+	// Name is the user-given name; the group is securitygroup-<name>.
+	Name        string
+	Description string
+	Rules       []Rule
+}
+
+// SecurityGroup is what Neutron holds of one unikorn_security_group.
+type SecurityGroup struct {
+	ID          string
+	Name        string
+	Description string
+	ProjectID   string
+	// Rules are all the group's rules, Neutron's default egress rules included.
+	Rules []Rule
+}
+
+func toSecurityGroup(g neutronSecurityGroup, rules []neutronRule) *SecurityGroup {
+	out := &SecurityGroup{ID: g.ID, Name: g.Name, Description: g.Description, ProjectID: g.ProjectID}
+	for _, nr := range rules {
+		out.Rules = append(out.Rules, ruleFromNeutron(nr))
+	}
+
+	return out
+}
+
+// findSecurityGroup finds securitygroup-<name> of the project, with its rules: by knownID
+// first, then by exact name. Either way it is one request.
+func (s *Service) findSecurityGroup(ctx context.Context, name, knownID string) (neutronSecurityGroup, bool, error) {
+	if knownID != "" {
+		var g neutronSecurityGroup
+
+		err := s.neutron.get(ctx, collSecurityGroups, knownID, &g)
+		if err == nil {
+			return g, true, nil
+		}
+
+		if !isNotFound(err) {
+			return g, false, fmt.Errorf("reading security group %s: %w", knownID, err)
+		}
+
+		tflog.Debug(ctx, "The security group is gone by ID; looking it up by name", map[string]any{"security_group_id": knownID})
+	}
+
+	return findOne(ctx, s.neutron, collSecurityGroups, kindSecurityGroup, naming.SecurityGroup(name),
+		url.Values{"project_id": {s.projectID}},
+		func(g neutronSecurityGroup) string { return g.Name }, func(g neutronSecurityGroup) string { return g.ID })
+}
+
+// ObserveSecurityGroup reads security group name (re-found by name when gone by ID); nil
+// when it does not exist.
+func (s *Service) ObserveSecurityGroup(ctx context.Context, name, knownID string) (*SecurityGroup, error) {
+	g, found, err := s.findSecurityGroup(ctx, name, knownID)
+	if err != nil || !found {
+		return nil, err
+	}
+
+	return toSecurityGroup(g, g.Rules), nil
+}
+
+// EnsureSecurityGroup makes security group spec.Name exist with exactly spec.Rules (besides
+// Neutron's default egress rules): it finds the group (by knownID, then by exact name) with
+// its rules in one request, or creates it; then deletes the extra rules one by one and
+// creates the missing ones in one bulk request. It returns what exists even when it fails
+// part way.
+func (s *Service) EnsureSecurityGroup(ctx context.Context, spec SecurityGroupSpec, knownID string) (*SecurityGroup, error) {
+	name := naming.SecurityGroup(spec.Name)
+
+	g, found, err := s.findSecurityGroup(ctx, spec.Name, knownID)
+	if err != nil {
+		return nil, err
+	}
+
+	if !found {
+		body := map[string]any{"name": name, "description": spec.Description}
+		if err := s.neutron.create(ctx, collSecurityGroups, body, &g); err != nil {
+			return nil, fmt.Errorf("creating security group %s: %w", name, err)
+		}
+	} else if g.Description != spec.Description {
+		rules := g.Rules
+		if err := s.neutron.update(ctx, collSecurityGroups, g.ID, map[string]any{"description": spec.Description}, &g); err != nil {
+			return toSecurityGroup(g, rules), fmt.Errorf("updating the description of security group %s (%s): %w", name, g.ID, err)
+		}
+
+		if g.Rules == nil {
+			g.Rules = rules
+		}
+	}
+
+	plan := planRules(g.Rules, spec.Rules)
+	current := slices.Clone(plan.Keep)
+
+	// Deletions first: Neutron calls a rule that differs only in its description a
+	// duplicate, so the old one must be gone before the new one is created.
+	var failed []neutronRule
+
+	for i, nr := range plan.Delete {
+		if err := s.neutron.delete(ctx, collRules, nr.ID); err != nil && !isNotFound(err) {
+			failed = append(failed, plan.Delete[i:]...)
+			return toSecurityGroup(g, append(current, failed...)),
+				fmt.Errorf("deleting rule %s of security group %s (%s): %w", nr.ID, name, g.ID, err)
+		}
+	}
+
+	created, err := s.createRules(ctx, g.ID, plan.Create)
+	current = append(current, created...)
+
+	if err != nil {
+		hint := ""
+		if errorType(err) == "OverQuota" {
+			hint = fmt.Sprintf(" (the group would hold %d rules: raise the project's Neutron security_group_rule quota)", len(current)+len(plan.Create))
+		}
+
+		return toSecurityGroup(g, current), fmt.Errorf("creating %d rules in security group %s (%s): %w%s", len(plan.Create), name, g.ID, err, hint)
+	}
+
+	tflog.Debug(ctx, "Reconciled the rules of a security group", map[string]any{
+		"security_group_id": g.ID, "kept": len(plan.Keep), "deleted": len(plan.Delete), "created": len(plan.Create),
+	})
+
+	return toSecurityGroup(g, current), nil
+}
+
+// createRules creates rules in group with one bulk request (Neutron creates all or none).
+func (s *Service) createRules(ctx context.Context, group string, rules []Rule) ([]neutronRule, error) {
+	if len(rules) == 0 {
+		return nil, nil
+	}
+
+	body := make([]neutronRule, len(rules))
+	for i, r := range rules {
+		body[i] = r.toNeutron(group)
+	}
+
+	var resp struct {
+		Rules []neutronRule `json:"security_group_rules"`
+	}
+
+	_, err := s.neutron.sc.Post(ctx, s.neutron.url(collRules.path, nil), map[string]any{collRules.key: body}, &resp,
+		&gophercloud.RequestOpts{OkCodes: []int{http.StatusCreated}})
+	if err != nil {
+		return nil, apiError(err)
+	}
+
+	return resp.Rules, nil
+}
+
+// DeleteSecurityGroup deletes security group name (its rules go with it). Already gone is
+// success; a group still used by ports fails with an *InUseError that names them.
+func (s *Service) DeleteSecurityGroup(ctx context.Context, name, knownID string) error {
+	id := knownID
+	if id == "" {
+		g, found, err := s.findSecurityGroup(ctx, name, "")
+		if err != nil || !found {
+			return err
+		}
+
+		id = g.ID
+	}
+
+	err := s.neutron.delete(ctx, collSecurityGroups, id)
+
+	switch {
+	case err == nil, isNotFound(err):
+		return nil
+	case isConflict(err):
+		return s.inUse(ctx, fmt.Sprintf("security group %s (%s)", naming.SecurityGroup(name), id),
+			url.Values{"security_groups": {id}}, err)
+	}
+
+	return fmt.Errorf("deleting security group %s (%s): %w", naming.SecurityGroup(name), id, err)
+}
+
+// LocateSecurityGroup finds, for an import, the security group given by ID or by user-given
+// name in region, in whatever project it is (through the provider's configured scope).
+func LocateSecurityGroup(ctx context.Context, c *cloud.Client, region, idOrName string) (Located, error) {
+	return locate(ctx, c, region, collSecurityGroups, kindSecurityGroup, naming.SecurityGroupPrefix, idOrName,
+		func(g neutronSecurityGroup) (string, string, string) { return g.ID, g.Name, g.ProjectID })
+}

@@ -1,0 +1,466 @@
+package network_test
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/security/rules"
+	"github.com/hashicorp/terraform-plugin-testing/compare"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/acctest"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
+)
+
+const groupAddress = "unikorn_security_group.test"
+
+func groupConfig(project, name, extra string) string {
+	return fmt.Sprintf(`
+resource "unikorn_security_group" "test" {
+  identity_id = %[1]q
+  name        = %[2]q
+%[3]s
+}
+`, project, name, extra)
+}
+
+// ruleText is a Neutron rule in one line, for comparing rule sets.
+func ruleText(r rules.SecGroupRule) string {
+	prefix := r.RemoteIPPrefix
+	if prefix == "" && r.RemoteGroupID == "" {
+		prefix = map[string]string{"IPv4": "0.0.0.0/0", "IPv6": "::/0"}[r.EtherType]
+	}
+
+	proto := r.Protocol
+	if proto == "" {
+		proto = "any"
+	}
+
+	ports := ""
+	if r.PortRangeMin != 0 || r.PortRangeMax != 0 {
+		ports = fmt.Sprintf(" %d-%d", r.PortRangeMin, r.PortRangeMax)
+	}
+
+	desc := ""
+	if r.Description != "" {
+		desc = " " + r.Description
+	}
+
+	return fmt.Sprintf("%s %s %s%s %s%s", r.Direction, r.EtherType, proto, ports, prefix, desc)
+}
+
+// neutronRules is the rules of the group at address as Neutron has them, text to ID.
+func neutronRules(t *testing.T, s *terraform.State, address string) (map[string]string, error) {
+	rs, ok := s.RootModule().Resources[address]
+	if !ok {
+		return nil, fmt.Errorf("%s is not in the state", address)
+	}
+
+	a := rs.Primary.Attributes
+
+	if ids := acctest.NeutronSecurityGroupIDs(t, a["identity_id"], a["region"], naming.SecurityGroup(a["name"])); !slices.Equal(ids, []string{rs.Primary.ID}) {
+		return nil, fmt.Errorf("security groups %s: %v, want exactly %s", naming.SecurityGroup(a["name"]), ids, rs.Primary.ID)
+	}
+
+	out := map[string]string{}
+	for _, r := range acctest.NeutronSecurityGroupRules(t, a["identity_id"], a["region"], rs.Primary.ID) {
+		out[ruleText(r)] = r.ID
+	}
+
+	return out, nil
+}
+
+// checkNeutronRules asks Neutron that the group at address holds exactly want (by ruleText),
+// and records the rule IDs in ids when it is not nil.
+func checkNeutronRules(t *testing.T, address string, ids map[string]string, want ...string) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		got, err := neutronRules(t, s, address)
+		if err != nil {
+			return err
+		}
+
+		var texts []string
+		for text, id := range got {
+			texts = append(texts, text)
+
+			if ids != nil {
+				ids[text] = id
+			}
+		}
+
+		slices.Sort(texts)
+		slices.Sort(want)
+
+		if !slices.Equal(texts, want) {
+			return fmt.Errorf("Neutron rules:\n  %s\nwant:\n  %s", strings.Join(texts, "\n  "), strings.Join(want, "\n  "))
+		}
+
+		return nil
+	}
+}
+
+var defaultEgress = []string{"egress IPv4 any 0.0.0.0/0", "egress IPv6 any ::/0"}
+
+// TestAccSecurityGroup_basic creates a group with rules of every kind and checks them in
+// Neutron; imports it by REGION/ID and by name; changes the rules in place (only the changed
+// rules get new IDs, Neutron's default egress rules stay); then shows out-of-band drift: a
+// rule added out of band is planned away, rules deleted out of band are planned back.
+func TestAccSecurityGroup_basic(t *testing.T) {
+	project := tenant(t)
+	name := acctest.RandomName()
+	def, _ := regions(t)
+
+	sameID := statecheck.CompareValue(compare.ValuesSame())
+	ids := map[string]string{}
+	extra := ""
+
+	first := groupConfig(project, name, `
+  description = "acceptance"
+  rules = [
+    { direction = "ingress", protocol = "tcp", port = 22, remote_ip_prefix = "10.0.0.0/8", description = "ssh" },
+    { direction = "ingress", protocol = "tcp", port_range = { min = 8000, max = 8100 } },
+    { direction = "ingress", protocol = "udp", port = 53 },
+    { direction = "ingress", protocol = "icmp", remote_ip_prefix = "2001:db8::/32" },
+    { direction = "ingress", protocol = "vrrp", remote_ip_prefix = "10.0.0.0/8" },
+    { direction = "egress", protocol = "tcp", port = 443 },
+  ]
+`)
+	second := groupConfig(project, name, `
+  description = "updated"
+  rules = [
+    { direction = "ingress", protocol = "tcp", port = 22, remote_ip_prefix = "10.0.0.0/8", description = "ssh admin" },
+    { direction = "ingress", protocol = "tcp", port_range = { min = 8000, max = 8100 } },
+    { direction = "ingress", protocol = "icmp", remote_ip_prefix = "2001:db8::/32" },
+    { direction = "ingress", protocol = "vrrp", remote_ip_prefix = "10.0.0.0/8" },
+    { direction = "egress", protocol = "tcp", port = 443 },
+    { direction = "egress", protocol = "any", remote_ip_prefix = "::/0" },
+  ]
+`)
+
+	unchanged := []string{
+		"ingress IPv4 tcp 8000-8100 0.0.0.0/0", "ingress IPv6 ipv6-icmp 2001:db8::/32", "ingress IPv4 vrrp 10.0.0.0/8",
+		"egress IPv4 tcp 443-443 0.0.0.0/0", "egress IPv4 any 0.0.0.0/0", "egress IPv6 any ::/0",
+	}
+
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckSecurityGroupDestroy(t),
+		Steps: []resource.TestStep{
+			{
+				Config: first,
+				ConfigStateChecks: []statecheck.StateCheck{
+					sameID.AddStateValue(groupAddress, tfjsonpath.New("id")),
+					statecheck.ExpectKnownValue(groupAddress, tfjsonpath.New("region"), knownvalue.StringExact(def)),
+					statecheck.ExpectKnownValue(groupAddress, tfjsonpath.New("rules"), knownvalue.SetSizeExact(6)),
+				},
+				Check: checkNeutronRules(t, groupAddress, ids, append([]string{
+					"ingress IPv4 tcp 22-22 10.0.0.0/8 ssh", "ingress IPv4 tcp 8000-8100 0.0.0.0/0", "ingress IPv4 udp 53-53 0.0.0.0/0",
+					"ingress IPv6 ipv6-icmp 2001:db8::/32", "ingress IPv4 vrrp 10.0.0.0/8", "egress IPv4 tcp 443-443 0.0.0.0/0",
+				}, defaultEgress...)...),
+			},
+			{
+				ResourceName: groupAddress, ImportState: true, ImportStateVerify: true, ImportStateVerifyIgnore: []string{"timeouts"},
+				ImportStateIdFunc: importID(groupAddress, "id"),
+			},
+			{
+				ResourceName: groupAddress, ImportState: true, ImportStateVerify: true, ImportStateVerifyIgnore: []string{"timeouts"},
+				ImportStateId: name,
+			},
+			{
+				Config: second,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(groupAddress, plancheck.ResourceActionUpdate)},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(groupAddress, tfjsonpath.New("id"))},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					func(s *terraform.State) error {
+						got, err := neutronRules(t, s, groupAddress)
+						if err != nil {
+							return err
+						}
+
+						for _, text := range unchanged {
+							if got[text] == "" || got[text] != ids[text] {
+								return fmt.Errorf("rule %q was replaced (%s, before %s): only changed rules may be", text, got[text], ids[text])
+							}
+						}
+
+						return nil
+					},
+					checkNeutronRules(t, groupAddress, nil, append(unchanged, "ingress IPv4 tcp 22-22 10.0.0.0/8 ssh admin")...),
+				),
+			},
+			{
+				// A rule added out of band is drift.
+				Config: second,
+				Check: resource.TestCheckResourceAttrWith(groupAddress, "id", func(id string) error {
+					extra = acctest.NeutronAddSecurityGroupRule(t, project, def, rules.CreateOpts{
+						SecGroupID: id, Direction: rules.DirIngress, EtherType: rules.EtherType4, Protocol: rules.ProtocolTCP,
+						PortRangeMin: 3306, PortRangeMax: 3306, RemoteIPPrefix: "192.0.2.0/24",
+					})
+
+					return nil
+				}),
+				ExpectNonEmptyPlan: true,
+			},
+			{
+				Config: second,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(groupAddress, plancheck.ResourceActionUpdate)},
+				},
+				Check: checkNeutronRules(t, groupAddress, ids, append(unchanged, "ingress IPv4 tcp 22-22 10.0.0.0/8 ssh admin")...),
+			},
+			{
+				// Rules removed out of band (one of ours, and the IPv6 default egress rule that
+				// the configuration names) are drift too.
+				Config: second,
+				Check: func(*terraform.State) error {
+					acctest.NeutronDeleteSecurityGroupRule(t, project, def, ids["ingress IPv4 vrrp 10.0.0.0/8"])
+					acctest.NeutronDeleteSecurityGroupRule(t, project, def, ids["egress IPv6 any ::/0"])
+
+					return nil
+				},
+				ExpectNonEmptyPlan: true,
+			},
+			{
+				Config: second,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(groupAddress, plancheck.ResourceActionUpdate)},
+				},
+				Check: checkNeutronRules(t, groupAddress, nil, append(unchanged, "ingress IPv4 tcp 22-22 10.0.0.0/8 ssh admin")...),
+			},
+		},
+	})
+
+	if extra == "" && !t.Skipped() && !t.Failed() {
+		t.Error("the out-of-band rule was never added")
+	}
+}
+
+// TestAccSecurityGroup_multiRegion creates the same name in two regions for one identity,
+// and imports each by REGION/ID and REGION/name.
+func TestAccSecurityGroup_multiRegion(t *testing.T) {
+	project := tenant(t)
+	name := acctest.RandomName()
+	_, other := regions(t)
+
+	config := fmt.Sprintf(`
+resource "unikorn_security_group" "one" {
+  identity_id = %[1]q
+  name        = %[2]q
+  rules       = [{ direction = "ingress", protocol = "tcp", port = 22 }]
+}
+
+resource "unikorn_security_group" "two" {
+  identity_id = %[1]q
+  name        = %[2]q
+  region      = %[3]q
+  rules       = [{ direction = "ingress", protocol = "udp", port = 53 }]
+}
+`, project, name, other)
+
+	steps := []resource.TestStep{{
+		Config: config,
+		ConfigStateChecks: []statecheck.StateCheck{
+			statecheck.CompareValuePairs("unikorn_security_group.one", tfjsonpath.New("id"),
+				"unikorn_security_group.two", tfjsonpath.New("id"), compare.ValuesDiffer()),
+		},
+		Check: resource.ComposeAggregateTestCheckFunc(
+			checkNeutronRules(t, "unikorn_security_group.one", nil, append([]string{"ingress IPv4 tcp 22-22 0.0.0.0/0"}, defaultEgress...)...),
+			checkNeutronRules(t, "unikorn_security_group.two", nil, append([]string{"ingress IPv4 udp 53-53 0.0.0.0/0"}, defaultEgress...)...),
+		),
+	}}
+
+	for _, address := range []string{"unikorn_security_group.one", "unikorn_security_group.two"} {
+		steps = append(steps,
+			resource.TestStep{
+				ResourceName: address, ImportState: true, ImportStateVerify: true, ImportStateVerifyIgnore: []string{"timeouts"},
+				ImportStateIdFunc: importID(address, "id"),
+			},
+			resource.TestStep{
+				ResourceName: address, ImportState: true, ImportStateVerify: true, ImportStateVerifyIgnore: []string{"timeouts"},
+				ImportStateIdFunc: importID(address, "name"),
+			},
+		)
+	}
+
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckSecurityGroupDestroy(t),
+		Steps:                    steps,
+	})
+}
+
+// TestAccSecurityGroup_disappears deletes the group out of band: the plan re-creates it.
+func TestAccSecurityGroup_disappears(t *testing.T) {
+	project := tenant(t)
+	name := acctest.RandomName()
+	def, _ := regions(t)
+	config := groupConfig(project, name, `  rules = [{ direction = "ingress", protocol = "tcp", port = 22 }]`)
+
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckSecurityGroupDestroy(t),
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				Check: resource.TestCheckResourceAttrWith(groupAddress, "id", func(id string) error {
+					acctest.NeutronDeleteSecurityGroup(t, project, def, id)
+					return nil
+				}),
+				ExpectNonEmptyPlan: true,
+			},
+			{
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(groupAddress, plancheck.ResourceActionCreate)},
+				},
+				Check: checkNeutronRules(t, groupAddress, nil, append([]string{"ingress IPv4 tcp 22-22 0.0.0.0/0"}, defaultEgress...)...),
+			},
+		},
+	})
+}
+
+// TestAccSecurityGroup_adoptAndNearMiss pre-creates securitygroup-<name> (adopted, with its
+// rules reconciled) next to securitygroup-<name>2 and securitygroup-x<name> (left alone).
+func TestAccSecurityGroup_adoptAndNearMiss(t *testing.T) {
+	project := tenant(t)
+	name := acctest.RandomName()
+	def, _ := regions(t)
+
+	existing := acctest.NeutronCreateSecurityGroup(t, project, def, naming.SecurityGroup(name))
+	acctest.NeutronAddSecurityGroupRule(t, project, def, rules.CreateOpts{
+		SecGroupID: existing, Direction: rules.DirIngress, EtherType: rules.EtherType4, Protocol: rules.ProtocolUDP,
+		PortRangeMin: 9999, PortRangeMax: 9999,
+	})
+
+	suffixed := acctest.NeutronCreateSecurityGroup(t, project, def, naming.SecurityGroup(name+"2"))
+	prefixed := acctest.NeutronCreateSecurityGroup(t, project, def, naming.SecurityGroup("x"+name))
+
+	untouched := func(*terraform.State) error {
+		for id, n := range map[string]string{suffixed: name + "2", prefixed: "x" + name} {
+			if ids := acctest.NeutronSecurityGroupIDs(t, project, def, naming.SecurityGroup(n)); !slices.Equal(ids, []string{id}) {
+				return fmt.Errorf("security group %s: %v, want exactly %s", naming.SecurityGroup(n), ids, id)
+			}
+
+			if got := len(acctest.NeutronSecurityGroupRules(t, project, def, id)); got != 2 {
+				return fmt.Errorf("security group %s has %d rules, want its 2 default ones", id, got)
+			}
+		}
+
+		return nil
+	}
+
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             resource.ComposeAggregateTestCheckFunc(acctest.CheckSecurityGroupDestroy(t), untouched),
+		Steps: []resource.TestStep{{
+			Config: groupConfig(project, name, `  rules = [{ direction = "ingress", protocol = "tcp", port = 22 }]`),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(groupAddress, tfjsonpath.New("id"), knownvalue.StringExact(existing)),
+			},
+			Check: resource.ComposeAggregateTestCheckFunc(
+				checkNeutronRules(t, groupAddress, nil, append([]string{"ingress IPv4 tcp 22-22 0.0.0.0/0"}, defaultEgress...)...),
+				untouched,
+			),
+		}},
+	})
+}
+
+// TestAccSecurityGroup_duplicate pre-creates two groups with the name: a clear error naming both.
+func TestAccSecurityGroup_duplicate(t *testing.T) {
+	project := tenant(t)
+	name := acctest.RandomName()
+	def, _ := regions(t)
+
+	one := acctest.NeutronCreateSecurityGroup(t, project, def, naming.SecurityGroup(name))
+	two := acctest.NeutronCreateSecurityGroup(t, project, def, naming.SecurityGroup(name))
+
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: groupConfig(project, name, ""),
+			ExpectError: regexp.MustCompile(fmt.Sprintf(`(?s)%s.*(%s.*%s|%s.*%s)`,
+				wrapped(fmt.Sprintf("consistency error: 2 security groups named %q:", naming.SecurityGroup(name))), one, two, two, one)),
+		}},
+	})
+}
+
+// TestAccSecurityGroup_planTimeValidation rejects bad rules before any API call.
+func TestAccSecurityGroup_planTimeValidation(t *testing.T) {
+	const project = "plan-only"
+
+	for _, tt := range []struct{ rules, want string }{
+		{`[{ direction = "ingress", protocol = "icmp", port = 22 }]`, `Ports need tcp or udp`},
+		{`[{ direction = "ingress", protocol = "tcp", port = 0 }]`, `must be between 1 and 65535`},
+		{`[{ direction = "ingress", protocol = "tcp", port_range = { min = 90, max = 80 } }]`, `Invalid port range`},
+		{`[{ direction = "ingress", protocol = "tcp", port = 80, port_range = { min = 80, max = 90 } }]`, `Conflicting ports`},
+		{`[{ direction = "ingress", protocol = "tcp", remote_ip_prefix = "10.0.0.1/8" }]`, `not in canonical form`},
+		{`[{ direction = "ingress", protocol = "gre" }]`, `value must be one of`},
+		{`[{ direction = "ingress", protocol = "tcp", port = 80 }, { direction = "ingress", protocol = "tcp", port_range = { min = 80, max = 80 } }]`, `Duplicate security group rules`},
+	} {
+		t.Run(tt.want, func(t *testing.T) {
+			resource.ParallelTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+				Steps: []resource.TestStep{{
+					Config:      groupConfig(project, acctest.RandomName(), "  rules = "+tt.rules),
+					PlanOnly:    true,
+					ExpectError: regexp.MustCompile(wrapped(tt.want)),
+				}},
+			})
+		})
+	}
+}
+
+// TestAccSecurityGroup_500Rules creates and destroys a group of 500 rules through Terraform
+// and reports the wall time of each (the peer provider needs about half an hour for 1,000).
+func TestAccSecurityGroup_500Rules(t *testing.T) {
+	project := tenant(t)
+	acctest.RaiseSecurityGroupRuleQuota(t, project, 1000)
+
+	name := acctest.RandomName()
+
+	var start time.Time
+
+	want := append([]string{}, defaultEgress...)
+	for p := 10000; p < 10500; p++ {
+		want = append(want, fmt.Sprintf("ingress IPv4 tcp %d-%d 0.0.0.0/0", p, p))
+	}
+
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckSecurityGroupDestroy(t),
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() { start = time.Now() },
+				Config: groupConfig(project, name, `
+  rules = [for p in range(10000, 10500) : { direction = "ingress", protocol = "tcp", port = p }]
+`),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					func(*terraform.State) error {
+						t.Logf("MEASURE terraform apply (plan + create) of a 500-rule security group: %s", time.Since(start).Round(time.Millisecond))
+						return nil
+					},
+					checkNeutronRules(t, groupAddress, nil, want...),
+				),
+			},
+			{
+				PreConfig: func() { start = time.Now() },
+				Config:    `# the group is removed from the configuration`,
+				Check: func(*terraform.State) error {
+					t.Logf("MEASURE terraform apply (refresh + plan + destroy) of a 500-rule security group: %s", time.Since(start).Round(time.Millisecond))
+					return nil
+				},
+			},
+		},
+	})
+}
