@@ -508,13 +508,9 @@ func (r *networkResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		}
 	}
 
-	if plan.Region.IsUnknown() && config.Region.IsNull() && r.meta != nil {
-		plan.Region = types.StringValue(r.meta.Cloud().DefaultRegion())
-	}
-
-	if !plan.Region.IsUnknown() && r.meta != nil {
-		if _, err := r.meta.Cloud().ResolveRegion(plan.Region.ValueString()); err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("region"), "Region not served", err.Error())
+	if r.meta != nil {
+		plan.Region = adapter.PlanRegion(r.meta.Cloud(), plan.Region, config.Region, &resp.Diagnostics)
+		if resp.Diagnostics.HasError() {
 			return
 		}
 	}

@@ -406,13 +406,8 @@ func (r *securityGroupResource) ModifyPlan(ctx context.Context, req resource.Mod
 		return
 	}
 
-	if region.IsUnknown() && config.IsNull() {
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("region"), r.meta.Cloud().DefaultRegion())...)
-	} else if !region.IsUnknown() {
-		if _, err := r.meta.Cloud().ResolveRegion(region.ValueString()); err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("region"), "Region not served", err.Error())
-		}
-	}
+	region = adapter.PlanRegion(r.meta.Cloud(), region, config, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("region"), region)...)
 }
 
 // expandSecurityGroupSpec turns the plan into the core's spec.
