@@ -7,12 +7,16 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/server"
 )
 
-// serverSettings is the part of the provider block that configures the server package.
+// serverSettings is the part of the provider block that configures the server package. It has
+// no arguments: unikorn_server takes its flavor and image facts from the catalog settings.
 type serverSettings struct{}
 
-// serverMeta is what Configure derives from serverSettings for the server package.
+// serverMeta is what Configure derives from serverSettings for the server package. The server
+// package needs Cloud, FlavorCache, FlavorOverrides and ImageCache, which Meta already has.
 type serverMeta struct{}
 
 // serverAttributes are the provider arguments of serverSettings.
@@ -27,7 +31,7 @@ func (s serverSettings) configure(_ context.Context, _ *serverMeta) diag.Diagnos
 
 // serverResources are the resources of the server package.
 func serverResources() []func() resource.Resource {
-	return nil
+	return []func() resource.Resource{server.NewResource}
 }
 
 // serverDataSources are the data sources of the server package.

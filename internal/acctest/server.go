@@ -1,0 +1,302 @@
+package acctest
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/flavors"
+	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
+	"github.com/gophercloud/gophercloud/v2/openstack/image/v2/images"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/layer3/floatingips"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/ports"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
+)
+
+// This file holds the helpers of the unikorn_server tests. Checks read the cloud as the
+// service user in its own project (an admin scope on the local cloud, which sees every
+// project's servers, ports and floating IPs), so they work whatever state the identity is in.
+
+// ServerImage and ServerFlavor are the public image and flavor of the local cloud that the
+// server tests boot (the fake virt driver boots anything in a few seconds).
+const (
+	ServerImage       = "cirros-tiny"
+	ServerFlavor      = "m1.tiny"
+	ServerLargeFlavor = "m1.small"
+)
+
+// ImageID is the ID of the one image called name in region.
+func ImageID(t *testing.T, region, name string) string {
+	t.Helper()
+
+	sc, err := Client(t).Base().Image(region)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	pages, err := images.List(sc, images.ListOpts{Name: name}).AllPages(context.Background())
+	if err != nil {
+		t.Fatalf("listing images called %s: %v", name, err)
+	}
+
+	all, err := images.ExtractImages(pages)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	img, ok, err := naming.One("image", name, all, func(i images.Image) string { return i.Name }, func(i images.Image) string { return i.ID })
+	if err != nil || !ok {
+		t.Fatalf("image %s in %s: found %v, %v", name, region, ok, err)
+	}
+
+	return img.ID
+}
+
+// FlavorID is the ID of the one flavor called name in region.
+func FlavorID(t *testing.T, region, name string) string {
+	t.Helper()
+
+	pages, err := flavors.ListDetail(AdminCompute(t, region), flavors.ListOpts{AccessType: flavors.AllAccess}).AllPages(context.Background())
+	if err != nil {
+		t.Fatalf("listing flavors: %v", err)
+	}
+
+	all, err := flavors.ExtractFlavors(pages)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	f, ok, err := naming.One("flavor", name, all, func(f flavors.Flavor) string { return f.Name }, func(f flavors.Flavor) string { return f.ID })
+	if err != nil || !ok {
+		t.Fatalf("flavor %s in %s: found %v, %v", name, region, ok, err)
+	}
+
+	return f.ID
+}
+
+// AdminCompute is the Nova client of region in the configured (admin) scope.
+func AdminCompute(t *testing.T, region string) *gophercloud.ServiceClient {
+	t.Helper()
+
+	sc, err := Client(t).Base().Compute(region)
+	if err != nil {
+		t.Fatalf("Nova client of %s: %v", region, err)
+	}
+
+	return sc
+}
+
+// AdminNeutron is the Neutron client of region in the configured (admin) scope.
+func AdminNeutron(t *testing.T, region string) *gophercloud.ServiceClient {
+	t.Helper()
+
+	sc, err := Client(t).Base().Network(region)
+	if err != nil {
+		t.Fatalf("Neutron client of %s: %v", region, err)
+	}
+
+	return sc
+}
+
+// Server reads server id in region from Nova (microversion cloud.ComputeMicroversion).
+func Server(t *testing.T, region, id string) (*servers.Server, error) {
+	t.Helper()
+
+	return servers.Get(context.Background(), AdminCompute(t, region), id).Extract()
+}
+
+// Port reads port id in region from Neutron.
+func Port(t *testing.T, region, id string) (*ports.Port, error) {
+	t.Helper()
+
+	return ports.Get(context.Background(), AdminNeutron(t, region), id).Extract()
+}
+
+// FloatingIPsOfPort lists the floating IPs on port id in region.
+func FloatingIPsOfPort(t *testing.T, region, portID string) ([]floatingips.FloatingIP, error) {
+	t.Helper()
+
+	pages, err := floatingips.List(AdminNeutron(t, region), floatingips.ListOpts{PortID: portID}).AllPages(context.Background())
+	if err != nil {
+		return nil, err
+	}
+
+	return floatingips.ExtractFloatingIPs(pages)
+}
+
+// CheckServerDestroy is the CheckDestroy of unikorn_server: for every server in the state it
+// asks Nova that the server is gone, and Neutron that its port is gone (by ID and by the name
+// server-<name> in its project) and that no floating IP is left on the port or made for it.
+func CheckServerDestroy(t *testing.T) func(*terraform.State) error {
+	return func(s *terraform.State) error {
+		ctx := context.Background()
+
+		for _, rs := range s.RootModule().Resources {
+			if rs.Type != "unikorn_server" {
+				continue
+			}
+
+			a := rs.Primary.Attributes
+			region, name, project := a["region"], a["name"], a["identity_id"]
+
+			if _, err := Server(t, region, rs.Primary.ID); !gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
+				return fmt.Errorf("server %s (%s): still exists in %s (err %v)", name, rs.Primary.ID, region, err)
+			}
+
+			if id := a["port_id"]; id != "" {
+				if _, err := Port(t, region, id); !gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
+					return fmt.Errorf("server %s: port %s still exists (err %v)", name, id, err)
+				}
+
+				fips, err := FloatingIPsOfPort(t, region, id)
+				if err != nil {
+					return err
+				}
+
+				if len(fips) > 0 {
+					return fmt.Errorf("server %s: floating IP %s left on port %s", name, fips[0].FloatingIP, id)
+				}
+			}
+
+			pages, err := ports.List(AdminNeutron(t, region), ports.ListOpts{Name: naming.ServerPort(name), ProjectID: project}).AllPages(ctx)
+			if err != nil {
+				return err
+			}
+
+			all, err := ports.ExtractPorts(pages)
+			if err != nil {
+				return err
+			}
+
+			if left := naming.Exact(all, naming.ServerPort(name), func(p ports.Port) string { return p.Name }); len(left) > 0 {
+				return fmt.Errorf("server %s: a port %s is left (%s)", name, naming.ServerPort(name), left[0].ID)
+			}
+
+			fpages, err := floatingips.List(AdminNeutron(t, region), floatingips.ListOpts{
+				Description: "unikorn_server " + naming.ServerPort(name), ProjectID: project,
+			}).AllPages(ctx)
+			if err != nil {
+				return err
+			}
+
+			fips, err := floatingips.ExtractFloatingIPs(fpages)
+			if err != nil {
+				return err
+			}
+
+			if len(fips) > 0 {
+				return fmt.Errorf("server %s: its floating IP %s (%s) is left", name, fips[0].FloatingIP, fips[0].ID)
+			}
+		}
+
+		return nil
+	}
+}
+
+// PreCreateServer makes, as the identity's user (through its trust), the port
+// server-<name> on networkID and the server <name> on it in region, as an apply that died
+// after those steps would have left them, waits for the server to be ACTIVE and returns the
+// port's and server's IDs.
+func PreCreateServer(t *testing.T, projectID, region, networkID, name, flavorID, imageID string) (portID, serverID string) {
+	t.Helper()
+
+	ctx := context.Background()
+
+	sess, err := Client(t).Identity(ctx, projectID)
+	if err != nil {
+		t.Fatalf("identity scope of %s: %v", projectID, err)
+	}
+
+	net, err := sess.Network(region)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	compute, err := sess.Compute(region)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	p, err := ports.Create(ctx, net, ports.CreateOpts{Name: naming.ServerPort(name), NetworkID: networkID}).Extract()
+	if err != nil {
+		t.Fatalf("pre-creating port %s: %v", naming.ServerPort(name), err)
+	}
+
+	srv, err := servers.Create(ctx, compute, servers.CreateOpts{
+		Name: name, FlavorRef: flavorID, ImageRef: imageID, Networks: []servers.Network{{Port: p.ID}},
+	}, nil).Extract()
+	if err != nil {
+		t.Fatalf("pre-creating server %s: %v", name, err)
+	}
+
+	wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+
+	_, err = cloud.Poll(wctx, cloud.PollSpec{Pending: []string{"BUILD"}, Target: []string{"ACTIVE"}},
+		func(ctx context.Context) (*servers.Server, string, string, error) {
+			s, err := servers.Get(ctx, compute, srv.ID).Extract()
+			if err != nil {
+				return nil, "", "", err
+			}
+
+			return s, s.Status, s.Fault.Message, nil
+		})
+	if err != nil {
+		t.Fatalf("waiting for the pre-created server %s: %v", srv.ID, err)
+	}
+
+	return p.ID, srv.ID
+}
+
+// DeleteServer deletes server id in region out of band (as an admin) and waits until it is
+// gone; its port stays, as it would after a `openstack server delete`.
+func DeleteServer(t *testing.T, region, id string) {
+	t.Helper()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+
+	sc := AdminCompute(t, region)
+	if err := servers.Delete(ctx, sc, id).ExtractErr(); err != nil {
+		t.Fatalf("deleting server %s: %v", id, err)
+	}
+
+	_, err := cloud.Poll(ctx, cloud.PollSpec{Pending: []string{"deleting"}, NotFoundIsTarget: true},
+		func(ctx context.Context) (*servers.Server, string, string, error) {
+			s, err := servers.Get(ctx, sc, id).Extract()
+			return s, "deleting", "", err
+		})
+	if err != nil {
+		t.Fatalf("waiting for server %s to be deleted: %v", id, err)
+	}
+}
+
+// ExpectNoDrift is a plan check that fails when the plan reports objects changed outside of
+// Terraform (its resource_drift): what `plan -refresh-only` would show. Used right after an
+// apply (ConfigPlanChecks.PostApplyPostRefresh), it asserts that a refresh reads back exactly
+// what the apply recorded.
+func ExpectNoDrift() plancheck.PlanCheck {
+	return noDrift{}
+}
+
+type noDrift struct{}
+
+func (noDrift) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+	for _, rc := range req.Plan.ResourceDrift {
+		if rc == nil || rc.Change == nil {
+			continue
+		}
+
+		resp.Error = fmt.Errorf("%s changed outside of Terraform right after apply: before %v, after %v",
+			rc.Address, rc.Change.Before, rc.Change.After)
+
+		return
+	}
+}

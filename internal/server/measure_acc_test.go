@@ -1,0 +1,207 @@
+package server_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/acctest"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/server"
+)
+
+// Request budgets of one server, without the authentication of the scope (once per identity
+// and provider run). The issue's bar is the refresh: at most 2 requests per server.
+const (
+	refreshBudget = 2
+	createBudget  = 20 // with a floating IP: Keystone project, lookups, port, server, polls, metadata, router, FIP
+	deleteBudget  = 12
+)
+
+// TestAccServer_measure prints what a server costs: the requests of one create, refresh and
+// destroy through the core (each from a cold client, the scope's authentication counted
+// apart), and the wall time of a Terraform apply that creates 10 servers at the CLI's default
+// parallelism of 10, and of the refresh of that state. It fails when a count exceeds its
+// budget. It is not parallel, so that the numbers are those of a quiet cloud.
+func TestAccServer_measure(t *testing.T) {
+	preCheck(t)
+
+	f := newFixture(t, acctest.Regions()[0])
+
+	var projectID, networkID, groupID string
+
+	var start time.Time
+
+	servers10 := f.config() + fmt.Sprintf(`
+resource "unikorn_server" "many" {
+  count              = 10
+  identity_id        = unikorn_identity.test.id
+  region             = %[1]q
+  name               = "%[2]s-${count.index}"
+  network_id         = unikorn_network.test.id
+  flavor_id          = %[3]q
+  image_id           = %[4]q
+  security_group_ids = [unikorn_security_group.a.id]
+}
+`, f.region, f.name, f.flavor, f.image)
+
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             checkDestroy(t),
+		Steps: []resource.TestStep{
+			{
+				Config: f.config(),
+				Check: func(s *terraform.State) error {
+					id, _ := attrs(s, "unikorn_identity.test")
+					net, _ := attrs(s, "unikorn_network.test")
+					sg, _ := attrs(s, "unikorn_security_group.a")
+					projectID, networkID, groupID = id["id"], net["id"], sg["id"]
+
+					for _, publicIP := range []bool{false, true} {
+						measureOne(t, f, projectID, networkID, groupID, publicIP)
+					}
+
+					return nil
+				},
+			},
+			{
+				PreConfig:        func() { start = time.Now() },
+				Config:           servers10,
+				ConfigPlanChecks: settled(),
+				Check: func(*terraform.State) error {
+					t.Logf("MEASURE apply creating 10 servers (parallelism 10, Terraform's default), refresh of the "+
+						"identity, network and groups included: %s", time.Since(start).Round(100*time.Millisecond))
+
+					return nil
+				},
+			},
+			{
+				PreConfig:    func() { start = time.Now() },
+				RefreshState: true,
+				Check: func(*terraform.State) error {
+					t.Logf("MEASURE refresh of the state with 10 servers (and the identity, network, groups): %s",
+						time.Since(start).Round(100*time.Millisecond))
+
+					return nil
+				},
+			},
+		},
+	})
+}
+
+// measureOne creates, refreshes and deletes one server through the core with fresh clients,
+// and logs (and bounds) the requests of each.
+func measureOne(t *testing.T, f fixture, projectID, networkID, groupID string, publicIP bool) {
+	t.Helper()
+
+	ctx := context.Background()
+	name := fmt.Sprintf("%s-m%v", f.name, publicIP)
+	label := fmt.Sprintf("one server (public_ip = %v)", publicIP)
+
+	spec := server.Spec{
+		Name: name, NetworkID: networkID, FlavorID: f.flavor, ImageID: f.image,
+		SecurityGroupIDs: []string{groupID}, PublicIP: publicIP, PowerState: server.PowerRunning,
+	}
+
+	// Create, in the identity scope.
+	c := acctest.FreshClient(t)
+	sess, auth := scope(t, c, func() (*cloud.Session, error) { return c.Identity(ctx, projectID) })
+
+	svc, err := server.NewService(c, sess, f.region)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	start, before, methods := time.Now(), c.RequestCount(), c.RequestCountByMethod()
+
+	out, err := svc.Ensure(ctx, spec, server.Known{})
+	if out != nil {
+		t.Cleanup(func() {
+			_ = svc.Delete(context.Background(), name, server.Known{ServerID: out.ID, PortID: out.Port.ID})
+		})
+	}
+
+	if err != nil {
+		t.Fatalf("creating %s: %v", name, err)
+	}
+
+	created := c.RequestCount() - before
+	t.Logf("MEASURE create %s: %d requests %v in %s (+%d to authenticate the identity scope: trust lookup, token)",
+		label, created, delta(methods, c.RequestCountByMethod()), time.Since(start).Round(100*time.Millisecond), auth)
+
+	known := server.Known{ServerID: out.ID, PortID: out.Port.ID, FlavorID: out.FlavorID, FlavorName: out.FlavorName}
+
+	// Refresh, in the privileged scope, as Read does.
+	c = acctest.FreshClient(t)
+	sess, auth = scope(t, c, func() (*cloud.Session, error) { return c.Privileged(ctx, projectID) })
+
+	if svc, err = server.NewService(c, sess, f.region); err != nil {
+		t.Fatal(err)
+	}
+
+	before = c.RequestCount()
+
+	got, err := svc.Observe(ctx, name, known)
+	if err != nil || got == nil {
+		t.Fatalf("refreshing %s: %v, %v", name, got, err)
+	}
+
+	refreshed := c.RequestCount() - before
+	t.Logf("MEASURE refresh %s: %d requests (+%d to authenticate the privileged scope, once per identity and run)",
+		label, refreshed, auth)
+
+	if publicIP && got.PublicIPAddress == "" {
+		t.Errorf("the refresh does not see the floating IP")
+	}
+
+	// Destroy, in the privileged scope (warm: the refresh authenticated it).
+	start, before, methods = time.Now(), c.RequestCount(), c.RequestCountByMethod()
+
+	if err := svc.Delete(ctx, name, known); err != nil {
+		t.Fatalf("deleting %s: %v", name, err)
+	}
+
+	deleted := c.RequestCount() - before
+	t.Logf("MEASURE destroy %s: %d requests %v in %s", label, deleted, delta(methods, c.RequestCountByMethod()),
+		time.Since(start).Round(100*time.Millisecond))
+
+	switch {
+	case refreshed > refreshBudget:
+		t.Errorf("refresh took %d requests, budget %d", refreshed, refreshBudget)
+	case created > createBudget:
+		t.Errorf("create took %d requests, budget %d", created, createBudget)
+	case deleted > deleteBudget:
+		t.Errorf("destroy took %d requests, budget %d", deleted, deleteBudget)
+	}
+}
+
+// scope authenticates a scope and returns it with the requests that took.
+func scope(t *testing.T, c *cloud.Client, get func() (*cloud.Session, error)) (*cloud.Session, int64) {
+	t.Helper()
+
+	before := c.RequestCount()
+
+	sess, err := get()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	return sess, c.RequestCount() - before
+}
+
+// delta is the requests per method between two snapshots.
+func delta(before, after map[string]int64) map[string]int64 {
+	out := map[string]int64{}
+
+	for m, n := range after {
+		if d := n - before[m]; d > 0 {
+			out[m] = d
+		}
+	}
+
+	return out
+}

@@ -1,0 +1,606 @@
+package server
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"maps"
+	"net/http"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/flavors"
+	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servergroups"
+	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/projects"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
+)
+
+// Nova server statuses the provider acts on.
+const (
+	statusActive       = "ACTIVE"
+	statusBuild        = "BUILD"
+	statusError        = "ERROR"
+	statusShutoff      = "SHUTOFF"
+	statusRebuild      = "REBUILD"
+	statusResize       = "RESIZE"
+	statusVerifyResize = "VERIFY_RESIZE"
+	statusReboot       = "REBOOT"
+	statusHardReboot   = "HARD_REBOOT"
+	statusMigrating    = "MIGRATING"
+	statusDeleted      = "DELETED"
+	statusSoftDeleted  = "SOFT_DELETED"
+
+	taskDeleting = "deleting"
+)
+
+// settled are the statuses of a server that is not busy; transient ones are waited through.
+var (
+	settled   = []string{statusActive, statusShutoff}
+	transient = []string{statusBuild, statusRebuild, statusReboot, statusHardReboot, statusMigrating, statusResize}
+)
+
+// addressWaitBudget bounds the wait for Nova to show a floating IP change (Neutron tells Nova
+// asynchronously; on a healthy cloud it takes well under a second).
+const addressWaitBudget = time.Minute
+
+// projectFacts is what the identity's Keystone project says about a server's linkage.
+type projectFacts struct {
+	name             string // unikorn-identity-<name>
+	organizationID   string
+	unikornProjectID string
+}
+
+// project reads the identity's Keystone project: its tags and its name.
+func (s *Service) project(ctx context.Context) (projectFacts, error) {
+	p, err := projects.Get(ctx, s.keystone, s.projectID).Extract()
+	if err != nil {
+		return projectFacts{}, fmt.Errorf("reading the identity's project %s: %w", s.projectID, err)
+	}
+
+	org, proj, err := naming.ParseProjectTags(p.Tags)
+	if err != nil {
+		return projectFacts{}, fmt.Errorf("project %s: %w", s.projectID, err)
+	}
+
+	return projectFacts{name: p.Name, organizationID: org, unikornProjectID: proj}, nil
+}
+
+// nameFilter is Nova's name filter for exactly name. Nova matches names as an unanchored
+// regular expression, so the filter is anchored and escaped; the results are still compared
+// exactly (naming.One), whatever a cloud does with the filter.
+func nameFilter(name string) string {
+	return "^" + regexp.QuoteMeta(name) + "$"
+}
+
+// findServer returns the server of knownID, or (knownID unknown or gone) the project's one
+// server named exactly name; nil when there is none.
+func (s *Service) findServer(ctx context.Context, name, knownID string) (*servers.Server, error) {
+	if knownID != "" {
+		srv, err := servers.Get(ctx, s.compute, knownID).Extract()
+
+		switch {
+		case err == nil && srv.Status != statusDeleted && srv.Status != statusSoftDeleted:
+			return srv, nil
+		case err != nil && !gophercloud.ResponseCodeIs(err, http.StatusNotFound):
+			return nil, fmt.Errorf("reading server %s: %w", knownID, err)
+		}
+
+		tflog.Debug(ctx, "The recorded server is gone; looking it up by name", map[string]any{"server_id": knownID})
+	}
+
+	return s.findServerByName(ctx, name)
+}
+
+// findServerByName returns the project's one server named exactly name, nil if none.
+func (s *Service) findServerByName(ctx context.Context, name string) (*servers.Server, error) {
+	all, err := listServers(ctx, s.compute, servers.ListOpts{Name: nameFilter(name)})
+	if err != nil {
+		return nil, fmt.Errorf("looking up server %q: %w", name, err)
+	}
+
+	srv, ok, err := naming.One("server", name, all,
+		func(s servers.Server) string { return s.Name }, func(s servers.Server) string { return s.ID })
+	if err != nil || !ok {
+		return nil, err
+	}
+
+	return &srv, nil
+}
+
+func listServers(ctx context.Context, sc *gophercloud.ServiceClient, opts servers.ListOpts) ([]servers.Server, error) {
+	pages, err := servers.List(sc, opts).AllPages(ctx)
+	if err != nil {
+		return nil, err
+	}
+
+	return servers.ExtractServers(pages)
+}
+
+// createServer boots the server on port and returns Nova's first answer (status BUILD).
+func (s *Service) createServer(ctx context.Context, spec Spec, portID string, project projectFacts, linkage Linkage) (*servers.Server, error) {
+	// Everything but the server's own ID, which Nova has yet to choose.
+	md, _, err := DesiredMetadata("", linkage, spec.Tags)
+	if err != nil {
+		return nil, err
+	}
+
+	opts := servers.CreateOpts{
+		Name:      naming.Server(spec.Name),
+		FlavorRef: spec.FlavorID,
+		ImageRef:  spec.ImageID,
+		Networks:  []servers.Network{{Port: portID}},
+		Metadata:  md,
+	}
+
+	if len(spec.UserData) > 0 {
+		// Encoded here: gophercloud would send data that happens to be valid base64 as is.
+		opts.UserData = []byte(base64.StdEncoding.EncodeToString(spec.UserData))
+	}
+
+	create := servers.CreateOptsBuilder(opts)
+	if spec.SSHKey {
+		create = keyNameOpts{CreateOptsBuilder: opts, keyName: naming.KeypairName}
+	}
+
+	var hints servers.SchedulerHintOptsBuilder
+
+	if spec.ServerGroup {
+		group, err := s.serverGroup(ctx, project.name)
+		if err != nil {
+			return nil, err
+		}
+
+		hints = servers.SchedulerHintOpts{Group: group}
+	}
+
+	srv, err := servers.Create(ctx, s.compute, create, hints).Extract()
+	if err != nil {
+		return nil, fmt.Errorf("creating server %q (flavor %s, image %s) on port %s: %w",
+			spec.Name, spec.FlavorID, spec.ImageID, portID, err)
+	}
+
+	tflog.Info(ctx, "Created the server", map[string]any{"server_id": srv.ID})
+
+	// The create answer holds little more than the ID.
+	return &servers.Server{ID: srv.ID, Name: naming.Server(spec.Name), Status: statusBuild}, nil
+}
+
+// keyNameOpts adds the keypair to a server create (key_name is not in gophercloud's CreateOpts).
+type keyNameOpts struct {
+	servers.CreateOptsBuilder
+
+	keyName string
+}
+
+func (o keyNameOpts) ToServerCreateMap() (map[string]any, error) {
+	b, err := o.CreateOptsBuilder.ToServerCreateMap()
+	if err != nil {
+		return nil, err
+	}
+
+	server, ok := b["server"].(map[string]any)
+	if !ok {
+		return nil, errors.New("unexpected server create body")
+	}
+
+	server["key_name"] = o.keyName
+
+	return b, nil
+}
+
+// serverGroup is the ID of the identity's server group (named like its project).
+func (s *Service) serverGroup(ctx context.Context, projectName string) (string, error) {
+	pages, err := servergroups.List(s.compute, servergroups.ListOpts{}).AllPages(ctx)
+	if err != nil {
+		return "", fmt.Errorf("listing server groups: %w", err)
+	}
+
+	all, err := servergroups.ExtractServerGroups(pages)
+	if err != nil {
+		return "", fmt.Errorf("reading server groups: %w", err)
+	}
+
+	name := naming.IdentityServerGroup(strings.TrimPrefix(projectName, naming.IdentityPrefix))
+
+	sg, ok, err := naming.One("server group", name, all,
+		func(g servergroups.ServerGroup) string { return g.Name }, func(g servergroups.ServerGroup) string { return g.ID })
+
+	switch {
+	case err != nil:
+		return "", err
+	case !ok:
+		return "", fmt.Errorf("the identity has no server group %s in region %s: set server_group on its unikorn_identity",
+			name, s.region)
+	}
+
+	return sg.ID, nil
+}
+
+// getServer reads a server for a poll.
+func (s *Service) getServer(ctx context.Context, id string) (*servers.Server, string, string, error) {
+	srv, err := servers.Get(ctx, s.compute, id).Extract()
+	if err != nil {
+		return nil, "", "", err
+	}
+
+	if srv.Status != statusError {
+		return srv, srv.Status, "", nil
+	}
+
+	return srv, srv.Status, faultOf(srv), nil
+}
+
+// waitFor polls srv until its status is in target, through pending; ERROR (or any status in
+// neither) fails at once with Nova's fault. It returns the last server read (srv if none).
+func (s *Service) waitFor(ctx context.Context, srv *servers.Server, pending, target []string) (*servers.Server, error) {
+	next, err := cloud.Poll(ctx, cloud.PollSpec{Pending: pending, Target: target}, func(ctx context.Context) (*servers.Server, string, string, error) {
+		return s.getServer(ctx, srv.ID)
+	})
+	if next == nil {
+		next = srv
+	}
+
+	var state *cloud.StateError
+	if errors.As(err, &state) {
+		return next, fmt.Errorf("server %s is %s: %s", srv.ID, state.State, state.Detail)
+	}
+
+	if err != nil {
+		return next, fmt.Errorf("waiting for server %s to be %s: %w", srv.ID, strings.Join(target, " or "), err)
+	}
+
+	return next, nil
+}
+
+// waitSettled waits for srv to be ACTIVE or SHUTOFF (a new server: ACTIVE).
+func (s *Service) waitSettled(ctx context.Context, srv *servers.Server) (*servers.Server, error) {
+	if srv.Status == statusActive || srv.Status == statusShutoff {
+		return srv, nil
+	}
+
+	return s.waitFor(ctx, srv, transient, settled)
+}
+
+// wantedFlavorName is the name of the flavor of spec: known when the state recorded it, else
+// read from Nova.
+func (s *Service) wantedFlavorName(ctx context.Context, flavorID string, known Known) (string, error) {
+	if known.FlavorID == flavorID && known.FlavorName != "" {
+		return known.FlavorName, nil
+	}
+
+	f, err := flavors.Get(ctx, s.compute, flavorID).Extract()
+	if err != nil {
+		return "", fmt.Errorf("reading flavor %s: %w", flavorID, err)
+	}
+
+	return f.Name, nil
+}
+
+// resize moves srv to the flavor flavorID (called name) and confirms it. A cloud that cannot
+// resize (for example a single compute host without allow_resize_to_same_host) leaves the
+// server where it was without a fault: that is reported as an error too.
+func (s *Service) resize(ctx context.Context, srv *servers.Server, flavorID, name string) (*servers.Server, error) {
+	from := flavorNameOf(srv)
+
+	if err := servers.Resize(ctx, s.compute, srv.ID, servers.ResizeOpts{FlavorRef: flavorID}).ExtractErr(); err != nil {
+		return srv, fmt.Errorf("resizing server %s from %s to %s: %w", srv.ID, from, name, err)
+	}
+
+	tflog.Info(ctx, "Resizing the server", map[string]any{"from": from, "to": name})
+
+	next, err := s.waitFor(ctx, srv, []string{statusResize}, []string{statusVerifyResize, statusActive, statusShutoff})
+	if err != nil {
+		return next, err
+	}
+
+	if next.Status != statusVerifyResize {
+		if flavorNameOf(next) == name { // confirmed by the cloud itself (resize_confirm_window)
+			return next, nil
+		}
+
+		return next, fmt.Errorf("resizing server %s from %s to %s: Nova put the server back to %s on flavor %s without a fault; "+
+			"the scheduler found no host for it (see `openstack server event list %s`; a cloud with a single compute "+
+			"host needs allow_resize_to_same_host)", srv.ID, from, name, next.Status, flavorNameOf(next), srv.ID)
+	}
+
+	if err := servers.ConfirmResize(ctx, s.compute, srv.ID).ExtractErr(); err != nil {
+		return next, fmt.Errorf("confirming the resize of server %s to %s: %w", srv.ID, name, err)
+	}
+
+	return s.waitFor(ctx, srv, []string{statusVerifyResize, statusResize}, settled)
+}
+
+// rebuildOpts is a rebuild that also sets the keypair (microversion 2.54) and the user data
+// (2.57), which gophercloud's RebuildOpts does not carry. Both are always sent, so that the
+// rebuilt server has exactly what the spec says.
+type rebuildOpts struct {
+	imageID  string
+	keyName  string // "": none
+	userData []byte // nil: none
+}
+
+func (o rebuildOpts) ToServerRebuildMap() (map[string]any, error) {
+	b := map[string]any{"imageRef": o.imageID, "key_name": nil, "user_data": nil}
+
+	if o.keyName != "" {
+		b["key_name"] = o.keyName
+	}
+
+	if len(o.userData) > 0 {
+		b["user_data"] = base64.StdEncoding.EncodeToString(o.userData)
+	}
+
+	return map[string]any{"rebuild": b}, nil
+}
+
+// rebuild re-images srv, keeping its port, addresses and metadata.
+func (s *Service) rebuild(ctx context.Context, srv *servers.Server, spec Spec) (*servers.Server, error) {
+	opts := rebuildOpts{imageID: spec.ImageID, userData: spec.UserData}
+	if spec.SSHKey {
+		opts.keyName = naming.KeypairName
+	}
+
+	if _, err := servers.Rebuild(ctx, s.compute, srv.ID, opts).Extract(); err != nil {
+		return srv, fmt.Errorf("rebuilding server %s with image %s: %w", srv.ID, spec.ImageID, err)
+	}
+
+	tflog.Info(ctx, "Rebuilding the server", map[string]any{"image_id": spec.ImageID})
+
+	return s.waitFor(ctx, srv, []string{statusRebuild}, settled)
+}
+
+// convergeMetadata makes srv's metadata exactly md (one request when it differs).
+func (s *Service) convergeMetadata(ctx context.Context, srv *servers.Server, md map[string]string) (*servers.Server, error) {
+	if maps.Equal(srv.Metadata, md) {
+		return srv, nil
+	}
+
+	got, err := servers.ResetMetadata(ctx, s.compute, srv.ID, servers.MetadataOpts(md)).Extract()
+	if err != nil {
+		return srv, fmt.Errorf("setting the metadata of server %s: %w", srv.ID, err)
+	}
+
+	next := *srv
+	next.Metadata = got
+
+	return &next, nil
+}
+
+// convergePower starts or stops srv to reach power ("" keeps it). Other statuses than ACTIVE
+// and SHUTOFF (paused, suspended, ...) are left alone.
+func (s *Service) convergePower(ctx context.Context, srv *servers.Server, power string) (*servers.Server, error) {
+	switch {
+	case power == PowerStopped && srv.Status == statusActive:
+		if err := servers.Stop(ctx, s.compute, srv.ID).ExtractErr(); err != nil {
+			return srv, fmt.Errorf("stopping server %s: %w", srv.ID, err)
+		}
+
+		return s.waitFor(ctx, srv, []string{statusActive}, []string{statusShutoff})
+
+	case power == PowerRunning && srv.Status == statusShutoff:
+		if err := servers.Start(ctx, s.compute, srv.ID).ExtractErr(); err != nil {
+			return srv, fmt.Errorf("starting server %s: %w", srv.ID, err)
+		}
+
+		return s.waitFor(ctx, srv, []string{statusShutoff}, []string{statusActive})
+	}
+
+	return srv, nil
+}
+
+// waitAddress waits, within addressWaitBudget, until Nova reports the floating address want
+// ("" for none) on the port with mac. Nova learns of floating IP changes from Neutron
+// asynchronously, and reads come from Nova; so that a refresh right after apply shows what
+// the apply did, the apply waits here. ok is false when Nova did not catch up in time.
+func (s *Service) waitAddress(ctx context.Context, srv *servers.Server, mac, want string) (*servers.Server, bool, error) {
+	if floatingAddress(srv, mac) == want {
+		return srv, true, nil
+	}
+
+	wctx, cancel := context.WithTimeout(ctx, addressWaitBudget)
+	defer cancel()
+
+	next, err := cloud.Poll(wctx, cloud.PollSpec{
+		Pending:     []string{"stale"},
+		Target:      []string{"seen"},
+		MinInterval: 250 * time.Millisecond,
+		MaxInterval: 5 * time.Second,
+	}, func(ctx context.Context) (*servers.Server, string, string, error) {
+		srv, err := servers.Get(ctx, s.compute, srv.ID).Extract()
+		if err != nil {
+			return nil, "", "", err
+		}
+
+		if floatingAddress(srv, mac) == want {
+			return srv, "seen", "", nil
+		}
+
+		return srv, "stale", "", nil
+	})
+
+	var timeout *cloud.WaitTimeoutError
+
+	switch {
+	case errors.As(err, &timeout) && ctx.Err() == nil:
+		if next == nil {
+			next = srv
+		}
+
+		return next, false, nil
+	case err != nil:
+		return srv, false, fmt.Errorf("reading server %s: %w", srv.ID, err)
+	}
+
+	return next, true, nil
+}
+
+// deleteServer deletes server id and waits until Nova answers 404. A server whose deletion
+// fails (Nova puts it in ERROR) fails at once with its fault.
+func (s *Service) deleteServer(ctx context.Context, id string) error {
+	err := servers.Delete(ctx, s.compute, id).ExtractErr()
+
+	switch {
+	case gophercloud.ResponseCodeIs(err, http.StatusNotFound):
+		return nil
+	case err != nil:
+		return fmt.Errorf("deleting server %s: %w", id, err)
+	}
+
+	_, err = cloud.Poll(ctx, cloud.PollSpec{Pending: []string{taskDeleting}, NotFoundIsTarget: true},
+		func(ctx context.Context) (*servers.Server, string, string, error) {
+			srv, err := servers.Get(ctx, s.compute, id).Extract()
+			if err != nil {
+				return nil, "", "", err
+			}
+
+			if srv.Status == statusError && srv.TaskState != taskDeleting {
+				return srv, statusError, faultOf(srv), nil
+			}
+
+			return srv, taskDeleting, "", nil
+		})
+
+	var state *cloud.StateError
+	if errors.As(err, &state) {
+		return fmt.Errorf("deleting server %s: Nova failed to delete it: %s", id, state.Detail)
+	}
+
+	if err != nil {
+		return fmt.Errorf("waiting for server %s to be deleted: %w", id, err)
+	}
+
+	tflog.Info(ctx, "Deleted the server", map[string]any{"server_id": id})
+
+	return nil
+}
+
+// flavorID resolves the ID of the flavor a server runs (Nova gives only its name): the known
+// pair when the name is unchanged, else the one flavor the project can see with that name.
+func (s *Service) flavorID(ctx context.Context, name string, known Known) (string, error) {
+	if name == "" {
+		return "", nil
+	}
+
+	if name == known.FlavorName && known.FlavorID != "" {
+		return known.FlavorID, nil
+	}
+
+	pages, err := flavors.ListDetail(s.compute, flavors.ListOpts{AccessType: flavors.AllAccess}).AllPages(ctx)
+	if err != nil {
+		return "", fmt.Errorf("listing flavors to resolve %q: %w", name, err)
+	}
+
+	all, err := flavors.ExtractFlavors(pages)
+	if err != nil {
+		return "", fmt.Errorf("reading flavors: %w", err)
+	}
+
+	f, ok, err := naming.One("flavor", name, all, func(f flavors.Flavor) string { return f.Name }, func(f flavors.Flavor) string { return f.ID })
+	if err != nil || !ok {
+		return "", err
+	}
+
+	return f.ID, nil
+}
+
+// flavorNameOf is the name of the flavor a server runs.
+func flavorNameOf(srv *servers.Server) string {
+	name, _ := srv.Flavor["original_name"].(string)
+
+	return name
+}
+
+// floatingAddress is the floating IPv4 (else IPv6) address Nova reports on the port with mac
+// (any port when mac is ""); "" when none.
+func floatingAddress(srv *servers.Server, mac string) string {
+	if srv == nil {
+		return ""
+	}
+
+	var v6 string
+
+	for _, raw := range srv.Addresses {
+		list, ok := raw.([]any)
+		if !ok {
+			continue
+		}
+
+		for _, item := range list {
+			a, ok := item.(map[string]any)
+			if !ok || a["OS-EXT-IPS:type"] != "floating" {
+				continue
+			}
+
+			if m, _ := a["OS-EXT-IPS-MAC:mac_addr"].(string); mac != "" && !strings.EqualFold(m, mac) {
+				continue
+			}
+
+			addr, _ := a["addr"].(string)
+
+			if v, _ := a["version"].(float64); v == 6 {
+				v6 = addr
+				continue
+			}
+
+			return addr
+		}
+	}
+
+	return v6
+}
+
+// Located is where an imported server lives.
+type Located struct {
+	ID        string
+	Name      string
+	ProjectID string
+}
+
+// uuidPattern is the form of Nova server IDs.
+var uuidPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
+// Locate finds, for an import, the server given by ID or by name in region, in whatever
+// project it is, through the provider's configured scope (which must see every project's
+// servers, as an admin's does).
+func Locate(ctx context.Context, c *cloud.Client, region, idOrName string) (Located, error) {
+	sc, err := c.Base().Compute(region)
+	if err != nil {
+		return Located{}, err
+	}
+
+	if uuidPattern.MatchString(idOrName) {
+		srv, err := servers.Get(ctx, sc, idOrName).Extract()
+
+		switch {
+		case err == nil:
+			return Located{ID: srv.ID, Name: srv.Name, ProjectID: srv.TenantID}, nil
+		case !gophercloud.ResponseCodeIs(err, http.StatusNotFound):
+			return Located{}, fmt.Errorf("reading server %s in region %s: %w", idOrName, region, err)
+		}
+	}
+
+	all, err := listServers(ctx, sc, servers.ListOpts{Name: nameFilter(idOrName), AllTenants: true})
+	if err != nil {
+		return Located{}, fmt.Errorf("looking up server %q in region %s: %w", idOrName, region, err)
+	}
+
+	srv, ok, err := naming.One("server", idOrName, all,
+		func(s servers.Server) string { return s.Name },
+		func(s servers.Server) string { return s.ID + " (project " + s.TenantID + ")" })
+
+	switch {
+	case err != nil:
+		return Located{}, fmt.Errorf("%w: import it by ID instead", err)
+	case !ok:
+		return Located{}, fmt.Errorf("no server with ID or name %q in region %s", idOrName, region)
+	}
+
+	return Located{ID: srv.ID, Name: srv.Name, ProjectID: srv.TenantID}, nil
+}

@@ -1,0 +1,321 @@
+package server
+
+import (
+	"context"
+	"maps"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/flavor"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/image"
+)
+
+func TestSchemaIsValid(t *testing.T) {
+	t.Parallel()
+
+	ctx := context.Background()
+
+	var resp resource.SchemaResponse
+
+	NewResource().Schema(ctx, resource.SchemaRequest{}, &resp)
+
+	if resp.Diagnostics.HasError() {
+		t.Fatalf("schema: %v", resp.Diagnostics)
+	}
+
+	if diags := resp.Schema.ValidateImplementation(ctx); diags.HasError() {
+		t.Fatalf("schema implementation: %v", diags)
+	}
+
+	if !resp.Schema.Attributes["user_data"].IsWriteOnly() {
+		t.Fatal("user_data must be write-only")
+	}
+}
+
+func TestDesiredMetadata(t *testing.T) {
+	t.Parallel()
+
+	linkage := Linkage{OrganizationID: "org-1", ProjectID: "proj-1", Region: "RegionOne"}
+
+	md, shadowed, err := DesiredMetadata("srv-1", linkage, map[string]string{
+		"monitoring.example.com/team-name": "blue",
+		"region.example.com/server-id":     "spoofed", // translates to the system key region:server_id
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	want := map[string]string{
+		"serverID": "srv-1", "region:server_id": "srv-1",
+		"organizationID": "org-1", "identity:organization_id": "org-1",
+		"projectID": "proj-1", "identity:project_id": "proj-1",
+		"regionID": "RegionOne", "region:region_id": "RegionOne",
+		"monitoring:team_name": "blue",
+	}
+
+	if !maps.Equal(md, want) {
+		t.Fatalf("metadata = %v\nwant       %v", md, want)
+	}
+
+	if len(shadowed) != 1 || shadowed[0] != "region:server_id" {
+		t.Fatalf("shadowed = %v", shadowed)
+	}
+
+	if _, _, err := DesiredMetadata("srv-1", linkage, map[string]string{"team": "x"}); err == nil {
+		t.Fatal("a tag without a domain was accepted")
+	}
+
+	// Without organization and project tags on the identity, their keys are absent.
+	md, _, _ = DesiredMetadata("srv-1", Linkage{Region: "RegionOne"}, nil)
+	if _, ok := md["organizationID"]; ok || len(md) != 4 {
+		t.Fatalf("metadata without linkage tags = %v", md)
+	}
+}
+
+func TestMetadataConverged(t *testing.T) {
+	t.Parallel()
+
+	tags := map[string]string{"monitoring.example.com/team-name": "blue"}
+	good, _, _ := DesiredMetadata("srv-1", Linkage{OrganizationID: "org-1", ProjectID: "proj-1", Region: "RegionOne"}, tags)
+
+	with := func(change func(map[string]string)) map[string]string {
+		md := maps.Clone(good)
+		change(md)
+
+		return md
+	}
+
+	tests := []struct {
+		name string
+		md   map[string]string
+		tags map[string]string
+		want bool
+	}{
+		{"as written", good, tags, true},
+		{"a tag changed", good, map[string]string{"monitoring.example.com/team-name": "red"}, false},
+		{"a tag removed", good, nil, false},
+		{"a key added out of band", with(func(m map[string]string) { m["extra"] = "x" }), tags, false},
+		{"a system key removed", with(func(m map[string]string) { delete(m, "serverID") }), tags, false},
+		{"legacy and namespaced disagree", with(func(m map[string]string) { m["organizationID"] = "org-2" }), tags, false},
+		{"another server's ID", with(func(m map[string]string) { m["serverID"], m["region:server_id"] = "x", "x" }), tags, false},
+	}
+
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+
+			if got := MetadataConverged(tt.md, "srv-1", "RegionOne", tt.tags); got != tt.want {
+				t.Fatalf("MetadataConverged = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestCompatibility(t *testing.T) {
+	t.Parallel()
+
+	vm := flavor.Flavor{ID: "f1", Name: "m1.small", Architecture: "x86_64", DiskGB: 10}
+	metal := flavor.Flavor{ID: "f2", Name: "bm.large", Architecture: "x86_64", DiskGB: 100, Baremetal: true}
+	arm := flavor.Flavor{ID: "f3", Name: "a1.small", Architecture: "aarch64", DiskGB: 10}
+	bootFromVolume := flavor.Flavor{ID: "f4", Name: "v1", Architecture: "x86_64", DiskGB: 0}
+
+	img := func(arch, virt string, size int) image.Image {
+		return image.Image{ID: "i", Name: "ubuntu", Architecture: arch, Virtualization: virt, SizeGiB: size}
+	}
+
+	tests := []struct {
+		name   string
+		flavor flavor.Flavor
+		image  image.Image
+		want   []string // attributes with a problem
+	}{
+		{"fits", vm, img("x86_64", "any", 5), nil},
+		{"amd64 is x86_64", vm, img("amd64", "", 5), nil},
+		{"architectures differ", arm, img("x86_64", "any", 5), []string{"image_id"}},
+		{"disk too small", vm, img("x86_64", "any", 20), []string{"flavor_id"}},
+		{"disk of the image's size", bootFromVolume, img("x86_64", "any", 20), nil},
+		{"baremetal image on a VM flavor", vm, img("x86_64", "baremetal", 5), []string{"flavor_id"}},
+		{"baremetal image on a baremetal flavor", metal, img("x86_64", "baremetal", 5), nil},
+		{"virtualized image on a baremetal flavor", metal, img("x86_64", "virtualized", 5), []string{"flavor_id"}},
+		{"everything wrong", arm, img("x86_64", "baremetal", 50), []string{"image_id", "flavor_id", "flavor_id"}},
+	}
+
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+
+			var got []string
+			for _, p := range Compatibility(tt.flavor, tt.image) {
+				got = append(got, p.Attribute)
+
+				if p.Summary == "" || !strings.Contains(p.Detail, tt.flavor.Name) {
+					t.Errorf("problem %+v does not name the flavor", p)
+				}
+			}
+
+			if strings.Join(got, ",") != strings.Join(tt.want, ",") {
+				t.Fatalf("problems at %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestTagsValidator(t *testing.T) {
+	t.Parallel()
+
+	run := func(tags map[string]string) *validator.MapResponse {
+		elems := map[string]attr.Value{}
+		for k, v := range tags {
+			elems[k] = types.StringValue(v)
+		}
+
+		resp := &validator.MapResponse{}
+		tagsValidator{}.ValidateMap(context.Background(), validator.MapRequest{
+			Path: path.Root("tags"), ConfigValue: types.MapValueMust(types.StringType, elems),
+		}, resp)
+
+		return resp
+	}
+
+	if resp := run(map[string]string{"monitoring.example.com/team-name": "blue"}); resp.Diagnostics.HasError() || resp.Diagnostics.WarningsCount() != 0 {
+		t.Fatalf("a good tag: %v", resp.Diagnostics)
+	}
+
+	resp := run(map[string]string{"team": "x", "Example.com/y": "z", "ok.example.com/a": "b"})
+	if resp.Diagnostics.ErrorsCount() != 2 {
+		t.Fatalf("two bad keys: %v", resp.Diagnostics)
+	}
+
+	for _, d := range resp.Diagnostics.Errors() {
+		p, ok := d.(interface{ Path() path.Path })
+		if !ok || !strings.HasPrefix(p.Path().String(), `tags["`) {
+			t.Errorf("diagnostic %q is not at the tag's own path", d.Summary())
+		}
+	}
+
+	if resp := run(map[string]string{"a.example.com/x-y": "1", "a.example.org/x_y": "2"}); resp.Diagnostics.ErrorsCount() != 1 {
+		t.Fatalf("colliding tags: %v", resp.Diagnostics)
+	}
+
+	if resp := run(map[string]string{"identity.example.com/project-id": "x"}); resp.Diagnostics.HasError() || resp.Diagnostics.WarningsCount() != 1 {
+		t.Fatalf("a tag on a system key: %v", resp.Diagnostics)
+	}
+}
+
+func TestUserDataValidator(t *testing.T) {
+	t.Parallel()
+
+	run := func(size int) bool {
+		resp := &validator.StringResponse{}
+		userDataValidator{}.ValidateString(context.Background(), validator.StringRequest{
+			Path: path.Root("user_data"), ConfigValue: types.StringValue(strings.Repeat("x", size)),
+		}, resp)
+
+		for _, d := range resp.Diagnostics {
+			if strings.Contains(d.Detail(), "xxxx") {
+				t.Fatal("the diagnostic repeats the user data")
+			}
+		}
+
+		return !resp.Diagnostics.HasError()
+	}
+
+	if !run(49149) || run(49150) {
+		t.Fatal("the limit is 65535 bytes once base64-encoded (49149 raw bytes)")
+	}
+}
+
+func TestUserDataHash(t *testing.T) {
+	t.Parallel()
+
+	if h := userDataHash(types.StringNull()); !h.IsNull() {
+		t.Fatalf("hash of nothing = %v", h)
+	}
+
+	if h := userDataHash(types.StringUnknown()); !h.IsUnknown() {
+		t.Fatalf("hash of unknown = %v", h)
+	}
+
+	// sha256("hello")
+	if h := userDataHash(types.StringValue("hello")); h.ValueString() != "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824" {
+		t.Fatalf("hash = %v", h)
+	}
+}
+
+func TestFlattenPairs(t *testing.T) {
+	t.Parallel()
+
+	const portMAC = "fa:16:3e:00:00:01"
+
+	pair := func(ip string, mac *string) attr.Value {
+		m := types.StringNull()
+		if mac != nil {
+			m = types.StringValue(*mac)
+		}
+
+		return types.ObjectValueMust(pairAttrTypes, map[string]attr.Value{"ip_address": types.StringValue(ip), "mac_address": m})
+	}
+	set := func(elems ...attr.Value) types.Set {
+		return types.SetValueMust(types.ObjectType{AttrTypes: pairAttrTypes}, elems)
+	}
+	str := func(s string) *string { return &s }
+	null := types.SetNull(types.ObjectType{AttrTypes: pairAttrTypes})
+
+	tests := []struct {
+		name  string
+		pairs []AddressPair
+		prior types.Set
+		want  types.Set
+	}{
+		{"none, never configured", nil, null, null},
+		{"none, configured empty", nil, set(), set()},
+		{"the port's MAC reads back unset", []AddressPair{{"10.0.0.9", portMAC}}, set(pair("10.0.0.9", nil)), set(pair("10.0.0.9", nil))},
+		{"the port's MAC spelled out stays", []AddressPair{{"10.0.0.9", portMAC}}, set(pair("10.0.0.9", str("FA:16:3E:00:00:01"))),
+			set(pair("10.0.0.9", str("FA:16:3E:00:00:01")))},
+		{"another MAC", []AddressPair{{"10.0.0.9", "fa:16:3e:00:00:99"}}, null, set(pair("10.0.0.9", str("fa:16:3e:00:00:99")))},
+		{"the configured spelling of an address", []AddressPair{{"10.0.0.9/32", portMAC}}, set(pair("10.0.0.9", nil)), set(pair("10.0.0.9", nil))},
+		{"added out of band", []AddressPair{{"10.0.0.7", portMAC}}, null, set(pair("10.0.0.7", nil))},
+	}
+
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+
+			if got := flattenPairs(tt.pairs, portMAC, tt.prior); !got.Equal(tt.want) {
+				t.Fatalf("flattenPairs = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestSamePairs(t *testing.T) {
+	t.Parallel()
+
+	const portMAC = "fa:16:3e:00:00:01"
+
+	if !samePairs([]AddressPair{{"10.0.0.9", portMAC}}, []AddressPair{{"10.0.0.9", ""}}, portMAC) {
+		t.Fatal("a pair without MAC is the port's MAC")
+	}
+
+	if samePairs([]AddressPair{{"10.0.0.9", portMAC}}, []AddressPair{{"10.0.0.9", "fa:16:3e:00:00:02"}}, portMAC) {
+		t.Fatal("different MACs are different pairs")
+	}
+
+	if !samePairs(nil, []AddressPair{}, portMAC) {
+		t.Fatal("none is none")
+	}
+}
+
+func TestNameFilter(t *testing.T) {
+	t.Parallel()
+
+	if got := nameFilter("web.1(a)"); got != `^web\.1\(a\)$` {
+		t.Fatalf("nameFilter = %q", got)
+	}
+}

@@ -1,0 +1,450 @@
+// Package server owns the Unikorn server: a Nova server on its own Neutron port
+// `server-<name>`, with an optional floating IP, created in an identity's project as the
+// identity's own user (DESIGN.md §4, §5).
+//
+// The core (this file, nova.go, neutron.go, metadata.go, checks.go) holds no Terraform types:
+// [Service.Ensure] converges a server (port, server, metadata, power state, floating IP) and
+// is safe to re-run after a crash at any point, since every object is looked up by its
+// deterministic name and adopted; [Service.Observe] re-reads a server with two requests;
+// [Service.Delete] removes the server, its floating IP and its port. resource.go adapts it
+// to terraform-plugin-framework.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
+)
+
+// Power states of a server as the resource speaks of them.
+const (
+	PowerRunning = "running"
+	PowerStopped = "stopped"
+)
+
+// PowerStates are the values of power_state.
+var PowerStates = []string{PowerRunning, PowerStopped}
+
+// AddressPair is an allowed address pair of the server's port. An empty MACAddress means the
+// port's own MAC (Neutron fills it in).
+type AddressPair struct {
+	IPAddress  string
+	MACAddress string
+}
+
+// Spec is what a server should be.
+type Spec struct {
+	// Name is the user-given name: the Nova display name; the port is server-<name>.
+	Name      string
+	NetworkID string
+	FlavorID  string
+	ImageID   string
+	// SecurityGroupIDs are exactly the port's security groups (none: the port has none).
+	SecurityGroupIDs    []string
+	AllowedAddressPairs []AddressPair
+	// PublicIP asks for a floating IP on the external network of the network's router.
+	PublicIP bool
+	// ServerGroup schedules the server into the identity's server group.
+	ServerGroup bool
+	// SSHKey injects the identity's keypair.
+	SSHKey bool
+	// UserData is handed to the server at boot; nil: none. It is never logged.
+	UserData []byte
+	// RebuildForUserData rebuilds an existing server so that it boots with UserData (Nova
+	// cannot tell which user data a server has).
+	RebuildForUserData bool
+	// Tags are the user's tags, translated into metadata (naming.TagsToMetadata).
+	Tags map[string]string
+	// PowerState is PowerRunning or PowerStopped.
+	PowerState string
+}
+
+// Known is what an earlier apply recorded (Terraform state, private state); any may be "".
+type Known struct {
+	ServerID string
+	PortID   string
+	// FlavorID and FlavorName are the server's flavor as last seen: Nova (microversion ≥ 2.47)
+	// names a server's flavor but does not give its ID, so the pair saves a flavor lookup.
+	FlavorID   string
+	FlavorName string
+}
+
+// Server is a server as found in the cloud.
+type Server struct {
+	ID        string
+	Name      string
+	ProjectID string
+	UserID    string
+	Status    string
+	// Fault is Nova's fault message of a server in ERROR.
+	Fault      string
+	FlavorID   string // "" when it could not be resolved
+	FlavorName string
+	ImageID    string
+	KeyName    string
+	// ServerGroupIDs are the server groups the server was scheduled into.
+	ServerGroupIDs []string
+	Metadata       map[string]string
+
+	// Port is nil when the server's port server-<name> is missing.
+	Port *Port
+	// PublicIPAddress is the floating address Nova reports on the port; "" when none.
+	PublicIPAddress string
+
+	// Notes are warnings for the user (metadata keys shadowed, a slow cloud, ...).
+	Notes []string
+}
+
+// Port is the Neutron port of a server.
+type Port struct {
+	ID                  string
+	NetworkID           string
+	DeviceID            string
+	MACAddress          string
+	PrivateIP           string
+	SecurityGroupIDs    []string
+	AllowedAddressPairs []AddressPair
+}
+
+// Service runs server operations in one project and region through one credential scope.
+type Service struct {
+	projectID string
+	region    string
+	compute   *gophercloud.ServiceClient
+	network   *gophercloud.ServiceClient
+	keystone  *gophercloud.ServiceClient
+}
+
+// NewService binds the core to sess (the identity scope to make or change a server, so that
+// the cloud records it as the identity's user's; the privileged scope is enough to read and
+// delete) in region ("" = the default region).
+func NewService(c *cloud.Client, sess *cloud.Session, region string) (*Service, error) {
+	region, err := c.ResolveRegion(region)
+	if err != nil {
+		return nil, err
+	}
+
+	compute, err := sess.Compute(region)
+	if err != nil {
+		return nil, err
+	}
+
+	network, err := sess.Network(region)
+	if err != nil {
+		return nil, err
+	}
+
+	keystone, err := sess.Identity()
+	if err != nil {
+		return nil, err
+	}
+
+	return &Service{projectID: sess.ProjectID(), region: region, compute: compute, network: network, keystone: keystone}, nil
+}
+
+// Region is the resolved region of the service.
+func (s *Service) Region() string { return s.region }
+
+// ProjectID is the identity's project.
+func (s *Service) ProjectID() string { return s.projectID }
+
+// Ensure makes the cloud hold the server of spec and returns it as it is afterwards. The port
+// and server are found again by their IDs in known or by their names, and adopted; whatever
+// is missing is made, whatever differs is converged (port update, resize, rebuild, metadata,
+// power, floating IP). On error the returned Server holds what exists so far; it is nil when
+// no server exists (a port made by this call is then deleted again, so nothing is left behind).
+func (s *Service) Ensure(ctx context.Context, spec Spec, known Known) (*Server, error) {
+	ctx = tflog.SetField(ctx, "server", spec.Name)
+
+	project, err := s.project(ctx)
+	if err != nil {
+		return nil, err
+	}
+
+	linkage := Linkage{OrganizationID: project.organizationID, ProjectID: project.unikornProjectID, Region: s.region}
+
+	// Look both up first: a server of that name that is not on the port is a conflict to
+	// report before anything is made.
+	port, err := s.findPort(ctx, spec.Name, known.PortID)
+	if err != nil {
+		return nil, err
+	}
+
+	srv, err := s.findServer(ctx, spec.Name, known.ServerID)
+	if err != nil {
+		return nil, err
+	}
+
+	if err := checkPairing(spec.Name, port, srv); err != nil {
+		return nil, err
+	}
+
+	freshPort := port == nil
+
+	if freshPort {
+		if port, err = s.createPort(ctx, spec); err != nil {
+			return nil, err
+		}
+	} else if port, err = s.convergePort(ctx, port, spec); err != nil {
+		if srv == nil {
+			return nil, err
+		}
+
+		return s.result(srv, port, known, nil), err
+	}
+
+	ctx = tflog.SetField(ctx, "port_id", port.ID)
+
+	freshServer := srv == nil
+	if freshServer {
+		if srv, err = s.createServer(ctx, spec, port.ID, project, linkage); err != nil {
+			if freshPort {
+				err = errors.Join(err, s.deletePort(ctx, port.ID))
+			}
+
+			return nil, err
+		}
+
+		// Nova names the flavor of the new server once it answers a read.
+		known.FlavorID, known.FlavorName = spec.FlavorID, ""
+	}
+
+	// The server exists: from here on every error returns what there is, to be recorded.
+	ctx = tflog.SetField(ctx, "server_id", srv.ID)
+
+	var notes []string
+
+	fail := func(err error) (*Server, error) { return s.result(srv, port, known, notes), err }
+
+	if srv, err = s.waitSettled(ctx, srv); err != nil {
+		return fail(err)
+	}
+
+	if freshServer {
+		known.FlavorName = flavorNameOf(srv)
+	} else {
+		if srv, err = s.convergeBoot(ctx, srv, spec, &known); err != nil {
+			return fail(err)
+		}
+	}
+
+	md, shadowed, err := DesiredMetadata(srv.ID, linkage, spec.Tags)
+	if err != nil {
+		return fail(err)
+	}
+
+	for _, key := range shadowed {
+		notes = append(notes, fmt.Sprintf("A tag translates to the system metadata key %q: the system value is kept.", key))
+	}
+
+	if srv, err = s.convergeMetadata(ctx, srv, md); err != nil {
+		return fail(err)
+	}
+
+	if srv, err = s.convergePower(ctx, srv, spec.PowerState); err != nil {
+		return fail(err)
+	}
+
+	srv, address, novaLags, err := s.convergeFloatingIP(ctx, srv, spec, port, freshPort)
+	if err != nil {
+		return fail(err)
+	}
+
+	out := s.result(srv, port, known, notes)
+
+	if novaLags {
+		// Record what Neutron holds; Nova will say the same once Neutron's notice reaches it.
+		out.PublicIPAddress = address
+		out.Notes = append(out.Notes, fmt.Sprintf("Nova did not report the floating IP change of server %s within %s "+
+			"(Neutron notifies Nova of it): a refresh may show public_ip_address out of date until it does.", srv.ID, addressWaitBudget))
+	}
+
+	return out, nil
+}
+
+// convergeBoot resizes an existing server to the spec's flavor and rebuilds it when its image,
+// keypair or user data must change. known's flavor pair follows what the server runs.
+func (s *Service) convergeBoot(ctx context.Context, srv *servers.Server, spec Spec, known *Known) (*servers.Server, error) {
+	want, err := s.wantedFlavorName(ctx, spec.FlavorID, *known)
+	if err != nil {
+		return srv, err
+	}
+
+	if flavorNameOf(srv) != want {
+		if srv, err = s.resize(ctx, srv, spec.FlavorID, want); err != nil {
+			return srv, err
+		}
+	}
+
+	known.FlavorID, known.FlavorName = spec.FlavorID, want
+
+	wantKey := ""
+	if spec.SSHKey {
+		wantKey = naming.KeypairName
+	}
+
+	imageID, _ := srv.Image["id"].(string)
+
+	// A server booted from a volume names no image: its image is not compared.
+	if (imageID != "" && imageID != spec.ImageID) || srv.KeyName != wantKey || spec.RebuildForUserData {
+		return s.rebuild(ctx, srv, spec)
+	}
+
+	return srv, nil
+}
+
+// result is the Server for srv and port, with the flavor resolved from known when the server
+// still runs the flavor known names.
+func (s *Service) result(srv *servers.Server, port *Port, known Known, notes []string) *Server {
+	out := toServer(srv)
+	out.Port = port
+	out.Notes = notes
+
+	if out.FlavorName != "" && out.FlavorName == known.FlavorName {
+		out.FlavorID = known.FlavorID
+	}
+
+	if port != nil {
+		out.PublicIPAddress = floatingAddress(srv, port.MACAddress)
+	}
+
+	return out
+}
+
+// checkPairing refuses a server and a port of the name that do not belong together: the
+// provider never aliases objects it did not pair.
+func checkPairing(name string, port *Port, srv *servers.Server) error {
+	switch {
+	case srv != nil && port == nil:
+		return fmt.Errorf("server %q (%s) exists without its port %s: it was not made by this provider; "+
+			"delete it or rename this server", name, srv.ID, naming.ServerPort(name))
+	case srv != nil && port.DeviceID != srv.ID:
+		return fmt.Errorf("server %q (%s) is not attached to port %s (%s, attached to %q): "+
+			"delete one of them", name, srv.ID, naming.ServerPort(name), port.ID, port.DeviceID)
+	case srv == nil && port != nil && port.DeviceID != "":
+		return fmt.Errorf("port %s (%s) is attached to device %s, which is not a server called %q in this project: "+
+			"delete or detach it", naming.ServerPort(name), port.ID, port.DeviceID, name)
+	}
+
+	return nil
+}
+
+// Observe re-reads the server: by its known ID, else (404) by its exact name. It returns nil
+// when the server is gone. Steady state costs two requests: the server and its port.
+func (s *Service) Observe(ctx context.Context, name string, known Known) (*Server, error) {
+	ctx = tflog.SetField(ctx, "server", name)
+
+	srv, err := s.findServer(ctx, name, known.ServerID)
+	if err != nil || srv == nil {
+		return nil, err
+	}
+
+	out := toServer(srv)
+
+	if out.Port, err = s.findPort(ctx, name, known.PortID); err != nil {
+		return nil, err
+	}
+
+	if out.Port != nil {
+		out.PublicIPAddress = floatingAddress(srv, out.Port.MACAddress)
+	}
+
+	if out.FlavorID, err = s.flavorID(ctx, out.FlavorName, known); err != nil {
+		return nil, err
+	}
+
+	return out, nil
+}
+
+// Delete removes the server (and waits until Nova answers 404), then the floating IPs on its
+// port (deleting those this provider made, detaching others), then the port. Every 404 is
+// success. Objects are deleted by their known IDs only; a port whose ID is not known is
+// looked up by name.
+func (s *Service) Delete(ctx context.Context, name string, known Known) error {
+	ctx = tflog.SetField(ctx, "server", name)
+
+	if known.ServerID != "" {
+		if err := s.deleteServer(ctx, known.ServerID); err != nil {
+			return err
+		}
+	}
+
+	portID := known.PortID
+	if portID == "" {
+		port, err := s.findPortByName(ctx, name)
+		if err != nil {
+			return err
+		}
+
+		if port == nil {
+			return nil
+		}
+
+		portID = port.ID
+	}
+
+	if err := s.removeFloatingIPs(ctx, portID, name); err != nil {
+		return err
+	}
+
+	return s.deletePort(ctx, portID)
+}
+
+// toServer reads the fields of a Nova server.
+func toServer(srv *servers.Server) *Server {
+	out := &Server{
+		ID:        srv.ID,
+		Name:      srv.Name,
+		ProjectID: srv.TenantID,
+		UserID:    srv.UserID,
+		Status:    srv.Status,
+		KeyName:   srv.KeyName,
+		Metadata:  srv.Metadata,
+	}
+
+	if srv.Status == "ERROR" {
+		out.Fault = faultOf(srv)
+	}
+
+	if name, ok := srv.Flavor["original_name"].(string); ok {
+		out.FlavorName = name
+	}
+
+	if id, ok := srv.Image["id"].(string); ok {
+		out.ImageID = id
+	}
+
+	if srv.ServerGroups != nil {
+		out.ServerGroupIDs = slices.Clone(*srv.ServerGroups)
+	}
+
+	return out
+}
+
+// faultOf describes the fault of a server in ERROR.
+func faultOf(srv *servers.Server) string {
+	f := srv.Fault
+	if f.Message == "" {
+		return "Nova recorded no fault message"
+	}
+
+	if f.Code != 0 {
+		return fmt.Sprintf("%s (code %d)", strings.TrimSpace(f.Message), f.Code)
+	}
+
+	return strings.TrimSpace(f.Message)
+}
+
+// ProviderID is the server's Kubernetes node providerID: openstack://REGION/ID.
+func ProviderID(region, id string) string {
+	return "openstack://" + region + "/" + id
+}
