@@ -7,27 +7,58 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/loadbalancer"
 )
 
 // loadbalancerSettings is the part of the provider block that configures the loadbalancer package.
-type loadbalancerSettings struct{}
+type loadbalancerSettings struct {
+	LoadBalancerSingleCallCreate types.Bool `tfsdk:"loadbalancer_single_call_create"`
+}
 
 // loadbalancerMeta is what Configure derives from loadbalancerSettings for the loadbalancer package.
-type loadbalancerMeta struct{}
+type loadbalancerMeta struct {
+	singleCallCreate bool
+}
+
+// LoadBalancerSingleCallCreate tells whether new load balancers are created with Octavia's
+// fully-populated single call instead of step by step.
+func (m loadbalancerMeta) LoadBalancerSingleCallCreate() bool {
+	return m.singleCallCreate
+}
 
 // loadbalancerAttributes are the provider arguments of loadbalancerSettings.
 func loadbalancerAttributes() map[string]schema.Attribute {
-	return map[string]schema.Attribute{}
+	return map[string]schema.Attribute{
+		"loadbalancer_single_call_create": schema.BoolAttribute{
+			Optional: true,
+			MarkdownDescription: "Create a new `unikorn_loadbalancer` with Octavia's single \"fully populated\" call (the " +
+				"load balancer with its listeners, pools, members and monitors in one request) instead of step by step. " +
+				"Only for clouds where that call works: on several Octavia releases and providers (the amphora provider " +
+				"on Zed, OVN) it answers 201 but leaves every child in `PENDING_CREATE` forever, and the apply then runs " +
+				"into its timeout. Default `false`: step by step, which works everywhere.",
+		},
+	}
 }
 
 // configure validates the settings and fills meta.
-func (s loadbalancerSettings) configure(_ context.Context, _ *loadbalancerMeta) diag.Diagnostics {
-	return nil
+func (s loadbalancerSettings) configure(_ context.Context, meta *loadbalancerMeta) diag.Diagnostics {
+	var diags diag.Diagnostics
+
+	if s.LoadBalancerSingleCallCreate.IsUnknown() {
+		diags.Append(unknownValue("loadbalancer_single_call_create"))
+		return diags
+	}
+
+	meta.singleCallCreate = s.LoadBalancerSingleCallCreate.ValueBool()
+
+	return diags
 }
 
 // loadbalancerResources are the resources of the loadbalancer package.
 func loadbalancerResources() []func() resource.Resource {
-	return nil
+	return []func() resource.Resource{loadbalancer.NewResource}
 }
 
 // loadbalancerDataSources are the data sources of the loadbalancer package.

@@ -1,0 +1,793 @@
+package loadbalancer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/listeners"
+	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/loadbalancers"
+	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/monitors"
+	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/pools"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
+)
+
+// ImmutableError is a listener whose protocol, port or PROXY protocol in Octavia differs
+// from the configuration: Octavia cannot change a listener's protocol or port, nor a pool's
+// protocol, so the listener needs a new name. The resource catches this at plan time; the
+// core checks again before its first change, so it never fails half-way.
+type ImmutableError struct {
+	LoadBalancer string // the user-given name
+	Listener     string
+	Field        string // "protocol", "port", "proxy_protocol_v2"
+	Have, Want   string
+}
+
+func (e *ImmutableError) Error() string {
+	return fmt.Sprintf("%s has %s %s in Octavia, the configuration asks for %s: Octavia cannot change a listener's "+
+		"protocol or port, nor its pool's protocol; give the listener a new name (the old listener, pool and monitor "+
+		"are then pruned)", describeListener(e.LoadBalancer, e.Listener), e.Field, e.Have, e.Want)
+}
+
+// MismatchError is an existing load balancer lb-<name> that cannot be the configured one:
+// its VIP is on another network or has another address, which Octavia cannot change.
+type MismatchError struct {
+	Name, ID, Reason string
+}
+
+func (e *MismatchError) Error() string {
+	return fmt.Sprintf("load balancer %s (%s) already exists but %s: delete it, or give the resource another name",
+		naming.LoadBalancer(e.Name), e.ID, e.Reason)
+}
+
+// Ensure makes load balancer spec.Name exist as spec says and returns its topology as
+// Octavia and Neutron report it afterwards.
+//
+// It looks the load balancer up by knownID (from the state; "" on create), then by its
+// deterministic name, adopting what it finds; otherwise it creates it. onID, when not nil,
+// is called with the load balancer's ID as soon as Octavia returns it, before any wait, so
+// that a failed or interrupted apply leaves a tracked (tainted) resource. Then it converges
+// the children listener by listener (converge), puts or removes the floating IP, and reads
+// the whole topology back.
+//
+// On error the returned topology is the last one known (nil when none was read).
+func (s *Service) Ensure(ctx context.Context, spec Spec, knownID string, onID func(id string)) (*Topology, error) {
+	if onID == nil {
+		onID = func(string) {}
+	}
+
+	subnetID, err := s.vipSubnet(ctx, spec.NetworkID)
+	if err != nil {
+		return nil, err
+	}
+
+	lb, err := s.locate(ctx, knownID, spec.Name)
+	if err != nil {
+		return nil, err
+	}
+
+	if lb != nil && lb.ProvisioningStatus == StatusPendingDelete {
+		// Being deleted (by someone else): let it go, then make a new one.
+		if err := s.waitGone(ctx, lb.ID, "waiting for the deletion of "+lb.Name); err != nil {
+			return nil, err
+		}
+
+		lb = nil
+	}
+
+	created := false
+
+	if lb == nil {
+		lb, err = s.create(ctx, spec, subnetID)
+		if err != nil {
+			return nil, err
+		}
+
+		created = true
+	}
+
+	if !created {
+		if err := checkAdoptable(spec, subnetID, lb); err != nil {
+			return nil, err
+		}
+	}
+
+	onID(lb.ID)
+
+	// The floating IP is Neutron's business and needs only the VIP port, which Octavia makes
+	// with the load balancer: it is put on (or taken off) while Octavia works, never in the
+	// way of the load balancer's lock.
+	fip := &floatingIPJob{}
+	defer func() { _ = fip.wait() }() // on an early return: let it end; the error is the earlier one
+
+	if created && lb.VipPortID != "" {
+		fip.start(ctx, s, spec, topologyOf(lb))
+	}
+
+	if lb.ProvisioningStatus != StatusActive {
+		what := "creating " + lb.Name
+		if !created {
+			what = "waiting for " + lb.Name + " to be ACTIVE"
+		}
+
+		if lb, err = s.waitActive(ctx, lb.ID, what); err != nil {
+			return nil, err
+		}
+	}
+
+	if created && s.SingleCallCreate {
+		if err := s.waitTree(ctx, lb.ID, "creating "+lb.Name+" in one call"); err != nil {
+			return nil, err
+		}
+	}
+
+	var t *Topology
+
+	if created && !s.SingleCallCreate {
+		// A load balancer made a moment ago has no children yet.
+		t = topologyOf(lb)
+	} else if t, err = s.observe(ctx, lb); err != nil {
+		return nil, err
+	}
+
+	if !fip.started {
+		fip.start(ctx, s, spec, t)
+	}
+
+	if err := errors.Join(s.converge(ctx, spec, subnetID, t), fip.wait()); err != nil {
+		return t, err
+	}
+
+	final, err := s.observe(ctx, lb)
+	if err != nil {
+		return t, err
+	}
+
+	if object, state := final.notActive(); object != "" {
+		return final, s.statusError(ctx, lb.ID, object, state, "checking "+lb.Name)
+	}
+
+	return final, nil
+}
+
+// checkAdoptable refuses an existing load balancer whose VIP cannot be what spec says.
+func checkAdoptable(spec Spec, subnetID string, lb *loadbalancers.LoadBalancer) error {
+	switch {
+	case lb.VipNetworkID != "" && lb.VipNetworkID != spec.NetworkID:
+		return &MismatchError{Name: spec.Name, ID: lb.ID, Reason: fmt.Sprintf("its VIP is on network %s, not %s", lb.VipNetworkID, spec.NetworkID)}
+	case lb.VipSubnetID != "" && lb.VipSubnetID != subnetID:
+		return &MismatchError{Name: spec.Name, ID: lb.ID, Reason: fmt.Sprintf("its VIP is on subnet %s, not %s", lb.VipSubnetID, subnetID)}
+	case spec.VIPAddress != "" && lb.VipAddress != spec.VIPAddress:
+		return &MismatchError{Name: spec.Name, ID: lb.ID, Reason: fmt.Sprintf("its VIP address is %s, not %s", lb.VipAddress, spec.VIPAddress)}
+	}
+
+	return nil
+}
+
+// topologyOf is the topology of a load balancer without children.
+func topologyOf(lb *loadbalancers.LoadBalancer) *Topology {
+	return &Topology{
+		ID:                 lb.ID,
+		Name:               lb.Name,
+		ProjectID:          lb.ProjectID,
+		VIPAddress:         lb.VipAddress,
+		VIPPortID:          lb.VipPortID,
+		VIPNetworkID:       lb.VipNetworkID,
+		VIPSubnetID:        lb.VipSubnetID,
+		ProvisioningStatus: lb.ProvisioningStatus,
+		OperatingStatus:    lb.OperatingStatus,
+	}
+}
+
+// notActive names the first child that is not ACTIVE, and its state; "" when all are.
+func (t *Topology) notActive() (object, state string) {
+	for _, o := range t.Listeners {
+		for _, c := range []struct{ kind, suffix, id, status string }{
+			{"listener", naming.ListenerSuffix, o.ListenerID, o.ListenerStatus},
+			{"pool", naming.PoolSuffix, o.PoolID, o.PoolStatus},
+			{"health monitor", naming.MonitorSuffix, o.MonitorID, o.MonitorStatus},
+		} {
+			if c.id != "" && c.status != StatusActive {
+				return fmt.Sprintf("%s %s-%s%s (%s)", c.kind, t.Name, o.Name, c.suffix, c.id), c.status
+			}
+		}
+	}
+
+	return "", ""
+}
+
+// create makes the load balancer: step by step (the VIP only), or in Octavia's single
+// fully-populated call when SingleCallCreate is set.
+func (s *Service) create(ctx context.Context, spec Spec, subnetID string) (*loadbalancers.LoadBalancer, error) {
+	opts := loadbalancers.CreateOpts{
+		Name:        naming.LoadBalancer(spec.Name),
+		VipSubnetID: subnetID,
+		VipAddress:  spec.VIPAddress,
+	}
+
+	if s.SingleCallCreate {
+		for _, l := range spec.Listeners {
+			opts.Listeners = append(opts.Listeners, graphListener(spec.Name, subnetID, l))
+		}
+	}
+
+	lb, err := loadbalancers.Create(ctx, s.Octavia, opts).Extract()
+	if err != nil {
+		if isConflict(err) {
+			err = &ConflictError{What: "creating load balancer " + opts.Name, Err: err}
+		}
+
+		return nil, &CreateError{Name: opts.Name, SubnetID: subnetID, Err: err}
+	}
+
+	return lb, nil
+}
+
+// CreateError is a failed load balancer POST. Octavia may have made the load balancer all
+// the same (the answer was lost to a deadline or a dropped connection): look it up by name.
+type CreateError struct {
+	Name, SubnetID string
+	Err            error
+}
+
+func (e *CreateError) Error() string {
+	return fmt.Sprintf("creating load balancer %s on subnet %s: %v", e.Name, e.SubnetID, e.Err)
+}
+
+func (e *CreateError) Unwrap() error { return e.Err }
+
+// graphListener is one listener of the single-call create, with its pool, members and
+// monitor inside.
+func graphListener(name, subnetID string, l ListenerSpec) listeners.CreateOpts {
+	ms := l.idleTimeoutMS()
+	opts := listeners.CreateOpts{
+		Name:              naming.Listener(name, l.Name),
+		Protocol:          listeners.Protocol(l.Protocol),
+		ProtocolPort:      l.Port,
+		AllowedCIDRs:      sortedSet(l.AllowedCIDRs),
+		TimeoutClientData: ms,
+		TimeoutMemberData: ms,
+		DefaultPool: &pools.CreateOpts{
+			Name:     naming.Pool(name, l.Name),
+			Protocol: pools.Protocol(l.PoolProtocol()),
+			LBMethod: lbMethod,
+			Members:  createMembers(subnetID, l.Members),
+		},
+	}
+
+	if m := l.Monitor; m != nil {
+		opts.DefaultPool.Monitor = monitors.CreateOpts{
+			Name:           naming.Monitor(name, l.Name),
+			Type:           l.MonitorType(),
+			Delay:          m.Interval,
+			Timeout:        m.Timeout,
+			MaxRetries:     m.HealthyThreshold,
+			MaxRetriesDown: m.UnhealthyThreshold,
+		}
+	}
+
+	return opts
+}
+
+func createMembers(subnetID string, ms []Member) []pools.CreateMemberOpts {
+	var out []pools.CreateMemberOpts
+	for _, m := range sortMembers(ms) {
+		out = append(out, pools.CreateMemberOpts{Address: m.Address, ProtocolPort: m.Port, SubnetID: subnetID})
+	}
+
+	return out
+}
+
+// waitTree waits until every object in the load balancer's status tree is ACTIVE (after a
+// single-call create, the load balancer is ACTIVE before its children are).
+func (s *Service) waitTree(ctx context.Context, id, while string) error {
+	_, err := cloud.Poll(ctx, cloud.PollSpec{
+		Pending:     []string{StatusPendingUpdate},
+		Target:      []string{StatusActive},
+		MinInterval: s.pollMin(),
+		MaxInterval: s.pollMax(),
+	}, func(ctx context.Context) (*loadbalancers.StatusTree, string, string, error) {
+		tree, err := loadbalancers.GetStatuses(ctx, s.Octavia, id).Extract()
+		if err != nil {
+			return nil, "", "", err
+		}
+
+		state, detail := treeState(tree)
+
+		return tree, state, detail, nil
+	})
+
+	return s.explain(ctx, id, while, err)
+}
+
+// stepper runs the mutations of one load balancer strictly one after the other: before each
+// one the load balancer must be ACTIVE (Octavia refuses changes with 409 while it is
+// PENDING_*), and after each one it waits for ACTIVE again. A 409 is never retried.
+type stepper struct {
+	s     *Service
+	id    string
+	ready bool // the load balancer was last seen ACTIVE, and nothing changed since
+	steps int
+}
+
+func (st *stepper) do(ctx context.Context, what string, mutate func(ctx context.Context) error) error {
+	if !st.ready {
+		if _, err := st.s.waitActive(ctx, st.id, "waiting to start "+what); err != nil {
+			return err
+		}
+	}
+
+	err := mutate(ctx)
+	st.steps++
+
+	switch {
+	case isConflict(err):
+		return &ConflictError{What: what, Err: err}
+	case err != nil:
+		return fmt.Errorf("%s: %w", what, err)
+	}
+
+	st.ready = false
+
+	if _, err := st.s.waitActive(ctx, st.id, what); err != nil {
+		return err
+	}
+
+	st.ready = true
+
+	return nil
+}
+
+// converge brings the children of t to spec, listener by listener, and updates t as it goes.
+// It first checks that no listener needs a change Octavia cannot make (ImmutableError) and
+// that no listener the provider did not name holds a port it needs, then prunes the children
+// the configuration no longer implies, then creates or updates each listener, its pool, its
+// members (one batch) and its monitor, in the order of spec.Listeners.
+func (s *Service) converge(ctx context.Context, spec Spec, subnetID string, t *Topology) error {
+	if err := preflight(spec, t); err != nil {
+		return err
+	}
+
+	st := &stepper{s: s, id: t.ID, ready: t.ProvisioningStatus == StatusActive}
+
+	byName := make(map[string]*ObservedListener, len(t.Listeners))
+	for _, o := range t.Listeners {
+		byName[o.Name] = &o
+	}
+
+	// Whatever happens, t ends up describing what was done: the listeners it had that are
+	// left, in their order, then the new ones.
+	defer func() {
+		var out []ObservedListener
+
+		for _, o := range t.Listeners {
+			if n, ok := byName[o.Name]; ok {
+				out = append(out, *n)
+				delete(byName, o.Name)
+			}
+		}
+
+		for _, want := range spec.Listeners {
+			if n, ok := byName[want.Name]; ok {
+				out = append(out, *n)
+			}
+		}
+
+		t.Listeners = out
+	}()
+
+	if err := s.prune(ctx, st, spec, byName); err != nil {
+		return err
+	}
+
+	for _, want := range spec.Listeners {
+		o, ok := byName[want.Name]
+		if !ok {
+			o = &ObservedListener{Name: want.Name}
+			byName[want.Name] = o
+		}
+
+		if err := s.convergeListener(ctx, st, spec.Name, subnetID, want, o); err != nil {
+			return err
+		}
+	}
+
+	return nil
+}
+
+// preflight finds, before any change, what converge could only fail on half-way.
+func preflight(spec Spec, t *Topology) error {
+	var errs []error
+
+	for _, want := range spec.Listeners {
+		o, ok := t.Listener(want.Name)
+		if !ok {
+			continue
+		}
+
+		if o.ListenerID != "" {
+			if o.Protocol != want.Protocol {
+				errs = append(errs, &ImmutableError{LoadBalancer: spec.Name, Listener: want.Name, Field: "protocol", Have: o.Protocol, Want: want.Protocol})
+			}
+
+			if o.Port != want.Port {
+				errs = append(errs, &ImmutableError{LoadBalancer: spec.Name, Listener: want.Name, Field: "port", Have: fmt.Sprint(o.Port), Want: fmt.Sprint(want.Port)})
+			}
+
+			if o.PoolID != "" && o.Protocol == want.Protocol && o.PoolProtocol != want.PoolProtocol() {
+				errs = append(errs, &ImmutableError{LoadBalancer: spec.Name, Listener: want.Name, Field: "proxy_protocol_v2",
+					Have: fmt.Sprintf("%t (pool protocol %s)", o.ProxyProtocolV2(), o.PoolProtocol), Want: fmt.Sprint(want.ProxyProtocolV2)})
+			}
+		}
+
+		for _, f := range t.Foreign {
+			if l4(f.Protocol) == l4(want.Protocol) && f.Port == want.Port {
+				errs = append(errs, fmt.Errorf("%s: listener %q (%s) of load balancer %s, not made by this provider, "+
+					"already uses %s port %d", describeListener(spec.Name, want.Name), f.Name, f.ID, t.ID, f.Protocol, f.Port))
+			}
+		}
+	}
+
+	return errors.Join(errs...)
+}
+
+// l4 is the transport protocol under an Octavia listener protocol.
+func l4(protocol string) string {
+	switch protocol {
+	case "UDP", "SCTP":
+		return protocol
+	}
+
+	return "TCP"
+}
+
+// prune deletes what the configuration no longer implies: the listeners and pools of
+// listeners no longer configured (a pool's deletion takes its members and monitor along),
+// monitors of listeners configured without one (or of the wrong type), and pools left
+// without their listener whose protocol no longer fits. byName is updated as it goes.
+func (s *Service) prune(ctx context.Context, st *stepper, spec Spec, byName map[string]*ObservedListener) error {
+	wanted := map[string]ListenerSpec{}
+	for _, l := range spec.Listeners {
+		wanted[l.Name] = l
+	}
+
+	for _, name := range sortedKeys(byName) {
+		o := byName[name]
+		want, ok := wanted[name]
+
+		if !ok {
+			if o.ListenerID != "" {
+				if err := st.do(ctx, "deleting listener "+naming.Listener(spec.Name, name), func(ctx context.Context) error {
+					return ignoreNotFound(listeners.Delete(ctx, s.Octavia, o.ListenerID).ExtractErr())
+				}); err != nil {
+					return err
+				}
+
+				o.ListenerID = ""
+			}
+
+			if o.PoolID != "" {
+				if err := st.do(ctx, "deleting pool "+naming.Pool(spec.Name, name), func(ctx context.Context) error {
+					return ignoreNotFound(pools.Delete(ctx, s.Octavia, o.PoolID).ExtractErr())
+				}); err != nil {
+					return err
+				}
+			}
+
+			delete(byName, name)
+
+			continue
+		}
+
+		if o.PoolID != "" && o.ListenerID == "" && o.PoolProtocol != want.PoolProtocol() {
+			if err := st.do(ctx, "deleting pool "+naming.Pool(spec.Name, name)+" (protocol "+o.PoolProtocol+")", func(ctx context.Context) error {
+				return ignoreNotFound(pools.Delete(ctx, s.Octavia, o.PoolID).ExtractErr())
+			}); err != nil {
+				return err
+			}
+
+			o.PoolID, o.PoolProtocol, o.PoolStatus, o.Members = "", "", "", nil
+			o.forgetMonitor()
+		}
+
+		if o.MonitorID != "" && (want.Monitor == nil || o.MonitorType != want.MonitorType()) {
+			if err := st.do(ctx, "deleting health monitor "+orNone(o.MonitorName), func(ctx context.Context) error {
+				return ignoreNotFound(monitors.Delete(ctx, s.Octavia, o.MonitorID).ExtractErr())
+			}); err != nil {
+				return err
+			}
+
+			o.forgetMonitor()
+		}
+	}
+
+	return nil
+}
+
+func (o *ObservedListener) forgetMonitor() {
+	o.MonitorID, o.MonitorName, o.MonitorType, o.MonitorStatus, o.Monitor = "", "", "", "", nil
+}
+
+// convergeListener creates or updates one listener, its pool, members and monitor.
+func (s *Service) convergeListener(ctx context.Context, st *stepper, name, subnetID string, want ListenerSpec, o *ObservedListener) error {
+	listenerName := naming.Listener(name, want.Name)
+
+	if o.ListenerID == "" {
+		ms := want.idleTimeoutMS()
+		opts := listeners.CreateOpts{
+			LoadbalancerID:    st.id,
+			Name:              listenerName,
+			Protocol:          listeners.Protocol(want.Protocol),
+			ProtocolPort:      want.Port,
+			AllowedCIDRs:      sortedSet(want.AllowedCIDRs),
+			TimeoutClientData: ms,
+			TimeoutMemberData: ms,
+			DefaultPoolID:     o.PoolID, // a pool left without its listener is linked at once
+		}
+
+		if err := st.do(ctx, "creating listener "+listenerName, func(ctx context.Context) error {
+			l, err := listeners.Create(ctx, s.Octavia, opts).Extract()
+			if err != nil {
+				return err
+			}
+
+			o.ListenerID, o.Protocol, o.Port = l.ID, l.Protocol, l.ProtocolPort
+			o.AllowedCIDRs, o.DefaultPoolID = sortedSet(l.AllowedCIDRs), l.DefaultPoolID
+			o.ClientDataTimeoutMS, o.MemberDataTimeoutMS = l.TimeoutClientData, l.TimeoutMemberData
+
+			return nil
+		}); err != nil {
+			return err
+		}
+	} else if update := listenerChanges(want, *o); len(update) > 0 {
+		if err := st.do(ctx, "updating listener "+listenerName+" ("+strings.Join(sortedKeys(update), ", ")+")", func(ctx context.Context) error {
+			return listeners.Update(ctx, s.Octavia, o.ListenerID, update).Err
+		}); err != nil {
+			return err
+		}
+
+		if _, ok := update["default_pool_id"]; ok {
+			o.DefaultPoolID = o.PoolID
+		}
+	}
+
+	if o.PoolID == "" {
+		poolName := naming.Pool(name, want.Name)
+		opts := pools.CreateOpts{
+			ListenerID: o.ListenerID,
+			Name:       poolName,
+			Protocol:   pools.Protocol(want.PoolProtocol()),
+			LBMethod:   lbMethod,
+		}
+
+		if err := st.do(ctx, "creating pool "+poolName, func(ctx context.Context) error {
+			p, err := pools.Create(ctx, s.Octavia, opts).Extract()
+			if err != nil {
+				return err
+			}
+
+			o.PoolID, o.PoolProtocol, o.DefaultPoolID, o.Members = p.ID, p.Protocol, p.ID, nil
+
+			return nil
+		}); err != nil {
+			return err
+		}
+	}
+
+	if members := sortMembers(want.Members); !slices.Equal(members, o.Members) {
+		batch := make([]pools.BatchUpdateMemberOpts, 0, len(members))
+		for _, m := range members {
+			batch = append(batch, pools.BatchUpdateMemberOpts{Address: m.Address, ProtocolPort: m.Port, SubnetID: &subnetID})
+		}
+
+		if err := st.do(ctx, fmt.Sprintf("setting the %d members of pool %s", len(members), naming.Pool(name, want.Name)), func(ctx context.Context) error {
+			return pools.BatchUpdateMembers(ctx, s.Octavia, o.PoolID, batch).Err
+		}); err != nil {
+			return err
+		}
+
+		o.Members = members
+	}
+
+	if want.Monitor == nil {
+		return nil
+	}
+
+	monitorName := naming.Monitor(name, want.Name)
+
+	switch {
+	case o.MonitorID == "":
+		opts := monitors.CreateOpts{
+			PoolID:         o.PoolID,
+			Name:           monitorName,
+			Type:           want.MonitorType(),
+			Delay:          want.Monitor.Interval,
+			Timeout:        want.Monitor.Timeout,
+			MaxRetries:     want.Monitor.HealthyThreshold,
+			MaxRetriesDown: want.Monitor.UnhealthyThreshold,
+		}
+
+		return st.do(ctx, "creating health monitor "+monitorName, func(ctx context.Context) error {
+			m, err := monitors.Create(ctx, s.Octavia, opts).Extract()
+			if err != nil {
+				return err
+			}
+
+			o.MonitorID, o.MonitorName, o.MonitorType = m.ID, m.Name, m.Type
+			spec := *want.Monitor
+			o.Monitor = &spec
+
+			return nil
+		})
+
+	case o.Monitor == nil || *o.Monitor != *want.Monitor || o.MonitorName != monitorName:
+		opts := monitors.UpdateOpts{
+			Delay:          want.Monitor.Interval,
+			Timeout:        want.Monitor.Timeout,
+			MaxRetries:     want.Monitor.HealthyThreshold,
+			MaxRetriesDown: want.Monitor.UnhealthyThreshold,
+			Name:           &monitorName,
+		}
+
+		return st.do(ctx, "updating health monitor "+monitorName, func(ctx context.Context) error {
+			if err := monitors.Update(ctx, s.Octavia, o.MonitorID, opts).Err; err != nil {
+				return err
+			}
+
+			o.MonitorName = monitorName
+			spec := *want.Monitor
+			o.Monitor = &spec
+
+			return nil
+		})
+	}
+
+	return nil
+}
+
+// listenerUpdate is the body of a listener PUT. It is a plain map so that values can be
+// null (Octavia resets a null timeout to its default).
+type listenerUpdate map[string]any
+
+// ToListenerUpdateMap implements listeners.UpdateOptsBuilder.
+func (u listenerUpdate) ToListenerUpdateMap() (map[string]any, error) {
+	return map[string]any{"listener": map[string]any(u)}, nil
+}
+
+// listenerChanges is what a listener PUT must change: the allowed CIDRs (compared as
+// sets), the idle timeouts (when configured) and the default pool link.
+func listenerChanges(want ListenerSpec, o ObservedListener) listenerUpdate {
+	update := listenerUpdate{}
+
+	if cidrs := sortedSet(want.AllowedCIDRs); !slices.Equal(cidrs, o.AllowedCIDRs) {
+		if cidrs == nil {
+			cidrs = []string{}
+		}
+
+		update["allowed_cidrs"] = cidrs
+	}
+
+	if ms := want.idleTimeoutMS(); ms != nil {
+		if o.ClientDataTimeoutMS != *ms {
+			update["timeout_client_data"] = *ms
+		}
+
+		if o.MemberDataTimeoutMS != *ms {
+			update["timeout_member_data"] = *ms
+		}
+	}
+
+	if o.PoolID != "" && o.DefaultPoolID != o.PoolID {
+		update["default_pool_id"] = o.PoolID
+	}
+
+	return update
+}
+
+// floatingIPJob runs convergeFloatingIP next to the Octavia work.
+type floatingIPJob struct {
+	started bool
+	done    chan error
+	err     error
+}
+
+// start converges the floating IP of t (a copy is used) in the background.
+func (j *floatingIPJob) start(ctx context.Context, s *Service, spec Spec, t *Topology) {
+	cp := *t
+	j.started = true
+	j.done = make(chan error, 1)
+
+	go func() { j.done <- s.convergeFloatingIP(ctx, spec, &cp) }()
+}
+
+// wait returns the job's error once it has ended; nil when it never started.
+func (j *floatingIPJob) wait() error {
+	if j.done != nil {
+		j.err = <-j.done
+		j.done = nil
+	}
+
+	return j.err
+}
+
+// convergeFloatingIP puts a floating IP on the VIP port when spec asks for a public IP, and
+// removes it (and any left over for this load balancer) otherwise.
+func (s *Service) convergeFloatingIP(ctx context.Context, spec Spec, t *Topology) error {
+	if spec.PublicIP {
+		return s.ensureFloatingIP(ctx, spec.Name, t)
+	}
+
+	if t.FloatingIP == nil {
+		return nil
+	}
+
+	if err := s.removeFloatingIPs(ctx, spec.Name, t.VIPPortID); err != nil {
+		return err
+	}
+
+	t.FloatingIP = nil
+
+	return nil
+}
+
+// Delete removes the load balancer: first the floating IP on its VIP port (the cascade
+// removes the port that anchors it), then the load balancer with everything under it in one
+// cascade call, then waits until Octavia answers 404. A load balancer already gone is fine;
+// floating IPs left over for it are removed too.
+func (s *Service) Delete(ctx context.Context, id, name string) error {
+	lb, err := s.locate(ctx, id, name)
+	if err != nil {
+		return err
+	}
+
+	if lb == nil {
+		if name == "" {
+			return nil
+		}
+
+		return s.removeFloatingIPs(ctx, name, "")
+	}
+
+	if name == "" {
+		name, _ = NameOf(lb.Name)
+	}
+
+	if name != "" {
+		if err := s.removeFloatingIPs(ctx, name, lb.VipPortID); err != nil {
+			return err
+		}
+	}
+
+	if lb.ProvisioningStatus == StatusPendingCreate || lb.ProvisioningStatus == StatusPendingUpdate {
+		if lb, err = s.waitSettled(ctx, lb.ID, "waiting to delete "+lb.Name); err != nil {
+			return err
+		}
+	}
+
+	if lb.ProvisioningStatus != StatusPendingDelete {
+		err := loadbalancers.Delete(ctx, s.Octavia, lb.ID, loadbalancers.DeleteOpts{Cascade: true}).ExtractErr()
+
+		switch {
+		case isNotFound(err):
+			return nil
+		case isConflict(err):
+			return &ConflictError{What: "deleting load balancer " + lb.Name, Err: err}
+		case err != nil:
+			return fmt.Errorf("deleting load balancer %s (%s): %w", lb.Name, lb.ID, err)
+		}
+	}
+
+	return s.waitGone(ctx, lb.ID, "deleting "+lb.Name)
+}
+
+func ignoreNotFound(err error) error {
+	if isNotFound(err) {
+		return nil
+	}
+
+	return err
+}

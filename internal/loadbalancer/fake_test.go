@@ -1,0 +1,854 @@
+package loadbalancer
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2"
+)
+
+// fakeCloud is an Octavia (under /octavia/v2/) and a Neutron (under /neutron/v2.0/) on
+// httptest that keep state and behave like the real ones where it matters here:
+//
+//   - every change to a load balancer or its children puts the load balancer into a PENDING
+//     state for `settle` polls of the load balancer, after which it (and every pending child)
+//     is ACTIVE — or ERROR, when failOn names the change;
+//   - while the load balancer is PENDING_*, every change answers 409 (the immutability lock),
+//     and the fake counts them;
+//   - name filters match prefixes (fuzzy, like some releases), so callers must post-filter;
+//   - a single-call create with listeners inside works (the children go ACTIVE with the load
+//     balancer) when graphWorks is set, and leaves them PENDING_CREATE forever otherwise.
+type fakeCloud struct {
+	t   *testing.T
+	srv *httptest.Server
+
+	mu         sync.Mutex
+	settle     int
+	failOn     string // a "METHOD /path-kind" whose change ends in ERROR, e.g. "POST pools"
+	graphWorks bool
+	conflicts  int
+	calls      []string // "METHOD /kind[/id][/sub]"
+	mutations  []string // the calls that changed something, "METHOD kind"
+	seq        int
+
+	lbs       map[string]*fakeLB
+	listeners map[string]map[string]any
+	pools     map[string]map[string]any
+	members   map[string][]map[string]any // by pool ID
+	monitors  map[string]map[string]any
+	fips      map[string]map[string]any
+
+	networkID, subnetID, routerID, externalID string
+}
+
+type fakeLB struct {
+	obj     map[string]any
+	pending int // polls left before the pending state settles
+	fail    bool
+	gone    bool // PENDING_DELETE that ends in removal
+}
+
+func newFakeCloud(t *testing.T) *fakeCloud {
+	t.Helper()
+
+	f := &fakeCloud{
+		t:          t,
+		settle:     2,
+		lbs:        map[string]*fakeLB{},
+		listeners:  map[string]map[string]any{},
+		pools:      map[string]map[string]any{},
+		members:    map[string][]map[string]any{},
+		monitors:   map[string]map[string]any{},
+		fips:       map[string]map[string]any{},
+		networkID:  "net-1",
+		subnetID:   "subnet-1",
+		routerID:   "router-1",
+		externalID: "ext-1",
+	}
+	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
+	t.Cleanup(f.srv.Close)
+
+	return f
+}
+
+// service is a Service on the fake with tiny poll intervals.
+func (f *fakeCloud) service() *Service {
+	client := func(prefix, version string) *gophercloud.ServiceClient {
+		return &gophercloud.ServiceClient{
+			ProviderClient: &gophercloud.ProviderClient{TokenID: "fake-token", HTTPClient: *f.srv.Client()},
+			Endpoint:       f.srv.URL + prefix,
+			ResourceBase:   f.srv.URL + prefix + version,
+		}
+	}
+
+	return &Service{
+		Octavia: client("/octavia/", "v2/"),
+		Neutron: client("/neutron/", "v2.0/"),
+		PollMin: time.Millisecond,
+		PollMax: 2 * time.Millisecond,
+	}
+}
+
+func (f *fakeCloud) id(kind string) string {
+	f.seq++
+	return fmt.Sprintf("%s-%d", kind, f.seq)
+}
+
+// counters returns the number of 409s and the mutations so far.
+func (f *fakeCloud) counters() (conflicts int, mutations []string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+
+	return f.conflicts, slices.Clone(f.mutations)
+}
+
+func (f *fakeCloud) resetCounters() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+
+	f.conflicts, f.mutations, f.calls = 0, nil, nil
+}
+
+func (f *fakeCloud) requestCount() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+
+	return len(f.calls)
+}
+
+func reply(w http.ResponseWriter, status int, body any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+
+	if body != nil {
+		_ = json.NewEncoder(w).Encode(body)
+	}
+}
+
+func (f *fakeCloud) serve(w http.ResponseWriter, r *http.Request) {
+	raw, _ := io.ReadAll(r.Body)
+
+	var body map[string]any
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &body); err != nil {
+			reply(w, http.StatusBadRequest, map[string]any{"faultstring": err.Error()})
+			return
+		}
+	}
+
+	f.mu.Lock()
+	defer f.mu.Unlock()
+
+	path := r.URL.Path
+	switch {
+	case strings.HasPrefix(path, "/octavia/v2/lbaas/"):
+		parts := strings.Split(strings.TrimPrefix(path, "/octavia/v2/lbaas/"), "/")
+		f.calls = append(f.calls, r.Method+" "+strings.Join(parts, "/"))
+		f.octavia(w, r, parts, body)
+	case strings.HasPrefix(path, "/neutron/v2.0/"):
+		parts := strings.Split(strings.TrimPrefix(path, "/neutron/v2.0/"), "/")
+		f.calls = append(f.calls, r.Method+" "+strings.Join(parts, "/"))
+		f.neutron(w, r, parts, body)
+	default:
+		reply(w, http.StatusNotFound, nil)
+	}
+}
+
+// lbOf returns the load balancer a child belongs to.
+func (f *fakeCloud) lbOf(obj map[string]any) *fakeLB {
+	if lbs, ok := obj["loadbalancers"].([]any); ok && len(lbs) > 0 {
+		return f.lbs[str(object(lbs[0])["id"])]
+	}
+
+	return nil
+}
+
+// lock answers 409 when lb is pending; otherwise it starts a pending phase for change.
+func (f *fakeCloud) lock(w http.ResponseWriter, lb *fakeLB, change string) bool {
+	if lb == nil {
+		reply(w, http.StatusNotFound, map[string]any{"faultstring": "load balancer not found"})
+		return false
+	}
+
+	if strings.HasPrefix(str(lb.obj["provisioning_status"]), "PENDING_") {
+		f.conflicts++
+		reply(w, http.StatusConflict, map[string]any{"faultstring": "Load Balancer " + str(lb.obj["id"]) + " is immutable and cannot be updated."})
+
+		return false
+	}
+
+	f.mutations = append(f.mutations, change)
+	lb.obj["provisioning_status"] = StatusPendingUpdate
+	lb.pending = f.settle
+	lb.fail = change == f.failOn
+
+	if lb.fail {
+		f.failOn = "" // one failure only
+	}
+
+	return true
+}
+
+// poll advances a pending load balancer by one poll.
+func (f *fakeCloud) poll(lb *fakeLB) {
+	status := str(lb.obj["provisioning_status"])
+	if !strings.HasPrefix(status, "PENDING_") {
+		return
+	}
+
+	if lb.pending > 0 {
+		lb.pending--
+		return
+	}
+
+	id := str(lb.obj["id"])
+
+	if lb.gone {
+		for lid, l := range f.listeners {
+			if f.lbOf(l) == lb {
+				delete(f.listeners, lid)
+			}
+		}
+
+		for pid, p := range f.pools {
+			if f.lbOf(p) == lb {
+				delete(f.pools, pid)
+				delete(f.members, pid)
+
+				for mid, m := range f.monitors {
+					if object(items(m["pools"])[0])["id"] == pid {
+						delete(f.monitors, mid)
+					}
+				}
+			}
+		}
+
+		delete(f.lbs, id)
+
+		return
+	}
+
+	final := StatusActive
+	if lb.fail {
+		final = StatusError
+	}
+
+	// The load balancer itself goes ERROR only when its own creation failed; a failed child
+	// goes ERROR and the load balancer back to ACTIVE, as in Octavia.
+	lbFinal := StatusActive
+	if lb.fail && status == StatusPendingCreate {
+		lbFinal = StatusError
+	}
+
+	settleChild := func(obj map[string]any) {
+		if s, _ := obj["provisioning_status"].(string); strings.HasPrefix(s, "PENDING_") && f.lbOf(obj) == lb {
+			if s == StatusPendingCreate && obj["_graph"] == true && !f.graphWorks {
+				return // the broken single-call create: children stay PENDING_CREATE
+			}
+
+			obj["provisioning_status"] = final
+		}
+	}
+
+	for _, l := range f.listeners {
+		settleChild(l)
+	}
+
+	for _, p := range f.pools {
+		settleChild(p)
+	}
+
+	for _, m := range f.monitors {
+		settleChild(m)
+	}
+
+	lb.obj["provisioning_status"] = lbFinal
+	lb.fail = false
+}
+
+func (f *fakeCloud) octavia(w http.ResponseWriter, r *http.Request, parts []string, body map[string]any) {
+	q := r.URL.Query()
+	kind := parts[0]
+	id := ""
+
+	if len(parts) > 1 {
+		id = parts[1]
+	}
+
+	switch {
+	case kind == "loadbalancers" && id == "" && r.Method == http.MethodGet:
+		var out []any
+
+		for _, lb := range f.lbs {
+			if strings.HasPrefix(str(lb.obj["name"]), q.Get("name")) {
+				out = append(out, lb.obj)
+			}
+		}
+
+		reply(w, http.StatusOK, map[string]any{"loadbalancers": out})
+
+	case kind == "loadbalancers" && id == "" && r.Method == http.MethodPost:
+		f.createLB(w, object(body["loadbalancer"]))
+
+	case kind == "loadbalancers" && len(parts) == 3 && parts[2] == "status":
+		lb := f.lbs[id]
+		if lb == nil {
+			reply(w, http.StatusNotFound, nil)
+			return
+		}
+
+		reply(w, http.StatusOK, map[string]any{"statuses": map[string]any{"loadbalancer": f.tree(lb)}})
+
+	case kind == "loadbalancers" && r.Method == http.MethodGet:
+		lb := f.lbs[id]
+		if lb == nil {
+			reply(w, http.StatusNotFound, map[string]any{"faultstring": "Load Balancer " + id + " not found."})
+			return
+		}
+
+		f.poll(lb)
+
+		if f.lbs[id] == nil {
+			reply(w, http.StatusNotFound, map[string]any{"faultstring": "Load Balancer " + id + " not found."})
+			return
+		}
+
+		reply(w, http.StatusOK, map[string]any{"loadbalancer": lb.obj})
+
+	case kind == "loadbalancers" && r.Method == http.MethodDelete:
+		lb := f.lbs[id]
+		if !f.lock(w, lb, "DELETE loadbalancers") {
+			return
+		}
+
+		if q.Get("cascade") != "true" {
+			f.t.Errorf("delete of load balancer %s without cascade", id)
+		}
+
+		lb.obj["provisioning_status"] = StatusPendingDelete
+		lb.gone = true
+
+		reply(w, http.StatusNoContent, nil)
+
+	case kind == "listeners" || kind == "pools" || kind == "healthmonitors":
+		f.child(w, r, parts, body)
+
+	default:
+		reply(w, http.StatusNotFound, nil)
+	}
+}
+
+func (f *fakeCloud) createLB(w http.ResponseWriter, in map[string]any) {
+	id := f.id("lb")
+	port := f.id("vip-port")
+	addr := "10.0.0.10"
+
+	if a, ok := in["vip_address"].(string); ok && a != "" {
+		addr = a
+	}
+
+	obj := map[string]any{
+		"id":                  id,
+		"name":                in["name"],
+		"project_id":          "project-1",
+		"vip_address":         addr,
+		"vip_port_id":         port,
+		"vip_subnet_id":       in["vip_subnet_id"],
+		"vip_network_id":      f.networkID,
+		"provisioning_status": StatusPendingCreate,
+		"operating_status":    "OFFLINE",
+	}
+
+	lb := &fakeLB{obj: obj, pending: f.settle, fail: f.failOn == "POST loadbalancers"}
+	if lb.fail {
+		f.failOn = ""
+	}
+
+	f.lbs[id] = lb
+	f.mutations = append(f.mutations, "POST loadbalancers")
+
+	ref := []any{map[string]any{"id": id}}
+
+	ls, _ := in["listeners"].([]any)
+	for _, raw := range ls {
+		l := object(raw)
+		lid := f.id("listener")
+		listener := f.newListener(lid, ref, l)
+		listener["_graph"] = true
+		listener["provisioning_status"] = StatusPendingCreate
+
+		if p, ok := l["default_pool"].(map[string]any); ok {
+			pid := f.id("pool")
+			pool := f.newPool(pid, ref, lid, p)
+			pool["_graph"] = true
+			listener["default_pool_id"] = pid
+
+			ms, _ := p["members"].([]any)
+			for _, m := range ms {
+				f.members[pid] = append(f.members[pid], f.newMember(pid, object(m)))
+			}
+
+			if hm, ok := p["healthmonitor"].(map[string]any); ok {
+				mid := f.id("monitor")
+				mon := f.newMonitor(mid, ref, pid, hm)
+				mon["_graph"] = true
+				pool["healthmonitor_id"] = mid
+			}
+		}
+	}
+
+	reply(w, http.StatusCreated, map[string]any{"loadbalancer": obj})
+}
+
+func (f *fakeCloud) newListener(id string, ref []any, in map[string]any) map[string]any {
+	l := map[string]any{
+		"id":                  id,
+		"name":                in["name"],
+		"protocol":            in["protocol"],
+		"protocol_port":       in["protocol_port"],
+		"loadbalancers":       ref,
+		"default_pool_id":     in["default_pool_id"],
+		"allowed_cidrs":       in["allowed_cidrs"],
+		"timeout_client_data": 50000.0,
+		"timeout_member_data": 50000.0,
+		"provisioning_status": StatusPendingCreate,
+	}
+
+	for _, k := range []string{"timeout_client_data", "timeout_member_data"} {
+		if v, ok := in[k]; ok && v != nil {
+			l[k] = v
+		}
+	}
+
+	f.listeners[id] = l
+
+	return l
+}
+
+func (f *fakeCloud) newPool(id string, ref []any, listenerID string, in map[string]any) map[string]any {
+	p := map[string]any{
+		"id":                  id,
+		"name":                in["name"],
+		"protocol":            in["protocol"],
+		"lb_algorithm":        in["lb_algorithm"],
+		"loadbalancers":       ref,
+		"listeners":           []any{map[string]any{"id": listenerID}},
+		"provisioning_status": StatusPendingCreate,
+	}
+	f.pools[id] = p
+
+	return p
+}
+
+func (f *fakeCloud) newMember(poolID string, in map[string]any) map[string]any {
+	return map[string]any{
+		"id": f.id("member"), "pool_id": poolID, "address": in["address"], "protocol_port": in["protocol_port"],
+		"subnet_id": in["subnet_id"], "provisioning_status": StatusActive,
+	}
+}
+
+func (f *fakeCloud) newMonitor(id string, ref []any, poolID string, in map[string]any) map[string]any {
+	m := map[string]any{
+		"loadbalancers": ref,
+		"id":            id, "name": in["name"], "type": in["type"], "delay": in["delay"], "timeout": in["timeout"],
+		"max_retries": in["max_retries"], "max_retries_down": in["max_retries_down"],
+		"pools": []any{map[string]any{"id": poolID}}, "provisioning_status": StatusPendingCreate,
+	}
+	if m["max_retries_down"] == nil {
+		m["max_retries_down"] = 3.0
+	}
+
+	f.monitors[id] = m
+
+	return m
+}
+
+// child handles listeners, pools (with members) and health monitors.
+func (f *fakeCloud) child(w http.ResponseWriter, r *http.Request, parts []string, body map[string]any) {
+	kind := parts[0]
+	store := map[string]map[string]map[string]any{"listeners": f.listeners, "pools": f.pools, "healthmonitors": f.monitors}[kind]
+	one := map[string]string{"listeners": "listener", "pools": "pool", "healthmonitors": "healthmonitor"}[kind]
+	q := r.URL.Query()
+
+	var id string
+	if len(parts) > 1 {
+		id = parts[1]
+	}
+
+	switch {
+	case id == "" && r.Method == http.MethodGet:
+		var out []any
+
+		for _, obj := range store {
+			if lbID := q.Get("loadbalancer_id"); lbID != "" && f.lbOf(obj) != f.lbs[lbID] {
+				continue
+			}
+
+			out = append(out, public(obj))
+		}
+
+		// Oldest first, like sort_key=created_at.
+		slices.SortFunc(out, func(a, b any) int { return seqOf(a) - seqOf(b) })
+
+		reply(w, http.StatusOK, map[string]any{kind: out})
+
+	case id == "" && r.Method == http.MethodPost:
+		in := object(body[one])
+
+		var lb *fakeLB
+
+		switch kind {
+		case "listeners":
+			lb = f.lbs[str(in["loadbalancer_id"])]
+		case "pools":
+			lb = f.lbOf(f.listeners[str(in["listener_id"])])
+		case "healthmonitors":
+			lb = f.lbOf(f.pools[str(in["pool_id"])])
+		}
+
+		if !f.lock(w, lb, "POST "+kind) {
+			return
+		}
+
+		ref := []any{map[string]any{"id": lb.obj["id"]}}
+
+		var obj map[string]any
+
+		switch kind {
+		case "listeners":
+			for _, l := range f.listeners {
+				if f.lbOf(l) == lb && l["protocol_port"] == in["protocol_port"] && l["protocol"] == in["protocol"] {
+					reply(w, http.StatusConflict, map[string]any{"faultstring": "Another Listener on this Load Balancer is already using protocol_port"})
+					return
+				}
+			}
+
+			obj = f.newListener(f.id("listener"), ref, in)
+		case "pools":
+			lid := str(in["listener_id"])
+			obj = f.newPool(f.id("pool"), ref, lid, in)
+			f.listeners[lid]["default_pool_id"] = obj["id"]
+		case "healthmonitors":
+			obj = f.newMonitor(f.id("monitor"), ref, str(in["pool_id"]), in)
+			f.pools[str(in["pool_id"])]["healthmonitor_id"] = obj["id"]
+		}
+
+		obj["loadbalancers"] = ref
+
+		reply(w, http.StatusCreated, map[string]any{one: public(obj)})
+
+	case kind == "pools" && len(parts) == 3 && parts[2] == "members":
+		f.members1(w, r, id, body)
+
+	case r.Method == http.MethodGet:
+		obj := store[id]
+		if obj == nil {
+			reply(w, http.StatusNotFound, nil)
+			return
+		}
+
+		reply(w, http.StatusOK, map[string]any{one: public(obj)})
+
+	case r.Method == http.MethodPut:
+		obj := store[id]
+		if obj == nil {
+			reply(w, http.StatusNotFound, nil)
+			return
+		}
+
+		if !f.lock(w, f.lbOfChild(kind, obj), "PUT "+kind) {
+			return
+		}
+
+		for k, v := range object(body[one]) {
+			if v == nil && strings.HasPrefix(k, "timeout_") {
+				v = 50000.0
+			}
+
+			obj[k] = v
+		}
+
+		obj["provisioning_status"] = StatusPendingUpdate
+
+		reply(w, http.StatusOK, map[string]any{one: public(obj)})
+
+	case r.Method == http.MethodDelete:
+		obj := store[id]
+		if obj == nil {
+			reply(w, http.StatusNotFound, nil)
+			return
+		}
+
+		if !f.lock(w, f.lbOfChild(kind, obj), "DELETE "+kind) {
+			return
+		}
+
+		delete(store, id)
+
+		switch kind {
+		case "pools":
+			delete(f.members, id)
+
+			for mid, m := range f.monitors {
+				if object(items(m["pools"])[0])["id"] == id {
+					delete(f.monitors, mid)
+				}
+			}
+
+			for _, l := range f.listeners {
+				if l["default_pool_id"] == id {
+					l["default_pool_id"] = nil
+				}
+			}
+		case "healthmonitors":
+			for _, p := range f.pools {
+				if p["healthmonitor_id"] == id {
+					p["healthmonitor_id"] = nil
+				}
+			}
+		}
+
+		reply(w, http.StatusNoContent, nil)
+
+	default:
+		reply(w, http.StatusNotFound, nil)
+	}
+}
+
+func (f *fakeCloud) lbOfChild(kind string, obj map[string]any) *fakeLB {
+	if kind == "healthmonitors" {
+		return f.lbOf(f.pools[str(object(items(obj["pools"])[0])["id"])])
+	}
+
+	return f.lbOf(obj)
+}
+
+// members1 handles /pools/{id}/members: the list and the batch update.
+func (f *fakeCloud) members1(w http.ResponseWriter, r *http.Request, poolID string, body map[string]any) {
+	pool := f.pools[poolID]
+	if pool == nil {
+		reply(w, http.StatusNotFound, nil)
+		return
+	}
+
+	switch r.Method {
+	case http.MethodGet:
+		out := []any{}
+		for _, m := range f.members[poolID] {
+			out = append(out, m)
+		}
+
+		reply(w, http.StatusOK, map[string]any{"members": out})
+	case http.MethodPut:
+		if !f.lock(w, f.lbOf(pool), "PUT members") {
+			return
+		}
+
+		var next []map[string]any
+
+		for _, raw := range items(body["members"]) {
+			next = append(next, f.newMember(poolID, object(raw)))
+		}
+
+		f.members[poolID] = next
+
+		reply(w, http.StatusAccepted, nil)
+	default:
+		reply(w, http.StatusMethodNotAllowed, nil)
+	}
+}
+
+// seqOf is the sequence number in a fake object's ID ("listener-12" → 12).
+func seqOf(obj any) int {
+	id := str(object(obj)["id"])
+
+	var n int
+
+	_, _ = fmt.Sscanf(id[strings.LastIndex(id, "-")+1:], "%d", &n)
+
+	return n
+}
+
+// public drops the fake's own keys (those starting with "_").
+func public(obj map[string]any) map[string]any {
+	out := make(map[string]any, len(obj))
+
+	for k, v := range obj {
+		if !strings.HasPrefix(k, "_") {
+			out[k] = v
+		}
+	}
+
+	return out
+}
+
+// tree is the status tree of lb.
+func (f *fakeCloud) tree(lb *fakeLB) map[string]any {
+	var ls []any
+
+	for _, l := range f.listeners {
+		if f.lbOf(l) != lb {
+			continue
+		}
+
+		var ps []any
+
+		if p := f.pools[fmt.Sprint(l["default_pool_id"])]; p != nil {
+			pool := map[string]any{"id": p["id"], "name": p["name"], "provisioning_status": p["provisioning_status"], "operating_status": "ONLINE"}
+
+			var ms []any
+			for _, m := range f.members[fmt.Sprint(p["id"])] {
+				ms = append(ms, map[string]any{"id": m["id"], "address": m["address"], "protocol_port": m["protocol_port"],
+					"provisioning_status": m["provisioning_status"], "operating_status": "NO_MONITOR"})
+			}
+
+			pool["members"] = ms
+
+			if hm := f.monitors[fmt.Sprint(p["healthmonitor_id"])]; hm != nil {
+				pool["healthmonitor"] = map[string]any{"id": hm["id"], "name": hm["name"], "type": hm["type"],
+					"provisioning_status": hm["provisioning_status"], "operating_status": "ONLINE"}
+			}
+
+			ps = append(ps, pool)
+		}
+
+		ls = append(ls, map[string]any{"id": l["id"], "name": l["name"], "provisioning_status": l["provisioning_status"],
+			"operating_status": "ONLINE", "pools": ps})
+	}
+
+	return map[string]any{"id": lb.obj["id"], "name": lb.obj["name"], "provisioning_status": lb.obj["provisioning_status"],
+		"operating_status": lb.obj["operating_status"], "listeners": ls}
+}
+
+func (f *fakeCloud) neutron(w http.ResponseWriter, r *http.Request, parts []string, body map[string]any) {
+	q := r.URL.Query()
+
+	switch {
+	case parts[0] == "networks" && len(parts) == 2 && r.Method == http.MethodGet:
+		if parts[1] != f.networkID {
+			reply(w, http.StatusNotFound, map[string]any{"NeutronError": map[string]any{"type": "NetworkNotFound"}})
+			return
+		}
+
+		reply(w, http.StatusOK, map[string]any{"network": map[string]any{"id": f.networkID, "name": "network-test", "subnets": []any{f.subnetID}}})
+
+	case parts[0] == "ports" && r.Method == http.MethodGet:
+		out := []any{}
+		if q.Get("network_id") == f.networkID && q.Get("device_owner") == "network:router_interface" {
+			out = append(out, map[string]any{"id": "rport-1", "network_id": f.networkID, "device_id": f.routerID,
+				"device_owner": "network:router_interface", "fixed_ips": []any{map[string]any{"subnet_id": f.subnetID, "ip_address": "10.0.0.1"}}})
+		}
+
+		reply(w, http.StatusOK, map[string]any{"ports": out})
+
+	case parts[0] == "routers" && len(parts) == 2:
+		reply(w, http.StatusOK, map[string]any{"router": map[string]any{"id": f.routerID, "name": "network-test",
+			"external_gateway_info": map[string]any{"network_id": f.externalID}}})
+
+	case parts[0] == "floatingips" && len(parts) == 1 && r.Method == http.MethodGet:
+		out := []any{}
+
+		for _, fip := range f.fips {
+			if p := q.Get("port_id"); p != "" && fip["port_id"] != p {
+				continue
+			}
+
+			if d := q.Get("description"); d != "" && !strings.HasPrefix(fmt.Sprint(fip["description"]), d) {
+				continue
+			}
+
+			out = append(out, fip)
+		}
+
+		reply(w, http.StatusOK, map[string]any{"floatingips": out})
+
+	case parts[0] == "floatingips" && len(parts) == 1 && r.Method == http.MethodPost:
+		in := object(body["floatingip"])
+		if in["floating_network_id"] != f.externalID {
+			reply(w, http.StatusBadRequest, map[string]any{"NeutronError": map[string]any{"message": "wrong external network"}})
+			return
+		}
+
+		id := f.id("fip")
+		fip := map[string]any{"id": id, "floating_ip_address": fmt.Sprintf("203.0.113.%d", f.seq), "port_id": in["port_id"],
+			"description": in["description"], "floating_network_id": in["floating_network_id"]}
+		f.fips[id] = fip
+		f.mutations = append(f.mutations, "POST floatingips")
+
+		reply(w, http.StatusCreated, map[string]any{"floatingip": fip})
+
+	case parts[0] == "floatingips" && len(parts) == 2 && r.Method == http.MethodPut:
+		fip := f.fips[parts[1]]
+		if fip == nil {
+			reply(w, http.StatusNotFound, nil)
+			return
+		}
+
+		for k, v := range object(body["floatingip"]) {
+			fip[k] = v
+		}
+
+		f.mutations = append(f.mutations, "PUT floatingips")
+
+		reply(w, http.StatusOK, map[string]any{"floatingip": fip})
+
+	case parts[0] == "floatingips" && len(parts) == 2 && r.Method == http.MethodDelete:
+		if f.fips[parts[1]] == nil {
+			reply(w, http.StatusNotFound, nil)
+			return
+		}
+
+		delete(f.fips, parts[1])
+		f.mutations = append(f.mutations, "DELETE floatingips")
+
+		reply(w, http.StatusNoContent, nil)
+
+	default:
+		reply(w, http.StatusNotFound, nil)
+	}
+}
+
+// addLB makes a load balancer directly in the fake (ACTIVE, no children), as if made out of
+// band, and returns its ID.
+func (f *fakeCloud) addLB(name, status string) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+
+	id := f.id("lb")
+	f.lbs[id] = &fakeLB{obj: map[string]any{
+		"id": id, "name": name, "project_id": "project-1", "vip_address": "10.0.0.20", "vip_port_id": f.id("vip-port"),
+		"vip_subnet_id": f.subnetID, "vip_network_id": f.networkID, "provisioning_status": status, "operating_status": "OFFLINE",
+	}, pending: f.settle}
+
+	return id
+}
+
+// dropLB removes a load balancer out of band; Neutron keeps its floating IP, on no port.
+func (f *fakeCloud) dropLB(id string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+
+	port := f.lbs[id].obj["vip_port_id"]
+	delete(f.lbs, id)
+
+	for _, fip := range f.fips {
+		if fip["port_id"] == port {
+			fip["port_id"] = nil
+		}
+	}
+}
+
+// str, object and items read decoded JSON values; a missing or mistyped value is the zero value.
+func str(v any) string { s, _ := v.(string); return s }
+
+func object(v any) map[string]any { m, _ := v.(map[string]any); return m }
+
+func items(v any) []any { l, _ := v.([]any); return l }

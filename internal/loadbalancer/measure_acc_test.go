@@ -1,0 +1,274 @@
+package loadbalancer_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/acctest"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/loadbalancer"
+)
+
+// statusCounter is an http.RoundTripper that counts requests by method and by status.
+type statusCounter struct {
+	next http.RoundTripper
+
+	mu       sync.Mutex
+	total    int
+	byMethod map[string]int
+	byStatus map[int]int
+}
+
+func (c *statusCounter) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := c.next.RoundTrip(req)
+
+	c.mu.Lock()
+	defer c.mu.Unlock()
+
+	c.total++
+	c.byMethod[req.Method]++
+
+	if resp != nil {
+		c.byStatus[resp.StatusCode]++
+	}
+
+	return resp, err
+}
+
+// take returns the counts since the last take and resets them.
+func (c *statusCounter) take() (total int, methods map[string]int, statuses map[int]int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+
+	total, methods, statuses = c.total, c.byMethod, c.byStatus
+	c.total, c.byMethod, c.byStatus = 0, map[string]int{}, map[int]int{}
+
+	return total, methods, statuses
+}
+
+// counted is a copy of sc whose requests also go through counter (on a provider client
+// that holds sc's current token: the measurement is far shorter than a token's life).
+func counted(sc *gophercloud.ServiceClient, counter *statusCounter) *gophercloud.ServiceClient {
+	if counter.next == nil {
+		counter.next = sc.HTTPClient.Transport
+	}
+
+	pc := &gophercloud.ProviderClient{
+		HTTPClient: http.Client{Transport: counter},
+		UserAgent:  sc.UserAgent,
+	}
+	pc.SetToken(sc.Token())
+
+	out := *sc
+	out.ProviderClient = pc
+
+	return &out
+}
+
+type measurement struct {
+	what     string
+	seconds  float64
+	requests int
+	methods  map[string]int
+	statuses map[int]int
+}
+
+func (m measurement) String() string {
+	var methods []string
+	for k, v := range m.methods {
+		methods = append(methods, fmt.Sprintf("%s %d", k, v))
+	}
+
+	sort.Strings(methods)
+
+	return fmt.Sprintf("%-22s %6.2f s  %3d requests (%s), HTTP 409: %d", m.what, m.seconds, m.requests,
+		strings.Join(methods, ", "), m.statuses[http.StatusConflict])
+}
+
+// TestAccLoadBalancer_measure measures, for the three-listener load balancer with a public
+// IP, the wall time and the requests of a create, of one member update and of a destroy, and
+// checks that none of them met a 409: once through the core with a counting transport (every
+// Octavia and Neutron request, by method and status), once through Terraform (apply wall
+// time, plan and refresh included). It prints the numbers (go test -v).
+func TestAccLoadBalancer_measure(t *testing.T) {
+	name := acctest.IdentityName()
+
+	var (
+		project, network, region string
+		results                  []measurement
+		start                    time.Time
+	)
+
+	tfStep := func(what string) resource.TestCheckFunc {
+		return func(*terraform.State) error {
+			results = append(results, measurement{what: what, seconds: time.Since(start).Seconds()})
+			return nil
+		}
+	}
+
+	memberUpdate := strings.Replace(threeListeners, `{ address = "10.0.0.10", port = 22 }`, `{ address = "10.0.0.16", port = 22 }`, 1)
+
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckLoadBalancerDestroy(t),
+		Steps: []resource.TestStep{
+			{
+				Config: baseConfig(name),
+				Check: func(s *terraform.State) error {
+					project, _ = attr(s, "unikorn_identity.test", "id")
+					network, _ = attr(s, "unikorn_network.test", "id")
+					region, _ = attr(s, "unikorn_network.test", "region")
+
+					core, err := measureCore(t, project, network, region, name+"-core")
+					results = append(results, core...)
+
+					return err
+				},
+			},
+			{
+				PreConfig: func() { start = time.Now() },
+				Config:    lbConfig(name, threeListeners),
+				Check:     tfStep("terraform apply: create"),
+			},
+			{
+				PreConfig: func() { start = time.Now() },
+				Config:    lbConfig(name, memberUpdate),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(lbAddress, plancheck.ResourceActionUpdate)},
+				},
+				Check: tfStep("terraform apply: 1 member"),
+			},
+			{
+				PreConfig: func() { start = time.Now() },
+				Config:    baseConfig(name),
+				Check:     tfStep("terraform apply: destroy"),
+			},
+		},
+	})
+
+	var b strings.Builder
+
+	b.WriteString("unikorn_loadbalancer, 3 listeners (TCP+PROXYV2+monitor, TCP, UDP+monitor), public IP:\n")
+
+	for _, r := range results {
+		if r.methods == nil {
+			fmt.Fprintf(&b, "  %-22s %6.2f s\n", r.what, r.seconds)
+		} else {
+			fmt.Fprintf(&b, "  %s\n", r)
+		}
+	}
+
+	t.Log(b.String())
+}
+
+// measureCore creates, updates (one member) and deletes a three-listener load balancer
+// through the core, counting every Octavia and Neutron request.
+func measureCore(t *testing.T, project, network, region, name string) ([]measurement, error) {
+	t.Helper()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+
+	c := acctest.FreshClient(t)
+
+	sess, err := c.Identity(ctx, project) // authenticated before counting
+	if err != nil {
+		return nil, err
+	}
+
+	octavia, err := sess.LoadBalancer(region)
+	if err != nil {
+		return nil, err
+	}
+
+	neutron, err := sess.Network(region)
+	if err != nil {
+		return nil, err
+	}
+
+	counter := &statusCounter{byMethod: map[string]int{}, byStatus: map[int]int{}}
+	svc := &loadbalancer.Service{Octavia: counted(octavia, counter), Neutron: counted(neutron, counter)}
+
+	members := func(extra string) []loadbalancer.Member {
+		return []loadbalancer.Member{{Address: "10.0.0.10", Port: 22}, {Address: extra, Port: 22}}
+	}
+
+	spec := loadbalancer.Spec{
+		Name:      name,
+		NetworkID: network,
+		PublicIP:  true,
+		Listeners: []loadbalancer.ListenerSpec{
+			{
+				Name: "https", Protocol: loadbalancer.ProtocolTCP, Port: 443, ProxyProtocolV2: true, IdleTimeout: new(120),
+				AllowedCIDRs: []string{"10.0.0.0/8"},
+				Members:      []loadbalancer.Member{{Address: "10.0.0.10", Port: 8443}, {Address: "10.0.0.11", Port: 8443}},
+				Monitor:      &loadbalancer.MonitorSpec{Interval: 10, Timeout: 5, HealthyThreshold: 3, UnhealthyThreshold: 3},
+			},
+			{Name: "ssh", Protocol: loadbalancer.ProtocolTCP, Port: 22, Members: members("10.0.0.11")},
+			{
+				Name: "udp", Protocol: loadbalancer.ProtocolUDP, Port: 53,
+				Members: []loadbalancer.Member{{Address: "10.0.0.12", Port: 53}},
+				Monitor: &loadbalancer.MonitorSpec{Interval: 5, Timeout: 3, HealthyThreshold: 3, UnhealthyThreshold: 3},
+			},
+		},
+	}
+
+	var out []measurement
+
+	run := func(what string, op func() error) error {
+		start := time.Now()
+		err := op()
+		m := measurement{what: what, seconds: time.Since(start).Seconds()}
+		m.requests, m.methods, m.statuses = counter.take()
+		out = append(out, m)
+
+		if err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+
+		if n := m.statuses[http.StatusConflict]; n > 0 {
+			return fmt.Errorf("%s: %d requests met HTTP 409", what, n)
+		}
+
+		return nil
+	}
+
+	var top *loadbalancer.Topology
+
+	if err := run("core: create", func() (err error) {
+		top, err = svc.Ensure(ctx, spec, "", nil)
+		return err
+	}); err != nil {
+		if top != nil {
+			_ = svc.Delete(ctx, top.ID, name)
+		}
+
+		return out, err
+	}
+
+	spec.Listeners[1].Members = members("10.0.0.17")
+
+	updateErr := run("core: 1 member", func() error {
+		_, err := svc.Ensure(ctx, spec, top.ID, nil)
+		return err
+	})
+
+	deleteErr := run("core: destroy", func() error { return svc.Delete(ctx, top.ID, name) })
+
+	if updateErr != nil {
+		return out, updateErr
+	}
+
+	return out, deleteErr
+}

@@ -1,0 +1,397 @@
+package loadbalancer
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/listeners"
+	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/loadbalancers"
+	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/monitors"
+	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/pools"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
+)
+
+// Find returns the load balancer named lb-<name> in the scope's project, or nil when there
+// is none. Octavia's name filter is post-filtered exactly; two exact matches are a
+// *naming.DuplicateError naming both IDs.
+func (s *Service) Find(ctx context.Context, name string) (*loadbalancers.LoadBalancer, error) {
+	want := naming.LoadBalancer(name)
+
+	pages, err := loadbalancers.List(s.Octavia, loadbalancers.ListOpts{Name: want}).AllPages(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("listing load balancers named %s: %w", want, err)
+	}
+
+	all, err := loadbalancers.ExtractLoadBalancers(pages)
+	if err != nil {
+		return nil, fmt.Errorf("reading the load balancers named %s: %w", want, err)
+	}
+
+	// Octavia keeps deleted load balancers for a while in DELETED: they are gone.
+	all = slices.DeleteFunc(all, func(lb loadbalancers.LoadBalancer) bool { return lb.ProvisioningStatus == StatusDeleted })
+
+	lb, ok, err := naming.One("load balancer", want, all,
+		func(lb loadbalancers.LoadBalancer) string { return lb.Name },
+		func(lb loadbalancers.LoadBalancer) string { return lb.ID })
+	if err != nil || !ok {
+		return nil, err
+	}
+
+	return &lb, nil
+}
+
+// get reads load balancer id; nil without error when Octavia answers 404.
+func (s *Service) get(ctx context.Context, id string) (*loadbalancers.LoadBalancer, error) {
+	lb, err := loadbalancers.Get(ctx, s.Octavia, id).Extract()
+
+	switch {
+	case isNotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("reading load balancer %s: %w", id, err)
+	case lb.ProvisioningStatus == StatusDeleted:
+		return nil, nil
+	}
+
+	return lb, nil
+}
+
+// locate finds the load balancer by id, then (when id is empty or gone) by name. Either may
+// be empty. It returns nil without error when neither finds one.
+func (s *Service) locate(ctx context.Context, id, name string) (*loadbalancers.LoadBalancer, error) {
+	if id != "" {
+		lb, err := s.get(ctx, id)
+		if err != nil || lb != nil {
+			return lb, err
+		}
+	}
+
+	if name == "" {
+		return nil, nil
+	}
+
+	return s.Find(ctx, name)
+}
+
+// Observe reads the whole topology of the load balancer: by id, or by the deterministic
+// name when id is empty or gone (DESIGN.md §5). name may be empty when only the ID is known
+// (import). It returns nil without error when the load balancer does not exist.
+func (s *Service) Observe(ctx context.Context, id, name string) (*Topology, error) {
+	lb, err := s.locate(ctx, id, name)
+	if err != nil || lb == nil {
+		return nil, err
+	}
+
+	return s.observe(ctx, lb)
+}
+
+// NameOf is the user-given name of an Octavia load balancer named lb-<name>.
+func NameOf(octaviaName string) (string, error) {
+	name, ok := strings.CutPrefix(octaviaName, naming.LoadBalancerPrefix)
+	if !ok || name == "" {
+		return "", fmt.Errorf("load balancer %q is not named %s<name>: it was not made by this provider", octaviaName, naming.LoadBalancerPrefix)
+	}
+
+	return name, nil
+}
+
+// observe reads the children of lb and the floating IP on its VIP port. The listings are
+// independent reads and go out at once: the listeners and the pools of the load balancer,
+// the project's health monitors (Octavia cannot filter them by load balancer) and the
+// floating IP; then the members of every pool, at once.
+func (s *Service) observe(ctx context.Context, lb *loadbalancers.LoadBalancer) (*Topology, error) {
+	name, err := NameOf(lb.Name)
+	if err != nil {
+		return nil, err
+	}
+
+	t := topologyOf(lb)
+
+	var (
+		ls  []listeners.Listener
+		ps  []pools.Pool
+		ms  []monitors.Monitor
+		fip *FloatingIP
+	)
+
+	err = parallel(
+		func() (err error) { ls, err = s.listListeners(ctx, t.ID); return err },
+		func() (err error) { ps, err = s.listPools(ctx, t.ID); return err },
+		func() (err error) { ms, err = s.listMonitors(ctx); return err },
+		func() (err error) { fip, err = s.findFloatingIP(ctx, name, t.VIPPortID); return err },
+	)
+	if err != nil {
+		return nil, err
+	}
+
+	t.FloatingIP = fip
+
+	if err := s.assemble(ctx, t, name, ls, ps, ms); err != nil {
+		return nil, err
+	}
+
+	return t, nil
+}
+
+// parallel runs fns concurrently and joins their errors.
+func parallel(fns ...func() error) error {
+	errs := make([]error, len(fns))
+
+	var wg sync.WaitGroup
+
+	for i, fn := range fns {
+		wg.Add(1)
+
+		go func() {
+			defer wg.Done()
+
+			errs[i] = fn()
+		}()
+	}
+
+	wg.Wait()
+
+	return errors.Join(errs...)
+}
+
+// listListeners lists the listeners of load balancer id, oldest first: the order the
+// provider created them in, which is the configuration's.
+func (s *Service) listListeners(ctx context.Context, id string) ([]listeners.Listener, error) {
+	pages, err := listeners.List(s.Octavia, listeners.ListOpts{LoadbalancerID: id, SortKey: "created_at", SortDir: "asc"}).AllPages(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("listing the listeners of load balancer %s: %w", id, err)
+	}
+
+	ls, err := listeners.ExtractListeners(pages)
+	if err != nil {
+		return nil, fmt.Errorf("reading the listeners of load balancer %s: %w", id, err)
+	}
+
+	return ls, nil
+}
+
+// listPools lists the pools of load balancer id.
+func (s *Service) listPools(ctx context.Context, id string) ([]pools.Pool, error) {
+	pages, err := pools.List(s.Octavia, pools.ListOpts{LoadbalancerID: id}).AllPages(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("listing the pools of load balancer %s: %w", id, err)
+	}
+
+	ps, err := pools.ExtractPools(pages)
+	if err != nil {
+		return nil, fmt.Errorf("reading the pools of load balancer %s: %w", id, err)
+	}
+
+	return ps, nil
+}
+
+// listMonitors lists the health monitors of the scope's project.
+func (s *Service) listMonitors(ctx context.Context) ([]monitors.Monitor, error) {
+	pages, err := monitors.List(s.Octavia, monitors.ListOpts{}).AllPages(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("listing health monitors: %w", err)
+	}
+
+	ms, err := monitors.ExtractMonitors(pages)
+	if err != nil {
+		return nil, fmt.Errorf("reading health monitors: %w", err)
+	}
+
+	return ms, nil
+}
+
+// assemble fills t.Listeners and t.Foreign from the listings, and reads each pool's members.
+// Listeners come in creation order, then entries without a listener, by name. Each pool's
+// health monitor is attached whatever its name: a pool has at most one (converge renames it
+// when needed).
+func (s *Service) assemble(ctx context.Context, t *Topology, name string, ls []listeners.Listener, ps []pools.Pool, ms []monitors.Monitor) error {
+	byName := map[string]*ObservedListener{}
+	order := map[string]int{} // listener name → position in the listing
+	entry := func(listener string) *ObservedListener {
+		if o, ok := byName[listener]; ok {
+			return o
+		}
+
+		o := &ObservedListener{Name: listener}
+		byName[listener] = o
+
+		return o
+	}
+
+	var dup []error
+
+	for _, l := range ls {
+		if !belongsTo(l.Loadbalancers, t.ID) || l.ProvisioningStatus == StatusDeleted {
+			continue
+		}
+
+		listener, kind, ok := naming.LoadBalancerChild(name, l.Name)
+		if !ok || kind != naming.ChildListener {
+			t.Foreign = append(t.Foreign, ForeignListener{ID: l.ID, Name: l.Name, Protocol: l.Protocol, Port: l.ProtocolPort})
+			continue
+		}
+
+		o := entry(listener)
+		if o.ListenerID != "" {
+			dup = append(dup, &naming.DuplicateError{Kind: "listener", Name: l.Name, IDs: sortedSet([]string{o.ListenerID, l.ID})})
+			continue
+		}
+
+		order[listener] = len(order)
+		o.ListenerID = l.ID
+		o.Protocol = l.Protocol
+		o.Port = l.ProtocolPort
+		o.AllowedCIDRs = sortedSet(l.AllowedCIDRs)
+		o.ClientDataTimeoutMS = l.TimeoutClientData
+		o.MemberDataTimeoutMS = l.TimeoutMemberData
+		o.DefaultPoolID = l.DefaultPoolID
+		o.ListenerStatus = l.ProvisioningStatus
+	}
+
+	poolOf := map[string]*ObservedListener{} // pool ID → entry
+
+	for _, p := range ps {
+		if !poolBelongsTo(p, t.ID) || p.ProvisioningStatus == StatusDeleted {
+			continue
+		}
+
+		listener, kind, ok := naming.LoadBalancerChild(name, p.Name)
+		if !ok || kind != naming.ChildPool {
+			continue
+		}
+
+		o := entry(listener)
+		if o.PoolID != "" {
+			dup = append(dup, &naming.DuplicateError{Kind: "pool", Name: p.Name, IDs: sortedSet([]string{o.PoolID, p.ID})})
+			continue
+		}
+
+		o.PoolID = p.ID
+		o.PoolProtocol = p.Protocol
+		o.PoolStatus = p.ProvisioningStatus
+		poolOf[p.ID] = o
+	}
+
+	if len(dup) > 0 {
+		return fmt.Errorf("load balancer %s (%s): %w", t.Name, t.ID, errors.Join(dup...))
+	}
+
+	for _, m := range ms {
+		if m.ProvisioningStatus == StatusDeleted {
+			continue
+		}
+
+		for _, p := range m.Pools {
+			if o, ok := poolOf[p.ID]; ok {
+				o.MonitorID, o.MonitorName, o.MonitorType, o.MonitorStatus = m.ID, m.Name, m.Type, m.ProvisioningStatus
+				o.Monitor = &MonitorSpec{
+					Interval:           m.Delay,
+					Timeout:            m.Timeout,
+					HealthyThreshold:   m.MaxRetries,
+					UnhealthyThreshold: m.MaxRetriesDown,
+				}
+			}
+		}
+	}
+
+	var reads []func() error
+
+	for id, o := range poolOf {
+		reads = append(reads, func() (err error) { o.Members, err = s.listMembers(ctx, id); return err })
+	}
+
+	if err := parallel(reads...); err != nil {
+		return err
+	}
+
+	for _, key := range sortedKeys(byName) {
+		t.Listeners = append(t.Listeners, *byName[key])
+	}
+
+	slices.SortStableFunc(t.Listeners, func(a, b ObservedListener) int {
+		ia, oka := order[a.Name]
+		ib, okb := order[b.Name]
+
+		switch {
+		case oka && okb:
+			return cmp.Compare(ia, ib)
+		case oka:
+			return -1
+		case okb:
+			return 1
+		}
+
+		return 0
+	})
+
+	return nil
+}
+
+// listMembers lists the members of pool poolID, sorted.
+func (s *Service) listMembers(ctx context.Context, poolID string) ([]Member, error) {
+	pages, err := pools.ListMembers(s.Octavia, poolID, pools.ListMembersOpts{}).AllPages(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("listing the members of pool %s: %w", poolID, err)
+	}
+
+	ms, err := pools.ExtractMembers(pages)
+	if err != nil {
+		return nil, fmt.Errorf("reading the members of pool %s: %w", poolID, err)
+	}
+
+	out := make([]Member, 0, len(ms))
+	for _, m := range ms {
+		if m.ProvisioningStatus == StatusDeleted || m.ProvisioningStatus == StatusPendingDelete {
+			continue
+		}
+
+		out = append(out, Member{Address: m.Address, Port: m.ProtocolPort})
+	}
+
+	return sortMembers(out), nil
+}
+
+func belongsTo(lbs []listeners.LoadBalancerID, id string) bool {
+	if len(lbs) == 0 {
+		return true // filtered by loadbalancer_id already
+	}
+
+	for _, lb := range lbs {
+		if lb.ID == id {
+			return true
+		}
+	}
+
+	return false
+}
+
+func poolBelongsTo(p pools.Pool, id string) bool {
+	if len(p.Loadbalancers) == 0 {
+		return true // filtered by loadbalancer_id already
+	}
+
+	for _, lb := range p.Loadbalancers {
+		if lb.ID == id {
+			return true
+		}
+	}
+
+	return false
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+
+	slices.Sort(keys)
+
+	return keys
+}

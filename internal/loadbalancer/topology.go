@@ -1,0 +1,269 @@
+// Package loadbalancer owns the unikorn_loadbalancer resource: one Octavia load balancer
+// with its listeners, pools, members and health monitors, and an optional floating IP on its
+// VIP, converged in place as one desired-state object (DESIGN.md §6).
+//
+// The core (topology.go, observe.go, converge.go, status.go, neutron.go, import.go) is
+// Terraform-free: it finds the objects again by their deterministic names
+// (naming.LoadBalancer, naming.Listener, ...), creates them step by step — the load balancer,
+// then per listener: listener, pool, members in one batch, monitor — waiting for the load
+// balancer to be ACTIVE between steps, so that no request ever meets Octavia's immutability
+// lock, and prunes the children the configuration no longer implies. resource.go and
+// validate.go map the schema onto it.
+package loadbalancer
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
+)
+
+// Listener protocols a user may choose.
+const (
+	ProtocolTCP = "TCP"
+	ProtocolUDP = "UDP"
+)
+
+// Octavia pool protocols, lb_algorithm and monitor types the provider uses.
+const (
+	poolProtocolTCP     = "TCP"
+	poolProtocolUDP     = "UDP"
+	poolProtocolPROXYV2 = "PROXYV2"
+	lbMethod            = "ROUND_ROBIN"
+	monitorTCP          = "TCP"
+	monitorUDPConnect   = "UDP-CONNECT"
+)
+
+// Default polling of Octavia: each step of this provider settles in well under a second on
+// a healthy cloud, so the first wait is short; a new load balancer takes seconds to minutes.
+const (
+	DefaultPollMin = 200 * time.Millisecond
+	DefaultPollMax = time.Second
+)
+
+// statusTreeTimeout bounds the read of the status tree that explains a failure.
+const statusTreeTimeout = 30 * time.Second
+
+// Spec is the desired state of one load balancer.
+type Spec struct {
+	// Name is the user-given name; Octavia objects are called lb-<name>, ...
+	Name string
+	// NetworkID is the network the VIP lives on; the VIP subnet is the network's subnet.
+	NetworkID string
+	// VIPAddress is the VIP to ask for; "" lets Octavia choose.
+	VIPAddress string
+	// PublicIP asks for a floating IP on the VIP port.
+	PublicIP  bool
+	Listeners []ListenerSpec
+}
+
+// ListenerSpec is one listener and what hangs off it: its pool, members and monitor.
+type ListenerSpec struct {
+	Name     string
+	Protocol string // ProtocolTCP or ProtocolUDP
+	Port     int
+	// AllowedCIDRs restrict the sources; empty allows all. Compared as a set.
+	AllowedCIDRs []string
+	// IdleTimeout is the TCP idle timeout in seconds, written (× 1000) into both the client
+	// and the member data timeouts; nil means Octavia's default. TCP only.
+	IdleTimeout *int
+	// ProxyProtocolV2 makes the pool PROXYV2 (TCP only).
+	ProxyProtocolV2 bool
+	// Members are the pool's members; compared as a set.
+	Members []Member
+	// Monitor is the health monitor; nil for none.
+	Monitor *MonitorSpec
+}
+
+// Member is one pool member.
+type Member struct {
+	Address string
+	Port    int
+}
+
+// MonitorSpec is a health monitor.
+type MonitorSpec struct {
+	Interval           int // seconds between checks (Octavia's delay)
+	Timeout            int // seconds a check may take; less than Interval
+	HealthyThreshold   int // 1–10 (Octavia's max_retries)
+	UnhealthyThreshold int // 1–10 (Octavia's max_retries_down)
+}
+
+// PoolProtocol is the Octavia pool protocol the listener needs: UDP for UDP, PROXYV2 for
+// TCP with proxy protocol, else TCP.
+func (l ListenerSpec) PoolProtocol() string {
+	switch {
+	case l.Protocol == ProtocolUDP:
+		return poolProtocolUDP
+	case l.ProxyProtocolV2:
+		return poolProtocolPROXYV2
+	}
+
+	return poolProtocolTCP
+}
+
+// MonitorType is the Octavia health monitor type: UDP-CONNECT for UDP, TCP otherwise.
+func (l ListenerSpec) MonitorType() string {
+	if l.Protocol == ProtocolUDP {
+		return monitorUDPConnect
+	}
+
+	return monitorTCP
+}
+
+// idleTimeoutMS is the data timeout in milliseconds, or nil.
+func (l ListenerSpec) idleTimeoutMS() *int {
+	if l.IdleTimeout == nil || l.Protocol == ProtocolUDP {
+		return nil
+	}
+
+	ms := *l.IdleTimeout * 1000
+
+	return &ms
+}
+
+// Topology is what Octavia and Neutron hold for one load balancer.
+type Topology struct {
+	ID                 string
+	Name               string // the Octavia name, lb-<name>
+	ProjectID          string
+	VIPAddress         string
+	VIPPortID          string
+	VIPNetworkID       string
+	VIPSubnetID        string
+	ProvisioningStatus string
+	OperatingStatus    string
+
+	// Listeners are the children named after the linkage contract (lb-<name>-<listener>-…),
+	// grouped by listener name: those with a listener in the order Octavia created the
+	// listeners, then the others by name. An entry may lack its listener (only a pool is
+	// left), its pool or its monitor.
+	Listeners []ObservedListener
+	// Foreign are the listeners of the load balancer whose names do not follow the contract:
+	// the provider leaves them alone, but refuses to create a listener on a port they hold.
+	Foreign []ForeignListener
+
+	// FloatingIP is the floating IP on the VIP port (or one left over for it), nil if none.
+	FloatingIP *FloatingIP
+}
+
+// ObservedListener is one listener's objects as Octavia has them.
+type ObservedListener struct {
+	Name string // the listener's short name
+
+	ListenerID          string // "" when the listener is missing
+	Protocol            string
+	Port                int
+	AllowedCIDRs        []string // sorted
+	ClientDataTimeoutMS int
+	MemberDataTimeoutMS int
+	DefaultPoolID       string
+	ListenerStatus      string
+
+	PoolID       string // "" when the pool is missing
+	PoolProtocol string
+	PoolStatus   string
+	Members      []Member // sorted
+
+	MonitorID     string // "" when the monitor is missing
+	MonitorName   string
+	MonitorType   string
+	Monitor       *MonitorSpec
+	MonitorStatus string
+}
+
+// ForeignListener is a listener of the load balancer that the provider did not name.
+type ForeignListener struct {
+	ID, Name, Protocol string
+	Port               int
+}
+
+// FloatingIP is a Neutron floating IP.
+type FloatingIP struct {
+	ID          string
+	Address     string
+	PortID      string
+	Description string
+}
+
+// ProxyProtocolV2 tells whether the pool speaks PROXY protocol v2.
+func (o ObservedListener) ProxyProtocolV2() bool {
+	return o.PoolProtocol == poolProtocolPROXYV2
+}
+
+// PoolLinked tells whether the pool is the listener's default pool.
+func (o ObservedListener) PoolLinked() bool {
+	return o.PoolID != "" && o.ListenerID != "" && o.DefaultPoolID == o.PoolID
+}
+
+// IdleTimeout is the idle timeout in seconds as Octavia has it: the client data timeout,
+// unless it equals want and the member data timeout does not (so that either drifting
+// shows).
+func (o ObservedListener) IdleTimeout(want *int) int {
+	seconds := o.ClientDataTimeoutMS / 1000
+	if want != nil && o.ClientDataTimeoutMS == *want*1000 && o.MemberDataTimeoutMS != *want*1000 {
+		seconds = o.MemberDataTimeoutMS / 1000
+	}
+
+	return seconds
+}
+
+// Listener returns the observed listener called name.
+func (t *Topology) Listener(name string) (ObservedListener, bool) {
+	if t == nil {
+		return ObservedListener{}, false
+	}
+
+	for _, l := range t.Listeners {
+		if l.Name == name {
+			return l, true
+		}
+	}
+
+	return ObservedListener{}, false
+}
+
+// Service converges load balancers with the Octavia and Neutron clients of one identity
+// scope and region.
+type Service struct {
+	Octavia *gophercloud.ServiceClient // pinned to cloud.LoadBalancerMicroversion
+	Neutron *gophercloud.ServiceClient
+
+	// SingleCallCreate creates a new load balancer with Octavia's fully-populated single
+	// call instead of step by step. Broken on several releases and providers (children stay
+	// PENDING_CREATE forever): opt-in only.
+	SingleCallCreate bool
+
+	// PollMin and PollMax bound the backoff while waiting; zero means the defaults.
+	PollMin, PollMax time.Duration
+}
+
+func (s *Service) pollMin() time.Duration { return cmp.Or(s.PollMin, DefaultPollMin) }
+func (s *Service) pollMax() time.Duration { return max(cmp.Or(s.PollMax, DefaultPollMax), s.pollMin()) }
+
+// sortMembers sorts members by address, then port, and drops duplicates.
+func sortMembers(ms []Member) []Member {
+	out := slices.Clone(ms)
+	slices.SortFunc(out, func(a, b Member) int {
+		return cmp.Or(cmp.Compare(a.Address, b.Address), cmp.Compare(a.Port, b.Port))
+	})
+
+	return slices.Compact(out)
+}
+
+// sortedSet sorts and de-duplicates strings.
+func sortedSet(ss []string) []string {
+	out := slices.Clone(ss)
+	slices.Sort(out)
+
+	return slices.Compact(out)
+}
+
+// describeListener names a listener's objects in messages.
+func describeListener(name, listener string) string {
+	return fmt.Sprintf("listener %q (%s)", listener, naming.Listener(name, listener))
+}
