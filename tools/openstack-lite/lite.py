@@ -243,8 +243,9 @@ def tiny_image_bytes(name):
     return head + bytes(8192 - len(head))
 
 
-def ensure_image(api, region, name, visibility, owner=None, tags=()):
+def ensure_image(api, region, name, visibility, owner=None, tags=(), props=None):
     g = url('image', region)
+    props = props or {}
     images = api.get('%s/v2/images?name=%s' % (g, name))['images']
     if owner:
         images = [i for i in images if i.get('owner') == owner]
@@ -253,9 +254,15 @@ def ensure_image(api, region, name, visibility, owner=None, tags=()):
         if i['status'] != 'active':  # left over from an interrupted upload
             api.req('DELETE', '%s/v2/images/%s' % (g, i['id']), ok=(204, 404, 403, 409))
     if active:
-        return active[0]['id']
-    body = {'name': name, 'disk_format': 'raw', 'container_format': 'bare',
-            'visibility': visibility, 'tags': list(tags)}
+        img = active[0]
+        patch = [{'op': 'add', 'path': '/' + k, 'value': v} for k, v in sorted(props.items())
+                 if img.get(k) != v]
+        if patch:  # an image made by an earlier version of this script
+            api.req('PATCH', '%s/v2/images/%s' % (g, img['id']), json=patch,
+                    headers={'Content-Type': 'application/openstack-images-v2.1-json-patch'})
+        return img['id']
+    body = dict(props, name=name, disk_format='raw', container_format='bare',
+                visibility=visibility, tags=list(tags))
     if owner:
         body['owner'] = owner
     img = api.post('%s/v2/images' % g, body)
@@ -320,7 +327,10 @@ def bootstrap_region(api, region, ids, state):
                          {'addTenantAccess': {'tenant': svc}}, ok=(200, 409))
 
     # images
-    ensure_image(api, region, 'cirros-tiny', 'public')
+    # Properties of the Unikorn image schema, so that unikorn_image finds it (unsigned).
+    ensure_image(api, region, 'cirros-tiny', 'public', props={
+        'unikorn:os:kernel': 'linux', 'unikorn:os:family': 'cirros', 'unikorn:os:distro': 'cirros',
+        'unikorn:os:version': '0.6', 'unikorn:virtualization': 'any'})
     ensure_image(api, region, 'amphora-x64-haproxy', 'private', owner=svc, tags=['amphora'])
 
     # external network
