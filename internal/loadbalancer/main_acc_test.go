@@ -166,3 +166,41 @@ func checkOctavia(t *testing.T, check func(s *terraform.State, lb *acctest.LBSna
 		return check(s, snap)
 	}
 }
+
+// checkNoTwin fails when Octavia holds another load balancer of lb's exact name in lb's
+// project: an interrupted create must be adopted or replaced, never duplicated.
+func checkNoTwin(t *testing.T, s *terraform.State, lb *acctest.LBSnapshot) error {
+	region, err := attr(s, lbAddress, "region")
+	if err != nil {
+		return err
+	}
+
+	octavia, _ := acctest.LoadBalancerClients(t, region)
+
+	pages, err := loadbalancers.List(octavia, loadbalancers.ListOpts{
+		Name:      lb.LoadBalancer.Name,
+		ProjectID: lb.LoadBalancer.ProjectID,
+	}).AllPages(context.Background())
+	if err != nil {
+		return err
+	}
+
+	all, err := loadbalancers.ExtractLoadBalancers(pages)
+	if err != nil {
+		return err
+	}
+
+	var ids []string
+
+	for _, other := range all {
+		if other.Name == lb.LoadBalancer.Name {
+			ids = append(ids, other.ID)
+		}
+	}
+
+	if len(ids) != 1 {
+		return fmt.Errorf("%d load balancers named %s: %v", len(ids), lb.LoadBalancer.Name, ids)
+	}
+
+	return nil
+}
