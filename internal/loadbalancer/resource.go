@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gophercloud/gophercloud/v2"
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
@@ -367,8 +368,17 @@ func (r *loadBalancerResource) Create(ctx context.Context, req resource.CreateRe
 
 	if id == "" && errors.As(err, &lost) {
 		// The POST may have reached Octavia with its answer lost (a deadline, a dropped
-		// connection): look for the load balancer by name, so that it is tracked, not orphaned.
-		if found := r.salvage(ctx, svc, "", spec.Name, nil); found != nil {
+		// connection), and Octavia commits the load balancer only once its VIP port exists,
+		// which may be after the provider gave up: wait for it by name, so that it is tracked,
+		// not orphaned and twinned by the next apply.
+		var answered gophercloud.ErrUnexpectedResponseCode
+
+		found := r.salvage(ctx, svc, "", spec.Name, nil)
+		if found == nil && !errors.As(err, &answered) {
+			found = r.awaitLost(ctx, svc, spec.Name) // no answer: the outcome is unknown
+		}
+
+		if found != nil {
 			id, top = found.ID, found
 		}
 	}
@@ -386,6 +396,29 @@ func (r *loadBalancerResource) Create(ctx context.Context, req resource.CreateRe
 
 	state := applied(ctx, plan, id, top, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// awaitLost looks for the load balancer of a POST whose answer was lost, for up to
+// salvageTimeout with a context of its own: Octavia may still be making it.
+func (r *loadBalancerResource) awaitLost(ctx context.Context, svc *Service, name string) *Topology {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), salvageTimeout)
+	defer cancel()
+
+	found, err := cloud.Poll(ctx, cloud.PollSpec{Pending: []string{"absent"}, Target: []string{"present"}, MinInterval: time.Second},
+		func(ctx context.Context) (*Topology, string, string, error) {
+			top, err := svc.Observe(ctx, "", name)
+			if err != nil || top == nil {
+				return nil, "absent", "", err
+			}
+
+			return top, "present", "", nil
+		})
+	if err != nil {
+		tflog.Warn(ctx, "The load balancer of a lost create did not appear", map[string]any{"name": name, "error": err.Error()})
+		return nil
+	}
+
+	return found
 }
 
 // salvage reads what a failed create or update left, with a context of its own (the
