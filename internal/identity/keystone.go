@@ -3,6 +3,7 @@ package identity
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/users"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
 
@@ -319,9 +321,37 @@ func listUserRoleNames(ctx context.Context, sc *gophercloud.ServiceClient, userI
 	return sortedUnique(names), nil
 }
 
+// forbiddenLagBudget bounds how long a read that Keystone refuses with a 403 is retried.
+const forbiddenLagBudget = 20 * time.Second
+
 // getApplicationCredential reads one credential of userID; nil when it does not exist.
+//
+// Under load Keystone has been seen to refuse this read with a 403 for a moment (the same lag
+// as in createAsUser): a 403 is retried for up to forbiddenLagBudget.
 func getApplicationCredential(ctx context.Context, sc *gophercloud.ServiceClient, userID, id string) (*applicationCredential, error) {
-	ac, err := applicationcredentials.Get(ctx, sc, userID, id).Extract()
+	waitCtx, cancel := context.WithTimeout(ctx, forbiddenLagBudget)
+	defer cancel()
+
+	var err error
+
+	ac, pollErr := cloud.Poll(waitCtx, cloud.PollSpec{
+		Pending:     []string{"forbidden"},
+		Target:      []string{"answered"},
+		MinInterval: 500 * time.Millisecond,
+		MaxInterval: 2 * time.Second,
+	}, func(ctx context.Context) (*applicationcredentials.ApplicationCredential, string, string, error) {
+		var got *applicationcredentials.ApplicationCredential
+
+		got, err = applicationcredentials.Get(ctx, sc, userID, id).Extract()
+		if gophercloud.ResponseCodeIs(err, http.StatusForbidden) {
+			return nil, "forbidden", "", nil
+		}
+
+		return got, "answered", "", nil
+	})
+	if pollErr != nil && err == nil {
+		err = pollErr
+	}
 
 	switch {
 	case errNotFound(err):
