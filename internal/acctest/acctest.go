@@ -35,10 +35,15 @@ func RandomName() string {
 	return sdkacctest.RandomWithPrefix(strings.TrimSuffix(NamePrefix, "-"))
 }
 
-// PreCheck fails the test (it never skips it) when the environment of the local cloud is
-// missing: an acceptance test that silently did nothing would be a lie.
+// PreCheck skips the test only when TF_ACC is unset (a plain `go test`), and fails it (never
+// skips it) when TF_ACC is set but the environment of the local cloud is missing: an
+// acceptance test that silently did nothing would be a lie.
 func PreCheck(t *testing.T) {
 	t.Helper()
+
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("acceptance test: set TF_ACC=1 (make testacc)")
+	}
 
 	for _, name := range []string{"OS_CLOUD", "OS_CLIENT_CONFIG_FILE", "UNIKORN_REGIONS"} {
 		if os.Getenv(name) == "" {
@@ -73,13 +78,7 @@ func Client(t *testing.T) *cloud.Client {
 	t.Helper()
 
 	clientOnce.Do(func() {
-		client, clientErr = cloud.New(context.Background(), cloud.Config{
-			Cloud:      os.Getenv("OS_CLOUD"),
-			CloudsYAML: os.Getenv("OS_CLIENT_CONFIG_FILE"),
-			Regions:    strings.Split(os.Getenv("UNIKORN_REGIONS"), ","),
-			Domain:     os.Getenv("UNIKORN_DOMAIN"),
-			UserAgent:  "terraform-provider-unikorn-acctest",
-		})
+		client, clientErr = NewClient(context.Background(), "terraform-provider-unikorn-acctest")
 	})
 
 	if clientErr != nil {
@@ -87,4 +86,17 @@ func Client(t *testing.T) *cloud.Client {
 	}
 
 	return client
+}
+
+// NewClient is a fresh OpenStack client configured from the test environment, as the
+// provider is: for sweepers (which run without a test) and for tests that must not share
+// the package's cached client.
+func NewClient(ctx context.Context, userAgent string) (*cloud.Client, error) {
+	return cloud.New(ctx, cloud.Config{
+		Cloud:      os.Getenv("OS_CLOUD"),
+		CloudsYAML: os.Getenv("OS_CLIENT_CONFIG_FILE"),
+		Regions:    Regions(),
+		Domain:     os.Getenv("UNIKORN_DOMAIN"),
+		UserAgent:  userAgent,
+	})
 }

@@ -54,7 +54,7 @@ func IdentityKeystone(t *testing.T) (*gophercloud.ServiceClient, string) {
 		t.Fatalf("manager scope: %v", err)
 	}
 
-	sc, err := mgr.Identity()
+	sc, err := mgr.Keystone()
 	if err != nil {
 		t.Fatalf("manager Keystone client: %v", err)
 	}
@@ -230,7 +230,7 @@ func UserTrusts(t *testing.T, userID string) []trusts.Trust {
 
 	c := Client(t)
 
-	base, err := c.Base().Identity()
+	base, err := c.Base().Keystone()
 	if err != nil {
 		t.Fatal(err)
 	}

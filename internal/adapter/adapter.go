@@ -1,6 +1,8 @@
-// Package adapter holds the small pieces that every concept package's Terraform adapter
-// needs in the same form: taking the provider's client bundle out of ProviderData, and
-// parsing region-qualified import IDs. It holds no OpenStack logic.
+// Package adapter is the framework kit every resource and data source is written on: the
+// embeddable bases (Metadata, Configure and the provider-data guard), the openings of the CRUD
+// methods and of ModifyPlan, the one region rule, the one import helper, the shared schema
+// fragments, the validators and the small value helpers. It holds Terraform types only and
+// makes no OpenStack call: the concept packages' cores do that.
 package adapter
 
 import (
@@ -8,7 +10,14 @@ import (
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 )
+
+// Meta is what the kit needs of every concept's view of the provider's client bundle.
+type Meta interface {
+	Cloud() *cloud.Client
+}
 
 // ProviderData converts what the provider's Configure handed out into the interface T that a
 // resource or data source declares it needs. It returns false without a diagnostic when the
@@ -42,6 +51,6 @@ func SplitImportID(importID string) (region, id string, err error) {
 	case len(parts) == 2 && parts[0] != "" && parts[1] != "":
 		return parts[0], parts[1], nil
 	default:
-		return "", "", fmt.Errorf("import ID %q is not of the form REGION/ID or ID", importID)
+		return "", "", fmt.Errorf("import ID %q is not of the form REGION/ID, REGION/name, ID or name", importID)
 	}
 }

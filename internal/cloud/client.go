@@ -12,6 +12,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/tokens"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/trusts"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 )
 
@@ -35,6 +36,7 @@ type Client struct {
 
 	sessions OnceCache[sessionKey, *Session]
 	domainID OnceCache[struct{}, string]
+	trusts   OnceCache[struct{}, []trusts.Trust] // live trusts to the service user, listed once
 }
 
 // New resolves cfg (over clouds.yaml when Cloud is set), authenticates the service user once

@@ -413,7 +413,7 @@ func TestServiceClients(t *testing.T) {
 		t.Errorf("unserved region: %v", err)
 	}
 
-	id, err := s.Identity()
+	id, err := s.Keystone()
 	if err != nil || id.Endpoint != f.srv.URL+"/v3/" {
 		t.Errorf("identity client: %v %v", id, err)
 	}

@@ -83,20 +83,34 @@ func (c *Client) Identity(ctx context.Context, projectID string) (*Session, erro
 			return nil, err
 		}
 
-		return c.newSession(ctx, scopeIdentity, projectID, &gophercloud.AuthScope{TrustID: trustID})
+		sess, err := c.newSession(ctx, scopeIdentity, projectID, &gophercloud.AuthScope{TrustID: trustID})
+		if err == nil {
+			return sess, nil
+		}
+
+		// The listing may be older than the trust's deletion or replacement: list once more.
+		c.ForgetTrusts()
+
+		again, findErr := c.findTrust(ctx, projectID)
+		if findErr != nil || again == trustID {
+			return nil, errors.Join(err, findErr)
+		}
+
+		return c.newSession(ctx, scopeIdentity, projectID, &gophercloud.AuthScope{TrustID: again})
 	})
 }
 
 // ForgetProject drops the cached Privileged and Identity sessions of projectID, so that the
 // next call authenticates again: for use after the project's trust or role grants were
-// replaced, since a token keeps the roles (and trust) it was issued with. The scope as
-// configured (the service user's own project) is kept.
+// replaced, since a token keeps the roles (and trust) it was issued with; the trust listing
+// is taken again too. The scope as configured (the service user's own project) is kept.
 func (c *Client) ForgetProject(projectID string) {
 	if projectID != c.baseProjectID {
 		c.sessions.Forget(sessionKey{kind: scopePrivileged, project: projectID})
 	}
 
 	c.sessions.Forget(sessionKey{kind: scopeIdentity, project: projectID})
+	c.ForgetTrusts()
 }
 
 // ManagedDomainID is the ID of the managed Keystone domain (configured by name or ID).
@@ -112,7 +126,7 @@ func (c *Client) ManagedDomainID(ctx context.Context) (string, error) {
 func (c *Client) resolveDomain(ctx context.Context) (string, error) {
 	want := c.settings.domain
 
-	sc, err := c.base.Identity()
+	sc, err := c.base.Keystone()
 	if err != nil {
 		return "", err
 	}
@@ -161,37 +175,99 @@ func (c *Client) resolveDomain(ctx context.Context) (string, error) {
 	}
 }
 
-// findTrust returns the one live trust with the service user as trustee on projectID.
+// liveTrusts lists the live trusts whose trustee is the service user, once per run: every
+// identity scope and every import reads that one listing (no request per project). fresh
+// drops the cached listing first, for a trust made or deleted since it was taken.
+func (c *Client) liveTrusts(ctx context.Context, fresh bool) ([]trusts.Trust, error) {
+	if fresh {
+		c.trusts.Forget(struct{}{})
+	}
+
+	return c.trusts.Get(ctx, struct{}{}, func(ctx context.Context) ([]trusts.Trust, error) {
+		sc, err := c.base.Keystone()
+		if err != nil {
+			return nil, err
+		}
+
+		pages, err := trusts.List(sc, trusts.ListOpts{TrusteeUserID: c.serviceUserID}).AllPages(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("listing the Keystone trusts of the service user %s: %w", c.serviceUserID, err)
+		}
+
+		all, err := trusts.ExtractTrusts(pages)
+		if err != nil {
+			return nil, fmt.Errorf("reading the Keystone trusts of the service user %s: %w", c.serviceUserID, err)
+		}
+
+		now := time.Now()
+		live := all[:0]
+
+		for _, t := range all {
+			if t.TrusteeUserID != "" && t.TrusteeUserID != c.serviceUserID {
+				continue
+			}
+
+			if !t.ExpiresAt.IsZero() && !t.ExpiresAt.After(now) {
+				continue
+			}
+
+			live = append(live, t)
+		}
+
+		return live, nil
+	})
+}
+
+// TrustedProjects lists the projects in which the service user holds a live trust: the
+// identities' projects, for finding a tenant object whose project is not known (import).
+func (c *Client) TrustedProjects(ctx context.Context) ([]string, error) {
+	live, err := c.liveTrusts(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+
+	seen := map[string]bool{}
+
+	var projects []string
+
+	for _, t := range live {
+		if t.ProjectID != "" && !seen[t.ProjectID] {
+			seen[t.ProjectID] = true
+			projects = append(projects, t.ProjectID)
+		}
+	}
+
+	return projects, nil
+}
+
+// ForgetTrusts drops the cached trust listing: for use after a trust was made or deleted.
+func (c *Client) ForgetTrusts() {
+	c.trusts.Forget(struct{}{})
+}
+
+// findTrust returns the one live trust with the service user as trustee on projectID. It reads
+// the run's trust listing, and lists again once when the project has none there (a trust
+// made after the listing was taken).
 func (c *Client) findTrust(ctx context.Context, projectID string) (string, error) {
-	sc, err := c.base.Identity()
-	if err != nil {
-		return "", err
-	}
-
-	pages, err := trusts.List(sc, trusts.ListOpts{TrusteeUserID: c.serviceUserID}).AllPages(ctx)
-	if err != nil {
-		return "", fmt.Errorf("listing the Keystone trusts of the service user %s: %w", c.serviceUserID, err)
-	}
-
-	all, err := trusts.ExtractTrusts(pages)
-	if err != nil {
-		return "", fmt.Errorf("reading the Keystone trusts of the service user %s: %w", c.serviceUserID, err)
-	}
-
-	now := time.Now()
-
 	var ids []string
 
-	for _, t := range all {
-		if t.ProjectID != projectID || (t.TrusteeUserID != "" && t.TrusteeUserID != c.serviceUserID) {
-			continue
+	for _, fresh := range []bool{false, true} {
+		live, err := c.liveTrusts(ctx, fresh)
+		if err != nil {
+			return "", err
 		}
 
-		if !t.ExpiresAt.IsZero() && !t.ExpiresAt.After(now) {
-			continue
+		ids = ids[:0]
+
+		for _, t := range live {
+			if t.ProjectID == projectID {
+				ids = append(ids, t.ID)
+			}
 		}
 
-		ids = append(ids, t.ID)
+		if len(ids) > 0 {
+			break
+		}
 	}
 
 	switch len(ids) {

@@ -52,9 +52,9 @@ func (s *Session) GoString() string {
 	return s.String()
 }
 
-// Identity is the Keystone v3 client (global). It uses the catalog's identity endpoint of the
+// Keystone is the Keystone v3 client (global). It uses the catalog's identity endpoint of the
 // configured interface, or the auth URL when the catalog has none.
-func (s *Session) Identity() (*gophercloud.ServiceClient, error) {
+func (s *Session) Keystone() (*gophercloud.ServiceClient, error) {
 	return s.service("", "identity", func(eo gophercloud.EndpointOpts) (*gophercloud.ServiceClient, error) {
 		sc, err := openstack.NewIdentityV3(s.provider, gophercloud.EndpointOpts{Availability: eo.Availability})
 

@@ -30,7 +30,7 @@ func (s *Service) Delete(ctx context.Context, ref Ref, force bool) error {
 		return err
 	}
 
-	sc, err := mgr.Identity()
+	sc, err := mgr.Keystone()
 	if err != nil {
 		return err
 	}
@@ -170,7 +170,7 @@ func (s *Service) deleteNova(ctx context.Context, priv *cloud.Session, projectID
 func (s *Service) deleteCredentials(ctx context.Context, sc *gophercloud.ServiceClient, projectID, userID, name string) error {
 	c := s.cloud
 
-	base, err := c.Base().Identity()
+	base, err := c.Base().Keystone()
 	if err != nil {
 		return err
 	}

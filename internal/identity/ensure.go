@@ -75,7 +75,7 @@ func (e *ensurer) run(ctx context.Context) error {
 		return err
 	}
 
-	if e.manager, err = mgr.Identity(); err != nil {
+	if e.manager, err = mgr.Keystone(); err != nil {
 		return err
 	}
 
@@ -256,7 +256,7 @@ func (e *ensurer) userSession(ctx context.Context, userID, projectID string) (*g
 		return nil, err
 	}
 
-	if e.user, err = sess.Identity(); err != nil {
+	if e.user, err = sess.Keystone(); err != nil {
 		return nil, err
 	}
 
@@ -406,7 +406,7 @@ func (e *ensurer) ensureApplicationCredential(ctx context.Context, userID, proje
 func (e *ensurer) ensureTrust(ctx context.Context, userID, projectID string) (bool, error) {
 	c := e.svc.cloud
 
-	base, err := c.Base().Identity()
+	base, err := c.Base().Keystone()
 	if err != nil {
 		return false, err
 	}

@@ -53,7 +53,7 @@ func sweepIdentities(_ string) error {
 		return err
 	}
 
-	sc, err := mgr.Identity()
+	sc, err := mgr.Keystone()
 	if err != nil {
 		return err
 	}

@@ -52,7 +52,7 @@ func (s *Service) Observe(ctx context.Context, ref Ref, want Quotas) (*Identity,
 		return nil, err
 	}
 
-	sc, err := mgr.Identity()
+	sc, err := mgr.Keystone()
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +164,7 @@ func (s *Service) observeCredentials(ctx context.Context, sc *gophercloud.Servic
 		}
 	}
 
-	base, err := c.Base().Identity()
+	base, err := c.Base().Keystone()
 	if err != nil {
 		return err
 	}

@@ -88,7 +88,7 @@ func LocateForImport(ctx context.Context, c *cloud.Client, region, idOrName stri
 
 // trustedProjects are the projects of the live trusts whose trustee is the service user.
 func trustedProjects(ctx context.Context, c *cloud.Client) ([]string, error) {
-	sc, err := c.Base().Identity()
+	sc, err := c.Base().Keystone()
 	if err != nil {
 		return nil, err
 	}

@@ -143,7 +143,7 @@ func NewService(c *cloud.Client, sess *cloud.Session, region string) (*Service, 
 		return nil, err
 	}
 
-	keystone, err := sess.Identity()
+	keystone, err := sess.Keystone()
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,134 @@
+package acctest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
+)
+
+// Sweep deletes, in every served region, the leftovers of one kind of cloud object whose
+// name carries the acceptance tests' prefix. It is what every package's sweeper is made of.
+type Sweep[T any] struct {
+	// What names the kind in errors ("server", "floating IP").
+	What string
+	// List lists the candidates of a region (the kit keeps those whose Name has Prefix).
+	List func(ctx context.Context, c *cloud.Client, region string) ([]T, error)
+	// Name is the name tested against Prefix; ID is what Delete takes.
+	Name, ID func(T) string
+	// Prefix is the leftovers' name prefix; empty means the cloud name NamePrefix itself.
+	Prefix string
+	// Delete deletes one object; a 404 answer counts as done.
+	Delete func(ctx context.Context, c *cloud.Client, region, id string) error
+}
+
+// Run sweeps every served region of c.
+func (s Sweep[T]) Run(ctx context.Context, c *cloud.Client) error {
+	prefix := s.Prefix
+	if prefix == "" {
+		prefix = NamePrefix
+	}
+
+	var errs []error
+
+	for _, region := range c.Regions() {
+		all, err := s.List(ctx, c, region)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("listing %ss in %s: %w", s.What, region, err))
+			continue
+		}
+
+		for _, obj := range all {
+			if !strings.HasPrefix(s.Name(obj), prefix) {
+				continue
+			}
+
+			err := s.Delete(ctx, c, region, s.ID(obj))
+			if err != nil && !gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
+				errs = append(errs, fmt.Errorf("%s %s (%s) in %s: %w", s.What, s.Name(obj), s.ID(obj), region, err))
+			}
+		}
+	}
+
+	return errors.Join(errs...)
+}
+
+// SweepFunc is one step of a sweeper.
+type SweepFunc func(ctx context.Context, c *cloud.Client) error
+
+// AddSweeper registers the sweeper name (run with `go test ./internal/<pkg>/ -sweep=all`
+// and the environment of the local cloud): its steps run in order with one fresh client,
+// after the sweepers named in dependencies.
+func AddSweeper(name string, dependencies []string, steps ...SweepFunc) {
+	resource.AddTestSweepers(name, &resource.Sweeper{
+		Name:         name,
+		Dependencies: dependencies,
+		F: func(string) error {
+			ctx := context.Background()
+
+			c, err := NewClient(ctx, "terraform-provider-unikorn-sweeper")
+			if err != nil {
+				return err
+			}
+
+			var errs []error
+			for _, step := range steps {
+				errs = append(errs, step(ctx, c))
+			}
+
+			return errors.Join(errs...)
+		},
+	})
+}
+
+// ImportID is the import ID "REGION/<attribute>" of the resource at address in the state:
+// attribute "id" imports by ID, "name" by name.
+func ImportID(address, attribute string) resource.ImportStateIdFunc {
+	return func(s *terraform.State) (string, error) {
+		rs, ok := s.RootModule().Resources[address]
+		if !ok {
+			return "", fmt.Errorf("%s is not in the state", address)
+		}
+
+		return url.PathEscape(rs.Primary.Attributes["region"]) + "/" + rs.Primary.Attributes[attribute], nil
+	}
+}
+
+// ImportSteps are the two import steps of a regional resource at address: by `REGION/ID`
+// and by `REGION/name`, each verified against the state; ignore lists the attributes that
+// an import cannot know (write-only input, timeouts).
+func ImportSteps(address string, ignore ...string) []resource.TestStep {
+	ignore = append([]string{"timeouts"}, ignore...)
+
+	return []resource.TestStep{
+		{
+			ResourceName:            address,
+			ImportState:             true,
+			ImportStateVerify:       true,
+			ImportStateIdFunc:       ImportID(address, "id"),
+			ImportStateVerifyIgnore: ignore,
+		},
+		{
+			ResourceName:            address,
+			ImportState:             true,
+			ImportStateVerify:       true,
+			ImportStateIdFunc:       ImportID(address, "name"),
+			ImportStateVerifyIgnore: ignore,
+		},
+	}
+}
+
+// ProviderRegion is a provider block whose default region is region (the other arguments
+// come from the environment, as in every test): for the region-rule tests, which apply with
+// one default and plan with another.
+func ProviderRegion(region string) string {
+	return fmt.Sprintf("provider \"unikorn\" {\n  region = %q\n}\n", region)
+}

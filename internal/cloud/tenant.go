@@ -1,0 +1,127 @@
+package cloud
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+
+	"github.com/gophercloud/gophercloud/v2"
+)
+
+// Scope is the credential scope a tenant is bound with (DESIGN.md §4).
+type Scope int
+
+const (
+	// Privileged is the service user inside the identity's project: enough to read and delete
+	// every tenant object, and independent of the identity's trust, so that a broken or
+	// missing trust never blocks a refresh or a destroy.
+	Privileged Scope = iota
+	// AsIdentity acts as the identity's own user through its Keystone trust: what is created
+	// with it is owned by that user (ports, servers, floating IPs, load balancers).
+	AsIdentity
+)
+
+func (s Scope) String() string {
+	if s == AsIdentity {
+		return scopeIdentity.String()
+	}
+
+	return scopePrivileged.String()
+}
+
+// Tenant is an identity's project in one served region, bound to one credential scope: the
+// one value every tenant core takes. It hands out the service clients of that scope and
+// region; the region is resolved once, when the tenant is bound.
+type Tenant struct {
+	session   *Session
+	projectID string
+	region    string
+}
+
+// Tenant binds the identity whose Keystone project is projectID in region ("" = the
+// provider's default region) with scope.
+func (c *Client) Tenant(ctx context.Context, projectID, region string, scope Scope) (*Tenant, error) {
+	if projectID == "" {
+		return nil, errors.New("empty identity (project) ID")
+	}
+
+	resolved, err := c.ResolveRegion(region)
+	if err != nil {
+		return nil, err
+	}
+
+	var sess *Session
+
+	switch scope {
+	case AsIdentity:
+		sess, err = c.Identity(ctx, projectID)
+	default:
+		sess, err = c.Privileged(ctx, projectID)
+	}
+
+	if err != nil {
+		return nil, err
+	}
+
+	return &Tenant{session: sess, projectID: projectID, region: resolved}, nil
+}
+
+// NewTenant binds a tenant to a session of its own, for tests against fake endpoints and for
+// callers that already hold the session.
+func NewTenant(sess *Session, projectID, region string) *Tenant {
+	return &Tenant{session: sess, projectID: projectID, region: region}
+}
+
+// ProjectID is the identity's Keystone project.
+func (t *Tenant) ProjectID() string { return t.projectID }
+
+// Region is the resolved region.
+func (t *Tenant) Region() string { return t.region }
+
+// Session is the credential scope the tenant is bound with.
+func (t *Tenant) Session() *Session { return t.session }
+
+// String names the tenant for messages: "project P, region R".
+func (t *Tenant) String() string {
+	return fmt.Sprintf("project %s, region %s", t.projectID, t.region)
+}
+
+// Compute is the tenant's Nova client.
+func (t *Tenant) Compute() (*gophercloud.ServiceClient, error) { return t.session.Compute(t.region) }
+
+// Network is the tenant's Neutron client.
+func (t *Tenant) Network() (*gophercloud.ServiceClient, error) { return t.session.Network(t.region) }
+
+// Image is the tenant's Glance client.
+func (t *Tenant) Image() (*gophercloud.ServiceClient, error) { return t.session.Image(t.region) }
+
+// LoadBalancer is the tenant's Octavia client.
+func (t *Tenant) LoadBalancer() (*gophercloud.ServiceClient, error) {
+	return t.session.LoadBalancer(t.region)
+}
+
+// BlockStorage is the tenant's Cinder client.
+func (t *Tenant) BlockStorage() (*gophercloud.ServiceClient, error) {
+	return t.session.BlockStorage(t.region)
+}
+
+// Keystone is the Keystone client of the tenant's scope (global).
+func (t *Tenant) Keystone() (*gophercloud.ServiceClient, error) { return t.session.Keystone() }
+
+// Located is a tenant object found for import: its ID, the identity (project) that owns it
+// and its user-given name (the linkage prefix stripped).
+type Located struct {
+	ID        string
+	ProjectID string
+	Name      string
+}
+
+// uuidPattern is the form of the IDs of Nova, Neutron, Octavia and Glance objects.
+var uuidPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
+// LooksLikeID tells whether s has the form of an OpenStack object ID (a UUID), so that an
+// import argument is tried as an ID before it is tried as a name.
+func LooksLikeID(s string) bool {
+	return uuidPattern.MatchString(s)
+}

@@ -1,0 +1,232 @@
+package network
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/layer3/floatingips"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/layer3/routers"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/ports"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+)
+
+// This file is the one home of what every tenant object with a public address needs from
+// Neutron: the external network a floating IP must come from, and the floating IPs the
+// provider puts on a port. The server and load balancer cores call it with their tenant's
+// Neutron client.
+
+// RouterInterfaceOwners are the device owners of a router's port on a subnet.
+var RouterInterfaceOwners = []string{
+	"network:router_interface",
+	"network:ha_router_replicated_interface",
+	"network:router_interface_distributed",
+}
+
+// routerInterfaces lists the router interface ports of a network (device_owner repeated: any of them).
+type routerInterfaces struct {
+	networkID string
+}
+
+func (o routerInterfaces) ToPortListQuery() (string, error) {
+	q := url.Values{"network_id": {o.networkID}, "device_owner": RouterInterfaceOwners}
+	return "?" + q.Encode(), nil
+}
+
+// ExternalNetworkOf is the external network from which an address on networkID (on subnetID,
+// when given) can get a floating IP: the gateway network of the router with an interface
+// there. Neutron refuses a floating IP from any other external network. (The provider's
+// external_networks selector chose it when the unikorn_network made the router, unless the
+// network names another one.)
+func ExternalNetworkOf(ctx context.Context, sc *gophercloud.ServiceClient, networkID, subnetID string) (string, error) {
+	pages, err := ports.List(sc, routerInterfaces{networkID: networkID}).AllPages(ctx)
+	if err != nil {
+		return "", fmt.Errorf("listing the router interfaces of network %s: %w", networkID, err)
+	}
+
+	all, err := ports.ExtractPorts(pages)
+	if err != nil {
+		return "", fmt.Errorf("reading the router interfaces of network %s: %w", networkID, err)
+	}
+
+	var checked []string
+
+	for _, p := range all {
+		if subnetID != "" && !slices.ContainsFunc(p.FixedIPs, func(ip ports.IP) bool { return ip.SubnetID == subnetID }) {
+			continue
+		}
+
+		if slices.Contains(checked, p.DeviceID) {
+			continue
+		}
+
+		checked = append(checked, p.DeviceID)
+
+		r, err := routers.Get(ctx, sc, p.DeviceID).Extract()
+		if err != nil {
+			return "", fmt.Errorf("reading router %s of network %s: %w", p.DeviceID, networkID, err)
+		}
+
+		if r.GatewayInfo.NetworkID != "" {
+			return r.GatewayInfo.NetworkID, nil
+		}
+	}
+
+	where := "network " + networkID
+	if subnetID != "" {
+		where = fmt.Sprintf("subnet %s of network %s", subnetID, networkID)
+	}
+
+	return "", fmt.Errorf("%s has no router with an external gateway, so it cannot have a public IP "+
+		"(a unikorn_network always has one)", where)
+}
+
+// FloatingIP is a Neutron floating IP, as the tenant cores use it.
+type FloatingIP struct {
+	ID, Address, PortID, Description string
+}
+
+func toFloatingIP(f *floatingips.FloatingIP) FloatingIP {
+	return FloatingIP{ID: f.ID, Address: f.FloatingIP, PortID: f.PortID, Description: f.Description}
+}
+
+// ListFloatingIPs lists the floating IPs of the client's project that match opts, by ID.
+func ListFloatingIPs(ctx context.Context, sc *gophercloud.ServiceClient, opts floatingips.ListOpts) ([]FloatingIP, error) {
+	pages, err := floatingips.List(sc, opts).AllPages(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("listing floating IPs: %w", err)
+	}
+
+	all, err := floatingips.ExtractFloatingIPs(pages)
+	if err != nil {
+		return nil, fmt.Errorf("reading floating IPs: %w", err)
+	}
+
+	out := make([]FloatingIP, len(all))
+	for i := range all {
+		out[i] = toFloatingIP(&all[i])
+	}
+
+	slices.SortFunc(out, func(a, b FloatingIP) int { return cmp.Compare(a.ID, b.ID) })
+
+	return out, nil
+}
+
+// PublicAddress says where a public address goes: the port, its network and subnet (for the
+// external network), and the description that marks the floating IPs the provider makes for
+// this object, so that only those are ever deleted or re-used.
+type PublicAddress struct {
+	PortID, NetworkID, SubnetID string
+	Description                 string
+}
+
+// EnsureFloatingIP puts a floating IP on the port: the one already there, else one this
+// provider made for the object that is on no port anymore (re-attached: a lost answer or an
+// out-of-band port deletion never leaks one), else a new one from the external network of the
+// port's router.
+func EnsureFloatingIP(ctx context.Context, sc *gophercloud.ServiceClient, want PublicAddress) (*FloatingIP, error) {
+	on, err := ListFloatingIPs(ctx, sc, floatingips.ListOpts{PortID: want.PortID})
+	if err != nil {
+		return nil, err
+	}
+
+	if len(on) > 0 {
+		return &on[0], nil
+	}
+
+	orphans, err := orphanFloatingIPs(ctx, sc, want.Description)
+	if err != nil {
+		return nil, err
+	}
+
+	if len(orphans) > 0 {
+		port := want.PortID
+
+		f, err := floatingips.Update(ctx, sc, orphans[0].ID, floatingips.UpdateOpts{PortID: &port}).Extract()
+		if err != nil {
+			return nil, fmt.Errorf("attaching floating IP %s (%s) to port %s: %w", orphans[0].Address, orphans[0].ID, port, err)
+		}
+
+		fip := toFloatingIP(f)
+		tflog.Info(ctx, "Re-attached a floating IP", map[string]any{"floating_ip_id": fip.ID, "port_id": port})
+
+		return &fip, nil
+	}
+
+	external, err := ExternalNetworkOf(ctx, sc, want.NetworkID, want.SubnetID)
+	if err != nil {
+		return nil, err
+	}
+
+	f, err := floatingips.Create(ctx, sc, floatingips.CreateOpts{
+		FloatingNetworkID: external,
+		PortID:            want.PortID,
+		Description:       want.Description,
+	}).Extract()
+	if err != nil {
+		return nil, fmt.Errorf("creating a floating IP on external network %s for port %s: %w", external, want.PortID, err)
+	}
+
+	fip := toFloatingIP(f)
+	tflog.Info(ctx, "Created a floating IP", map[string]any{"floating_ip_id": fip.ID, "address": fip.Address})
+
+	return &fip, nil
+}
+
+// orphanFloatingIPs are the floating IPs marked with description that are on no port.
+func orphanFloatingIPs(ctx context.Context, sc *gophercloud.ServiceClient, description string) ([]FloatingIP, error) {
+	fips, err := ListFloatingIPs(ctx, sc, floatingips.ListOpts{Description: description})
+	if err != nil {
+		return nil, err
+	}
+
+	return slices.DeleteFunc(fips, func(f FloatingIP) bool { return f.Description != description || f.PortID != "" }), nil
+}
+
+// RemoveFloatingIPs takes every floating IP off the port (portID may be empty: the port is
+// gone) and deletes the ones marked with description, on the port or on none; a floating IP
+// somebody else attached is only detached. 404 is success.
+func RemoveFloatingIPs(ctx context.Context, sc *gophercloud.ServiceClient, portID, description string) error {
+	var fips []FloatingIP
+
+	if portID != "" {
+		on, err := ListFloatingIPs(ctx, sc, floatingips.ListOpts{PortID: portID})
+		if err != nil {
+			return err
+		}
+
+		fips = on
+	}
+
+	orphans, err := orphanFloatingIPs(ctx, sc, description)
+	if err != nil {
+		return err
+	}
+
+	for _, f := range orphans {
+		if !slices.ContainsFunc(fips, func(g FloatingIP) bool { return g.ID == f.ID }) {
+			fips = append(fips, f)
+		}
+	}
+
+	for _, fip := range fips {
+		if fip.Description == description {
+			err = floatingips.Delete(ctx, sc, fip.ID).ExtractErr()
+		} else {
+			empty := ""
+			_, err = floatingips.Update(ctx, sc, fip.ID, floatingips.UpdateOpts{PortID: &empty}).Extract()
+		}
+
+		if err != nil && !gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
+			return fmt.Errorf("removing floating IP %s (%s): %w", fip.Address, fip.ID, err)
+		}
+
+		tflog.Info(ctx, "Removed a floating IP", map[string]any{"floating_ip_id": fip.ID, "address": fip.Address})
+	}
+
+	return nil
+}
