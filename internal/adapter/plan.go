@@ -61,7 +61,21 @@ const (
 // RequiresReplaceIfConfigured). Before the provider is configured the value is returned as it is.
 func (b *ResourceBase[T]) PlanRegion(planned, configured types.String, diags *diag.Diagnostics) types.String {
 	c := b.Cloud()
-	if c == nil || configured.IsUnknown() {
+	if c == nil {
+		return planned
+	}
+
+	return planRegion(c, b.kind.Noun, planned, configured, diags)
+}
+
+// regionServer is what the region rule needs of the cloud client.
+type regionServer interface {
+	DefaultRegion() string
+	ResolveRegion(region string) (string, error)
+}
+
+func planRegion(c regionServer, noun string, planned, configured types.String, diags *diag.Diagnostics) types.String {
+	if configured.IsUnknown() {
 		return planned
 	}
 
@@ -83,7 +97,7 @@ func (b *ResourceBase[T]) PlanRegion(planned, configured types.String, diags *di
 		diags.AddAttributeWarning(path.Root("region"), SummaryRegionKept, fmt.Sprintf(
 			"This %s stays in region %s, where it was created; the provider's default region is now %s. "+
 				"An unset region never moves an existing object: set region to move it (which replaces it).",
-			b.kind.Noun, region, c.DefaultRegion()))
+			noun, region, c.DefaultRegion()))
 	}
 
 	return planned
