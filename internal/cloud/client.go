@@ -37,6 +37,7 @@ type Client struct {
 	sessions OnceCache[sessionKey, *Session]
 	domainID OnceCache[struct{}, string]
 	trusts   OnceCache[struct{}, []trusts.Trust] // live trusts to the service user, listed once
+	grants   *Grants                             // set once by CheckGrants, at Configure
 }
 
 // New resolves cfg (over clouds.yaml when Cloud is set), authenticates the service user once
