@@ -153,6 +153,40 @@ def can_auth(username, password, project, domain='default'):
     return r.status_code == 201
 
 
+# (user, grants, grants to revoke): kind 'project' is the user's own project, 'domain' the
+# managed domain, 'inherited' the managed domain inherited to its projects.
+SERVICE_USER_GRANTS = [
+    ('unikorn', [('project', 'admin'), ('domain', 'admin')], [('inherited', 'admin')]),
+    ('unikorn-inherited', [('project', 'member'), ('domain', 'admin'), ('inherited', 'admin')], []),
+    ('unikorn-nogrant', [('project', 'admin')], []),
+]
+
+
+def service_home(name):
+    return 'unikorn-service' if name == 'unikorn' else name + '-home'
+
+
+def assignment_url(kind, project_id, domain_id, user_id, role_id):
+    if kind == 'project':
+        return '%s/v3/projects/%s/users/%s/roles/%s' % (KEYSTONE, project_id, user_id, role_id)
+    if kind == 'domain':
+        return '%s/v3/domains/%s/users/%s/roles/%s' % (KEYSTONE, domain_id, user_id, role_id)
+    return ('%s/v3/OS-INHERIT/domains/%s/users/%s/roles/%s/inherited_to_projects'
+            % (KEYSTONE, domain_id, user_id, role_id))
+
+
+def ensure_service_user(api, name, password):
+    """A service user in Default with a home project of its own."""
+    home_name = service_home(name)
+    home = ensure_by_name(api, 'projects', 'project', home_name,
+                          {'name': home_name, 'domain_id': 'default',
+                           'description': 'home of the %s service user' % name}, '&domain_id=default')
+    user = ensure_by_name(api, 'users', 'user', name,
+                          {'name': name, 'domain_id': 'default', 'password': password,
+                           'default_project_id': home['id']}, '&domain_id=default')
+    return home, user
+
+
 def bootstrap_identity(api, secrets):
     ids = {}
     # regions
@@ -213,20 +247,25 @@ def bootstrap_identity(api, secrets):
     domain = ensure_by_name(api, 'domains', 'domain', 'unikorn',
                             {'name': 'unikorn', 'description': 'Unikorn managed domain'})
     ids['domain'] = domain['id']
-    home = ensure_by_name(api, 'projects', 'project', 'unikorn-service',
-                          {'name': 'unikorn-service', 'domain_id': 'default',
-                           'description': 'home of the unikorn service user'}, '&domain_id=default')
     upw = secrets['UNIKORN_PASSWORD']
-    user = ensure_by_name(api, 'users', 'user', 'unikorn',
-                          {'name': 'unikorn', 'domain_id': 'default', 'password': upw,
-                           'default_project_id': home['id']}, '&domain_id=default')
-    admin = roles['admin']
-    api.put('%s/v3/projects/%s/users/%s/roles/%s' % (KEYSTONE, home['id'], user['id'], admin))
-    api.put('%s/v3/domains/%s/users/%s/roles/%s' % (KEYSTONE, domain['id'], user['id'], admin))
-    api.put('%s/v3/OS-INHERIT/domains/%s/users/%s/roles/%s/inherited_to_projects'
-            % (KEYSTONE, domain['id'], user['id'], admin))
-    if not can_auth('unikorn', upw, 'unikorn-service'):
-        api.req('PATCH', '%s/v3/users/%s' % (KEYSTONE, user['id']), json={'user': {'password': upw}})
+    # The provider's service users, one per grant model (see README.md, "Service users"):
+    # unikorn, the one every test shares, is a *cloud admin*: admin on its own project and on
+    # the managed domain, nothing inherited. unikorn-inherited holds the *domain-inherited
+    # admin* model (member only on its own project). unikorn-nogrant lacks the managed
+    # domain's grant, for the Configure-time diagnostic.
+    users = {}
+    for name, grants, revoke in SERVICE_USER_GRANTS:
+        home, user = ensure_service_user(api, name, upw)
+        for kind, role in grants:
+            api.put(assignment_url(kind, home['id'], domain['id'], user['id'], roles[role]))
+        for kind, role in revoke:  # a grant an earlier version of this script made
+            api.req('DELETE', assignment_url(kind, home['id'], domain['id'], user['id'], roles[role]),
+                    ok=(204, 404))
+        users[name] = (home, user)
+    home, user = users['unikorn']
+    for name, (h, u) in users.items():
+        if not can_auth(name, upw, h['name']):
+            api.req('PATCH', '%s/v3/users/%s' % (KEYSTONE, u['id']), json={'user': {'password': upw}})
     ids['unikorn_user'] = user['id']
     ids['unikorn_project'] = home['id']
     return ids
@@ -397,19 +436,21 @@ def write_client_files(state, secrets):
     regions: [RegionOne, RegionTwo]
     identity_api_version: 3
     interface: public
-  unikorn:
+""".format(ks=KEYSTONE)
+    for name, _, _ in SERVICE_USER_GRANTS:
+        text += """  {name}:
     auth:
       auth_url: {ks}/v3
-      username: unikorn
+      username: {name}
       password: "{pw}"
-      project_name: unikorn-service
+      project_name: {home}
       user_domain_name: Default
       project_domain_name: Default
     region_name: RegionOne
     regions: [RegionOne, RegionTwo]
     identity_api_version: 3
     interface: public
-""".format(ks=KEYSTONE, pw=secrets['UNIKORN_PASSWORD'])
+""".format(name=name, ks=KEYSTONE, pw=secrets['UNIKORN_PASSWORD'], home=service_home(name))
     old = open(clouds).read() if os.path.exists(clouds) else None
     if old != text:
         fd = os.open(clouds + '.tmp', os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
