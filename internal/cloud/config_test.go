@@ -243,7 +243,7 @@ func TestSecretsNotPrinted(t *testing.T) {
 func TestBaseScope(t *testing.T) {
 	t.Parallel()
 
-	tests := []struct {
+	for _, tt := range []struct {
 		name string
 		s    settings
 		want gophercloud.AuthScope
@@ -255,9 +255,7 @@ func TestBaseScope(t *testing.T) {
 			gophercloud.AuthScope{ProjectName: "p", DomainID: "ud"}},
 		{"domain scope from clouds.yaml", settings{domainScopeName: "d"}, gophercloud.AuthScope{DomainName: "d"}},
 		{"unscoped", settings{}, gophercloud.AuthScope{}},
-	}
-
-	for _, tt := range tests {
+	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 

@@ -1,16 +1,16 @@
 package cloud
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloudtest"
 )
 
 const (
@@ -20,12 +20,16 @@ const (
 	fakeBaseProject  = "svc-project-id"
 	fakeBaseProjName = "service"
 	fakePassword     = "s3cret-Sentinel-Password-4711" //nolint:gosec // test sentinel
+
+	// trustListing is the request that lists the service user's trusts.
+	trustListing = "GET /v3/OS-TRUST/trusts"
 )
 
-// fakeCloud is a Keystone (plus catalog endpoints) on httptest. Tokens are "tok-N"; each
-// records the scope it was issued for.
+// fakeCloud is a Keystone (plus catalog endpoints) behind the cloudtest recorder. Tokens are
+// "tok-N"; each records the scope it was issued for.
 type fakeCloud struct {
-	srv *httptest.Server
+	api *cloudtest.API // records every request; nil for the TLS fake
+	url string
 
 	// catalog maps a region to the service types it offers.
 	catalog map[string][]string
@@ -37,28 +41,13 @@ type fakeCloud struct {
 	tokenPosts map[string]int    // scope key → POST /v3/auth/tokens
 	trusts     []map[string]any
 	domains    []map[string]any
-	requests   []fakeRequest
 	authDelay  time.Duration
 	denied     map[string]bool  // scope keys answered with 401
 	service    http.HandlerFunc // answers everything under a catalog endpoint; nil = 200 {}
 }
 
-type fakeRequest struct {
-	Method, Path, Token string
-	Header              http.Header
-}
-
-func newFakeCloud(t *testing.T, catalog map[string][]string) *fakeCloud {
-	t.Helper()
-
-	return newFakeCloudServer(t, catalog, httptest.NewServer)
-}
-
-// newFakeCloudServer starts the fake with httptest.NewServer or httptest.NewTLSServer.
-func newFakeCloudServer(t *testing.T, catalog map[string][]string, start func(http.Handler) *httptest.Server) *fakeCloud {
-	t.Helper()
-
-	f := &fakeCloud{
+func newFakeKeystone(catalog map[string][]string) *fakeCloud {
+	return &fakeCloud{
 		catalog:    catalog,
 		tokens:     map[string]string{},
 		revoked:    map[string]bool{},
@@ -68,13 +57,40 @@ func newFakeCloudServer(t *testing.T, catalog map[string][]string, start func(ht
 			{"id": "default", "name": "Default", "enabled": true},
 		},
 	}
-	f.srv = start(http.HandlerFunc(f.serve))
-	t.Cleanup(f.srv.Close)
+}
+
+// newFakeCloud serves the fake on a cloudtest.API, which records every request.
+func newFakeCloud(t *testing.T, catalog map[string][]string) *fakeCloud {
+	t.Helper()
+
+	f := newFakeKeystone(catalog)
+	f.api = cloudtest.New(t)
+	f.api.Fallback(http.HandlerFunc(f.serve))
+	f.url = f.api.URL()
 
 	return f
 }
 
-func (f *fakeCloud) authURL() string { return f.srv.URL + "/v3" }
+// fakeTrust is a live trust from the identity's user to the service user on project.
+func fakeTrust(id, project string) map[string]any {
+	return map[string]any{
+		"id": id, "project_id": project, "trustee_user_id": fakeUserID, "trustor_user_id": "identity-user",
+		"impersonation": true, "expires_at": nil,
+	}
+}
+
+// setTrusts replaces the trusts Keystone holds.
+func (f *fakeCloud) setTrusts(trusts ...map[string]any) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+
+	f.trusts = trusts
+}
+
+// listings is how many times the trusts were listed.
+func (f *fakeCloud) listings() int { return f.api.Count(trustListing) }
+
+func (f *fakeCloud) authURL() string { return f.url + "/v3" }
 
 // config holds complete credentials for this cloud.
 func (f *fakeCloud) config() Config {
@@ -120,13 +136,6 @@ func (f *fakeCloud) revokeAll() {
 	}
 }
 
-func (f *fakeCloud) seen() []fakeRequest {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-
-	return append([]fakeRequest(nil), f.requests...)
-}
-
 // endpointPath is where a service of a region lives on the fake server.
 func endpointPath(region, service string) string {
 	version := map[string]string{
@@ -155,7 +164,7 @@ func (f *fakeCloud) catalogJSON() []map[string]any {
 			for _, iface := range []string{"public", "internal"} {
 				byType[svc] = append(byType[svc], map[string]any{
 					"id": region + svc + iface, "region": region, "region_id": region,
-					"interface": iface, "url": f.srv.URL + endpointPath(region, svc),
+					"interface": iface, "url": f.url + endpointPath(region, svc),
 				})
 			}
 		}
@@ -164,7 +173,7 @@ func (f *fakeCloud) catalogJSON() []map[string]any {
 	var identity []map[string]any
 	for region := range f.catalog {
 		identity = append(identity, map[string]any{
-			"id": "ks-" + region, "region": region, "region_id": region, "interface": "public", "url": f.srv.URL + "/v3",
+			"id": "ks-" + region, "region": region, "region_id": region, "interface": "public", "url": f.url + "/v3",
 		})
 	}
 
@@ -178,12 +187,7 @@ func (f *fakeCloud) catalogJSON() []map[string]any {
 }
 
 func (f *fakeCloud) serve(w http.ResponseWriter, r *http.Request) {
-	f.mu.Lock()
-	f.requests = append(f.requests, fakeRequest{Method: r.Method, Path: r.URL.Path, Token: r.Header.Get("X-Auth-Token"), Header: r.Header.Clone()})
-	f.mu.Unlock()
-
-	switch {
-	case r.URL.Path == "/v3/auth/tokens" && r.Method == http.MethodPost:
+	if r.URL.Path == "/v3/auth/tokens" && r.Method == http.MethodPost {
 		f.issueToken(w, r)
 
 		return
@@ -204,7 +208,7 @@ func (f *fakeCloud) serve(w http.ResponseWriter, r *http.Request) {
 		f.mu.Lock()
 		body := map[string]any{"trusts": f.trusts, "links": map[string]any{}}
 		f.mu.Unlock()
-		writeJSON(w, http.StatusOK, body)
+		cloudtest.WriteJSON(w, http.StatusOK, body)
 	case r.URL.Path == "/v3/domains":
 		name := r.URL.Query().Get("name")
 
@@ -216,18 +220,18 @@ func (f *fakeCloud) serve(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 
-		writeJSON(w, http.StatusOK, map[string]any{"domains": out, "links": map[string]any{}})
+		cloudtest.WriteJSON(w, http.StatusOK, map[string]any{"domains": out, "links": map[string]any{}})
 	case strings.HasPrefix(r.URL.Path, "/v3/domains/"):
 		id := strings.TrimPrefix(r.URL.Path, "/v3/domains/")
 		for _, d := range f.domains {
 			if d["id"] == id {
-				writeJSON(w, http.StatusOK, map[string]any{"domain": d})
+				cloudtest.WriteJSON(w, http.StatusOK, map[string]any{"domain": d})
 
 				return
 			}
 		}
 
-		writeJSON(w, http.StatusNotFound, map[string]any{"error": map[string]any{"code": 404, "message": "Could not find domain"}})
+		cloudtest.WriteJSON(w, http.StatusNotFound, map[string]any{"error": map[string]any{"code": 404, "message": "Could not find domain"}})
 	default:
 		f.mu.Lock()
 		service := f.service
@@ -239,7 +243,7 @@ func (f *fakeCloud) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 
-		writeJSON(w, http.StatusOK, map[string]any{})
+		cloudtest.WriteJSON(w, http.StatusOK, map[string]any{})
 	}
 }
 
@@ -252,7 +256,7 @@ func (f *fakeCloud) authorized(w http.ResponseWriter, r *http.Request) bool {
 	f.mu.Unlock()
 
 	if !known || revoked {
-		writeJSON(w, http.StatusUnauthorized, map[string]any{"error": map[string]any{"code": 401, "message": "The request you have made requires authentication."}})
+		cloudtest.WriteJSON(w, http.StatusUnauthorized, map[string]any{"error": map[string]any{"code": 401, "message": "The request you have made requires authentication."}})
 
 		return false
 	}
@@ -289,7 +293,7 @@ func (f *fakeCloud) issueToken(w http.ResponseWriter, r *http.Request) {
 
 	user := req.Auth.Identity.Password.User
 	if user.Password != fakePassword || (user.ID != fakeUserID && user.Name != fakeUserName) {
-		writeJSON(w, http.StatusUnauthorized, map[string]any{"error": map[string]any{
+		cloudtest.WriteJSON(w, http.StatusUnauthorized, map[string]any{"error": map[string]any{
 			"code": 401, "title": "Unauthorized", "message": "The request you have made requires authentication. You sent: " + string(raw),
 		}})
 
@@ -330,7 +334,7 @@ func (f *fakeCloud) issueToken(w http.ResponseWriter, r *http.Request) {
 	f.mu.Unlock()
 
 	if denied {
-		writeJSON(w, http.StatusUnauthorized, map[string]any{"error": map[string]any{
+		cloudtest.WriteJSON(w, http.StatusUnauthorized, map[string]any{"error": map[string]any{
 			"code": 401, "title": "Unauthorized", "message": "The request you have made requires authentication.",
 		}})
 
@@ -348,48 +352,29 @@ func (f *fakeCloud) issueToken(w http.ResponseWriter, r *http.Request) {
 	time.Sleep(delay)
 
 	w.Header().Set("X-Subject-Token", tok)
-	writeJSON(w, http.StatusCreated, map[string]any{"token": token})
+	cloudtest.WriteJSON(w, http.StatusCreated, map[string]any{"token": token})
 }
 
-func writeJSON(w http.ResponseWriter, status int, body any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(body)
-}
+// serviceHeaders answers every catalog endpoint with 200 {} and returns the headers of the
+// requests it answered for path, in order.
+func (f *fakeCloud) serviceHeaders() func(path string) []http.Header {
+	var (
+		mu   sync.Mutex
+		seen = map[string][]http.Header{}
+	)
 
-// allServices is a region with every required service.
-var allServices = []string{"compute", "network", "image", "load-balancer", "block-storage"}
+	f.setService(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen[r.URL.Path] = append(seen[r.URL.Path], r.Header.Clone())
+		mu.Unlock()
 
-// newTestClient authenticates against f with fast retries.
-func newTestClient(t *testing.T, f *fakeCloud, mutate func(*Config)) (*Client, error) {
-	t.Helper()
+		cloudtest.WriteJSON(w, http.StatusOK, map[string]any{})
+	})
 
-	cfg := f.config()
-	if mutate != nil {
-		mutate(&cfg)
+	return func(path string) []http.Header {
+		mu.Lock()
+		defer mu.Unlock()
+
+		return append([]http.Header(nil), seen[path]...)
 	}
-
-	s, err := resolveSettings(cfg)
-	if err != nil {
-		return nil, err
-	}
-
-	return newClient(t.Context(), s, fastRetryTuning(s.maxRetries, nil))
-}
-
-// fastRetryTuning retries without sleeping; the delays it would have slept are passed to
-// record when given.
-func fastRetryTuning(maxRetries int, record func(time.Duration)) retryTuning {
-	tuning := defaultRetryTuning(maxRetries)
-	tuning.initialBackoff = time.Millisecond
-	tuning.maxBackoff = 4 * time.Millisecond
-	tuning.sleep = func(ctx context.Context, d time.Duration) error {
-		if record != nil {
-			record(d)
-		}
-
-		return ctx.Err()
-	}
-
-	return tuning
 }

@@ -31,13 +31,15 @@ var maskedLogFields = []string{
 	"application_credential_secret",
 }
 
-// retryTuning is the backoff of the retrying transport; tests make it tiny.
+// retryTuning is the backoff of the retrying transport; tests make it tiny, and replace its
+// clock and sleeper to see the delays asked for without waiting them.
 type retryTuning struct {
 	maxRetries     int
 	initialBackoff time.Duration // first delay, doubled per attempt
 	maxBackoff     time.Duration // cap of the doubling
 	maxRetryAfter  time.Duration // cap of a server's Retry-After
 	sleep          func(ctx context.Context, d time.Duration) error
+	now            func() time.Time // reads a Retry-After date against it
 }
 
 func defaultRetryTuning(maxRetries int) retryTuning {
@@ -47,6 +49,7 @@ func defaultRetryTuning(maxRetries int) retryTuning {
 		maxBackoff:     30 * time.Second,
 		maxRetryAfter:  60 * time.Second,
 		sleep:          sleepContext,
+		now:            time.Now,
 	}
 }
 
@@ -122,6 +125,10 @@ type retryingTransport struct {
 func newRetryingTransport(base http.RoundTripper, tuning retryTuning) *retryingTransport {
 	if tuning.sleep == nil {
 		tuning.sleep = sleepContext
+	}
+
+	if tuning.now == nil {
+		tuning.now = time.Now
 	}
 
 	return &retryingTransport{base: base, tuning: tuning, counters: newRequestCounters()}
@@ -227,7 +234,7 @@ func retryableConnError(err error) bool {
 // (capped), otherwise exponential backoff with jitter.
 func (t *retryingTransport) delay(attempt int, resp *http.Response) time.Duration {
 	if resp != nil {
-		if d, ok := parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
+		if d, ok := parseRetryAfter(resp.Header.Get("Retry-After"), t.tuning.now()); ok {
 			return min(d, t.tuning.maxRetryAfter)
 		}
 	}

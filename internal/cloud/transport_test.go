@@ -8,14 +8,18 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/tokens"
 	"github.com/hashicorp/terraform-plugin-log/tflogtest"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloudtest"
 )
 
 // scriptedServer answers with the given statuses in turn (the last one repeats) and
@@ -60,7 +64,9 @@ func newScriptedServer(t *testing.T, answers []scriptedAnswer) *scriptedServer {
 func TestRetryRules(t *testing.T) {
 	t.Parallel()
 
-	httpDate := time.Now().Add(3 * time.Second).UTC().Format(http.TimeFormat)
+	// The transport reads a Retry-After date against this clock.
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	httpDate := now.Add(3 * time.Second).Format(http.TimeFormat)
 
 	tests := []struct {
 		name         string
@@ -117,8 +123,8 @@ func TestRetryRules(t *testing.T) {
 			answers:      []scriptedAnswer{{status: 429, retryAfter: httpDate}, {status: 200}},
 			wantAttempts: 2, wantStatus: 200,
 			checkSleeps: func(t *testing.T, sleeps []time.Duration) {
-				if len(sleeps) != 1 || sleeps[0] < time.Second || sleeps[0] > 3*time.Second {
-					t.Errorf("sleeps %v, want one of about 2-3s", sleeps)
+				if len(sleeps) != 1 || sleeps[0] != 3*time.Second {
+					t.Errorf("sleeps %v, want [3s]", sleeps)
 				}
 			},
 		},
@@ -160,12 +166,15 @@ func TestRetryRules(t *testing.T) {
 				sleeps []time.Duration
 			)
 
-			tr := newRetryingTransport(http.DefaultTransport, fastRetryTuning(tt.maxRetries, func(d time.Duration) {
+			tuning := fastRetryTuning(tt.maxRetries, func(d time.Duration) {
 				mu.Lock()
 				defer mu.Unlock()
 
 				sleeps = append(sleeps, d)
-			}))
+			})
+			tuning.now = func() time.Time { return now }
+
+			tr := newRetryingTransport(http.DefaultTransport, tuning)
 
 			var body io.Reader
 			if tt.body != "" {
@@ -212,49 +221,107 @@ func TestRetryRules(t *testing.T) {
 func TestRetryStopsWhenContextEnds(t *testing.T) {
 	t.Parallel()
 
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-
-	var attempts atomic.Int32
-
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		attempts.Add(1)
-		cancel() // the caller gives up while the server is busy
-		w.WriteHeader(http.StatusServiceUnavailable)
-	}))
-	t.Cleanup(srv.Close)
-
-	tuning := defaultRetryTuning(5) // real sleeps of 0.25-0.5 s: the cancellation must cut them
-	tr := newRetryingTransport(http.DefaultTransport, tuning)
-
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
-
-	start := time.Now()
-	_, err := (&http.Client{Transport: tr}).Do(req)
-
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("want context.Canceled, got %v", err)
+	tests := []struct {
+		name string
+		// inHandler: the caller gives up while the server is busy; otherwise during the
+		// backoff sleep that follows the 503.
+		inHandler bool
+		// wantSleeps is how many backoff sleeps may be asked for: after a cancellation in
+		// the handler the client sees either the 503 (and one sleep, cut at once) or the
+		// cancellation itself.
+		wantSleeps []int
+	}{
+		{name: "cancelled while the server is busy", inHandler: true, wantSleeps: []int{0, 1}},
+		{name: "cancelled during the backoff", wantSleeps: []int{1}},
 	}
 
-	if attempts.Load() != 1 || time.Since(start) > 200*time.Millisecond {
-		t.Errorf("%d attempts in %s, want 1 and no backoff sleep", attempts.Load(), time.Since(start))
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+
+			var attempts atomic.Int32
+
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				attempts.Add(1)
+
+				if tt.inHandler {
+					cancel()
+				}
+
+				w.WriteHeader(http.StatusServiceUnavailable)
+			}))
+			t.Cleanup(srv.Close)
+
+			var (
+				mu     sync.Mutex
+				sleeps []time.Duration
+			)
+
+			// The default tuning, whose first backoff is 0.25-0.5 s, with a sleeper that
+			// records what is asked and then sleeps for real: the cancellation must cut it.
+			tuning := defaultRetryTuning(5)
+			tuning.sleep = func(sleepCtx context.Context, d time.Duration) error {
+				mu.Lock()
+				sleeps = append(sleeps, d)
+				mu.Unlock()
+
+				if !tt.inHandler {
+					cancel()
+				}
+
+				if sleepCtx.Err() == nil {
+					t.Errorf("backoff sleep of %s on a live context: the cancellation does not reach it", d)
+
+					return nil
+				}
+
+				return sleepContext(sleepCtx, d)
+			}
+
+			tr := newRetryingTransport(http.DefaultTransport, tuning)
+
+			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
+
+			resp, err := (&http.Client{Transport: tr}).Do(req)
+			if resp != nil {
+				_ = resp.Body.Close()
+			}
+
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("want context.Canceled, got %v", err)
+			}
+
+			mu.Lock()
+			defer mu.Unlock()
+
+			if attempts.Load() != 1 || !slices.Contains(tt.wantSleeps, len(sleeps)) {
+				t.Errorf("%d attempts, backoff sleeps %v; want 1 attempt and %v sleeps", attempts.Load(), sleeps, tt.wantSleeps)
+			}
+
+			for _, d := range sleeps {
+				if d < 250*time.Millisecond || d > 500*time.Millisecond {
+					t.Errorf("backoff %s outside the default first delay [250ms, 500ms]", d)
+				}
+			}
+		})
 	}
 }
 
 func TestRetryOnConnectionError(t *testing.T) {
 	t.Parallel()
 
-	tests := []struct {
-		method       string
-		wantAttempts int32
-		wantErr      bool
+	// A dropped connection is retried for the idempotent GET, never for a POST.
+	for method, want := range map[string]struct {
+		attempts int32
+		err      bool
 	}{
-		{http.MethodGet, 2, false},
-		{http.MethodPost, 1, true},
-	}
-
-	for _, tt := range tests {
-		t.Run(tt.method, func(t *testing.T) {
+		http.MethodGet:  {attempts: 2},
+		http.MethodPost: {attempts: 1, err: true},
+	} {
+		t.Run(method, func(t *testing.T) {
 			t.Parallel()
 
 			var attempts atomic.Int32
@@ -283,15 +350,15 @@ func TestRetryOnConnectionError(t *testing.T) {
 			base := &http.Transport{DisableKeepAlives: true}
 			tr := newRetryingTransport(base, fastRetryTuning(3, nil))
 
-			req, _ := http.NewRequestWithContext(t.Context(), tt.method, srv.URL, strings.NewReader("{}"))
+			req, _ := http.NewRequestWithContext(t.Context(), method, srv.URL, strings.NewReader("{}"))
 
 			resp, err := (&http.Client{Transport: tr}).Do(req)
 			if resp != nil {
 				_ = resp.Body.Close()
 			}
 
-			if (err != nil) != tt.wantErr || attempts.Load() != tt.wantAttempts {
-				t.Errorf("err %v after %d attempts; want error %v after %d", err, attempts.Load(), tt.wantErr, tt.wantAttempts)
+			if (err != nil) != want.err || attempts.Load() != want.attempts {
+				t.Errorf("err %v after %d attempts; want error %v after %d", err, attempts.Load(), want.err, want.attempts)
 			}
 		})
 	}
@@ -444,5 +511,78 @@ func TestServiceMatcher(t *testing.T) {
 	var nilMatcher *serviceMatcher
 	if got := nilMatcher.match(&url.URL{}); got != "unknown" {
 		t.Errorf("nil matcher: %q", got)
+	}
+}
+
+func TestRetriesThroughGophercloud(t *testing.T) {
+	t.Parallel()
+
+	f := newFakeCloud(t, map[string][]string{"RegionOne": allServices})
+
+	var (
+		mu    sync.Mutex
+		calls = map[string]int{}
+	)
+
+	f.setService(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		calls[r.Method]++
+		first := calls[r.Method] == 1
+		mu.Unlock()
+
+		if first {
+			cloudtest.WriteJSON(w, http.StatusServiceUnavailable, map[string]any{})
+
+			return
+		}
+
+		cloudtest.WriteJSON(w, http.StatusAccepted, map[string]any{"server": map[string]any{"id": "s1"}})
+	})
+
+	compute := mustCompute(t, f, "p1")
+
+	if _, err := compute.Get(t.Context(), compute.ServiceURL("servers", "s1"), nil, &gophercloud.RequestOpts{OkCodes: []int{202}}); err != nil {
+		t.Errorf("GET after one 503: %v", err)
+	}
+
+	_, err := compute.Post(t.Context(), compute.ServiceURL("servers"), map[string]any{"server": map[string]any{}}, nil, nil)
+	if !gophercloud.ResponseCodeIs(err, http.StatusServiceUnavailable) {
+		t.Errorf("POST: want the 503 unretried, got %v", err)
+	}
+
+	mu.Lock()
+	defer mu.Unlock()
+
+	for method, want := range map[string]int{"GET": 2, "POST": 1} {
+		if got := calls[method]; got != want {
+			t.Errorf("%s reached the service %d times, want %d", method, got, want)
+		}
+	}
+}
+
+func TestSleepContext(t *testing.T) {
+	t.Parallel()
+
+	if err := sleepContext(t.Context(), time.Millisecond); err != nil {
+		t.Errorf("sleep: %v", err)
+	}
+
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+
+	if err := sleepContext(ctx, time.Hour); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled sleep: %v", err)
+	}
+
+	if err := sleepContext(ctx, 0); !errors.Is(err, context.Canceled) {
+		t.Errorf("zero sleep on a cancelled context: %v", err)
+	}
+
+	// A cancellation during the sleep ends it (were it not to, the sleep would outlast the test).
+	during, cancelDuring := context.WithCancel(t.Context())
+	go cancelDuring()
+
+	if err := sleepContext(during, time.Hour); !errors.Is(err, context.Canceled) {
+		t.Errorf("sleep cancelled midway: %v", err)
 	}
 }

@@ -153,20 +153,8 @@ type pollClock struct {
 	random func() float64
 }
 
-var pollRealClock = pollClock{now: time.Now, sleep: pollSleep, random: rand.Float64}
-
-// pollSleep waits for d with a timer, or until ctx ends.
-func pollSleep(ctx context.Context, d time.Duration) error {
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-timer.C:
-		return nil
-	}
-}
+// pollRealClock sleeps with the transport's sleepContext (every wait of pollLoop is positive).
+var pollRealClock = pollClock{now: time.Now, sleep: sleepContext, random: rand.Float64}
 
 // pollNormalize checks spec and fills in its defaults.
 func pollNormalize(spec PollSpec) (PollSpec, error) {

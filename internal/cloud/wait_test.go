@@ -68,8 +68,10 @@ type waitFakeClock struct {
 	mu     sync.Mutex
 	now    time.Time
 	sleeps []time.Duration
-	// failAfter makes the sleep number failAfter+1 return a deadline error.
-	failAfter int
+	// deadline, when set, ends a sleep that would pass it the way a context
+	// deadline ends sleepContext: the clock stops at the deadline and the
+	// sleep returns context.DeadlineExceeded.
+	deadline time.Time
 }
 
 func (c *waitFakeClock) clock(random float64) pollClock {
@@ -80,15 +82,22 @@ func (c *waitFakeClock) clock(random float64) pollClock {
 
 			return c.now
 		},
-		sleep: func(_ context.Context, d time.Duration) error {
+		sleep: func(ctx context.Context, d time.Duration) error {
 			c.mu.Lock()
 			defer c.mu.Unlock()
 
-			if c.failAfter > 0 && len(c.sleeps) >= c.failAfter {
-				return context.DeadlineExceeded
+			if err := ctx.Err(); err != nil {
+				return err
 			}
 
 			c.sleeps = append(c.sleeps, d)
+
+			if !c.deadline.IsZero() && !c.now.Add(d).Before(c.deadline) {
+				c.now = c.deadline
+
+				return context.DeadlineExceeded
+			}
+
 			c.now = c.now.Add(d)
 
 			return nil
@@ -117,7 +126,11 @@ func TestPoll(t *testing.T) {
 		calls int
 		step  int    // step index of the returned object
 		err   string // substring of the error; "" means success
-		check func(t *testing.T, err error)
+		// wantErrIs: the error is this very one; want404: it is (or wraps) the 404;
+		// wantState: it is a *StateError equal to this one.
+		wantErrIs error
+		want404   bool
+		wantState *StateError
 	}{
 		{
 			name:  "pending to target",
@@ -140,20 +153,13 @@ func TestPoll(t *testing.T) {
 			step:  1,
 		},
 		{
-			name:  "error state fails at once with the fault",
-			spec:  PollSpec{Pending: []string{"BUILD"}, Target: []string{"ACTIVE"}},
-			steps: []waitStep{{state: "BUILD"}, {state: "ERROR", detail: "No valid host was found."}, {state: "ACTIVE"}},
-			calls: 2,
-			step:  1,
-			err:   `unexpected state "ERROR": No valid host was found.`,
-			check: func(t *testing.T, err error) {
-				t.Helper()
-
-				var stateErr *StateError
-				if !errors.As(err, &stateErr) || stateErr.State != "ERROR" || stateErr.Detail != "No valid host was found." {
-					t.Errorf("error %#v is not the StateError", err)
-				}
-			},
+			name:      "error state fails at once with the fault",
+			spec:      PollSpec{Pending: []string{"BUILD"}, Target: []string{"ACTIVE"}},
+			steps:     []waitStep{{state: "BUILD"}, {state: "ERROR", detail: "No valid host was found."}, {state: "ACTIVE"}},
+			calls:     2,
+			step:      1,
+			err:       `unexpected state "ERROR": No valid host was found.`,
+			wantState: &StateError{State: "ERROR", Detail: "No valid host was found."},
 		},
 		{
 			name:  "unknown state fails without detail",
@@ -191,18 +197,12 @@ func TestPoll(t *testing.T) {
 			err:   `unexpected state "ERROR": amphora gone`,
 		},
 		{
-			name:  "404 without tolerance is returned at once",
-			spec:  PollSpec{Pending: []string{"BUILD"}, Target: []string{"ACTIVE"}},
-			steps: []waitStep{{err: waitNotFound()}, {state: "ACTIVE"}},
-			calls: 1,
-			err:   "got 404",
-			check: func(t *testing.T, err error) {
-				t.Helper()
-
-				if !gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
-					t.Errorf("error %v is not a 404", err)
-				}
-			},
+			name:    "404 without tolerance is returned at once",
+			spec:    PollSpec{Pending: []string{"BUILD"}, Target: []string{"ACTIVE"}},
+			steps:   []waitStep{{err: waitNotFound()}, {state: "ACTIVE"}},
+			calls:   1,
+			err:     "got 404",
+			want404: true,
 		},
 		{
 			name:  "transient 404s within tolerance",
@@ -212,32 +212,20 @@ func TestPoll(t *testing.T) {
 			step:  5,
 		},
 		{
-			name:  "404s beyond tolerance",
-			spec:  PollSpec{Pending: []string{"BUILD"}, Target: []string{"ACTIVE"}, NotFoundTolerance: 2},
-			steps: []waitStep{{state: "BUILD"}, {err: waitNotFound()}, {err: waitNotFound()}, {err: waitNotFound()}, {state: "ACTIVE"}},
-			calls: 4,
-			err:   "still not found after 3 consecutive polls",
-			check: func(t *testing.T, err error) {
-				t.Helper()
-
-				if !gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
-					t.Errorf("error %v does not wrap the 404", err)
-				}
-			},
+			name:    "404s beyond tolerance",
+			spec:    PollSpec{Pending: []string{"BUILD"}, Target: []string{"ACTIVE"}, NotFoundTolerance: 2},
+			steps:   []waitStep{{state: "BUILD"}, {err: waitNotFound()}, {err: waitNotFound()}, {err: waitNotFound()}, {state: "ACTIVE"}},
+			calls:   4,
+			err:     "still not found after 3 consecutive polls",
+			want404: true,
 		},
 		{
-			name:  "refresh error is returned at once, unchanged",
-			spec:  PollSpec{Pending: []string{"BUILD"}, Target: []string{"ACTIVE"}, NotFoundTolerance: 5},
-			steps: []waitStep{{state: "BUILD"}, {err: refreshFailure}, {state: "ACTIVE"}},
-			calls: 2,
-			err:   "connection refused",
-			check: func(t *testing.T, err error) {
-				t.Helper()
-
-				if err != refreshFailure {
-					t.Errorf("error %v is not the refresh error itself", err)
-				}
-			},
+			name:      "refresh error is returned at once, unchanged",
+			spec:      PollSpec{Pending: []string{"BUILD"}, Target: []string{"ACTIVE"}, NotFoundTolerance: 5},
+			steps:     []waitStep{{state: "BUILD"}, {err: refreshFailure}, {state: "ACTIVE"}},
+			calls:     2,
+			err:       "connection refused",
+			wantErrIs: refreshFailure,
 		},
 		{
 			name:  "other HTTP errors are not tolerated",
@@ -272,8 +260,17 @@ func TestPoll(t *testing.T) {
 				t.Errorf("refresh called %d times, want %d", got, tt.calls)
 			}
 
-			if tt.check != nil {
-				tt.check(t, err)
+			if tt.wantErrIs != nil && err != tt.wantErrIs { //nolint:errorlint // the very error, unwrapped
+				t.Errorf("error %v is not the refresh error itself", err)
+			}
+
+			if tt.want404 && !gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
+				t.Errorf("error %v is not (and does not wrap) the 404", err)
+			}
+
+			var stateErr *StateError
+			if tt.wantState != nil && (!errors.As(err, &stateErr) || *stateErr != *tt.wantState) {
+				t.Errorf("error %#v is not the StateError %+v", err, tt.wantState)
 			}
 		})
 	}
@@ -282,45 +279,95 @@ func TestPoll(t *testing.T) {
 func TestPollTimeout(t *testing.T) {
 	t.Parallel()
 
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+	start := time.Unix(0, 0)
+
+	tests := []struct {
+		name      string
+		spec      PollSpec
+		steps     []waitStep
+		deadline  time.Duration // after the start of Poll
+		wantPolls int
+		wantStep  int // step of the object returned: the last one seen
+		want      string
+	}{
+		{
+			// Waits of 1ms, 1.5ms, then 2ms: polls at 0, 1, 2.5, 4.5, ... 28.5ms; the
+			// wait after that one ends at the deadline.
+			name:      "deadline while pending",
+			spec:      waitFast(PollSpec{Pending: []string{"BUILD", "PENDING_CREATE"}, Target: []string{"ACTIVE"}}),
+			steps:     []waitStep{{state: "BUILD"}, {state: "PENDING_CREATE"}},
+			deadline:  30 * time.Millisecond,
+			wantPolls: 16,
+			wantStep:  1,
+			want:      `timed out after 30ms waiting for "ACTIVE" (last state "PENDING_CREATE", 16 polls): context deadline exceeded`,
+		},
+		{
+			// Waits of 1s, 1.5s, 2.25s: polls at 0, 1, 2.5, 4.75s; the next wait
+			// (3.375s) is cut by the deadline.
+			name: "deadline after a 404",
+			spec: PollSpec{
+				Pending: []string{"PENDING_DELETE"}, Target: []string{"ACTIVE"}, NotFoundTolerance: 5,
+				MinInterval: time.Second, MaxInterval: time.Minute,
+			},
+			steps:     []waitStep{{state: "PENDING_DELETE"}, {state: "PENDING_DELETE"}, {err: waitNotFound()}},
+			deadline:  6 * time.Second,
+			wantPolls: 4,
+			wantStep:  1,
+			want:      `timed out after 6s waiting for "ACTIVE" (last poll: not found, 4 polls): context deadline exceeded`,
+		},
+	}
+
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+
+			fake := &waitFakeClock{now: start, deadline: start.Add(tt.deadline)}
+			refresh, calls := waitScript(tt.steps...)
+
+			obj, err := pollLoop(context.Background(), tt.spec, refresh, fake.clock(0))
+
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("pollLoop() error = %v, want it to wrap context.DeadlineExceeded", err)
+			}
+
+			var timeout *WaitTimeoutError
+			if !errors.As(err, &timeout) {
+				t.Fatalf("pollLoop() error %T is not a *WaitTimeoutError", err)
+			}
+
+			if err.Error() != tt.want {
+				t.Errorf("error = %q, want %q", err, tt.want)
+			}
+
+			// Waited runs to the deadline, and nothing happens after it: no refresh and no
+			// further wait once the deadline cut one.
+			if timeout.Waited != tt.deadline || timeout.Polls != tt.wantPolls || calls() != tt.wantPolls || len(fake.sleeps) != tt.wantPolls {
+				t.Errorf("Waited %s after %d polls (%d refreshes, %d waits asked); want %s and %d of each",
+					timeout.Waited, timeout.Polls, calls(), len(fake.sleeps), tt.deadline, tt.wantPolls)
+			}
+
+			if obj.step != tt.wantStep {
+				t.Errorf("pollLoop() returned the object of step %d, want the last one seen (%d)", obj.step, tt.wantStep)
+			}
+		})
+	}
+}
+
+func TestPollStopsAtTheContextDeadline(t *testing.T) {
+	t.Parallel()
+
+	// The real clock: a wait of an hour, cut by the context's deadline (were it not, Poll
+	// would outlast the test).
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
 
-	refresh, calls := waitScript(waitStep{state: "BUILD"}, waitStep{state: "PENDING_CREATE"})
-	spec := waitFast(PollSpec{Pending: []string{"BUILD", "PENDING_CREATE"}, Target: []string{"ACTIVE"}})
+	refresh, calls := waitScript(waitStep{state: "BUILD"})
 
-	start := time.Now()
-	obj, err := Poll(ctx, spec, refresh)
-	elapsed := time.Since(start)
-
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("Poll() error = %v, want it to wrap context.DeadlineExceeded", err)
-	}
+	_, err := Poll(ctx, PollSpec{Pending: []string{"BUILD"}, Target: []string{"ACTIVE"}, MinInterval: time.Hour}, refresh)
 
 	var timeout *WaitTimeoutError
-	if !errors.As(err, &timeout) {
-		t.Fatalf("Poll() error %T is not a *WaitTimeoutError", err)
-	}
-
-	if timeout.LastState != "PENDING_CREATE" || timeout.NotFound || timeout.Polls != calls() || timeout.Polls < 2 {
-		t.Errorf("WaitTimeoutError = %+v after %d calls", timeout, calls())
-	}
-
-	if timeout.Waited < 25*time.Millisecond || timeout.Waited > elapsed {
-		t.Errorf("Waited = %s, want about 30ms (elapsed %s)", timeout.Waited, elapsed)
-	}
-
-	if elapsed > time.Second {
-		t.Errorf("Poll() returned %s after its deadline", elapsed)
-	}
-
-	for _, want := range []string{"timed out after ", `waiting for "ACTIVE"`, `last state "PENDING_CREATE"`, "context deadline exceeded"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("error %q does not contain %q", err, want)
-		}
-	}
-
-	if obj.step != 1 {
-		t.Errorf("Poll() returned the object of step %d, want the last one seen (1)", obj.step)
+	if !errors.As(err, &timeout) || !errors.Is(err, context.DeadlineExceeded) || timeout.LastState != "BUILD" || calls() != 1 {
+		t.Fatalf("Poll() error = %v after %d refreshes, want a timeout in BUILD after 1", err, calls())
 	}
 }
 
@@ -371,25 +418,6 @@ func TestPollCancelled(t *testing.T) {
 
 	if want := `cancelled after 0s waiting for "ACTIVE" or deletion (no state seen yet, 0 polls): context canceled`; err.Error() != want {
 		t.Errorf("error = %q, want %q", err, want)
-	}
-}
-
-func TestPollTimeoutMessage(t *testing.T) {
-	t.Parallel()
-
-	// A fake clock makes the whole message deterministic.
-	fake := &waitFakeClock{now: time.Unix(0, 0), failAfter: 3}
-	refresh, _ := waitScript(waitStep{state: "PENDING_DELETE"}, waitStep{state: "PENDING_DELETE"}, waitStep{err: waitNotFound()})
-	spec := PollSpec{
-		Pending: []string{"PENDING_DELETE"}, Target: []string{"ACTIVE"}, NotFoundTolerance: 5,
-		MinInterval: time.Second, MaxInterval: time.Minute,
-	}
-
-	_, err := pollLoop(context.Background(), spec, refresh, fake.clock(0))
-
-	want := `timed out after 4.75s waiting for "ACTIVE" (last poll: not found, 4 polls): context deadline exceeded`
-	if err == nil || err.Error() != want {
-		t.Errorf("error = %v, want %q", err, want)
 	}
 }
 

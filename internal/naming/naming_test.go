@@ -2,6 +2,7 @@ package naming
 
 import (
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -13,9 +14,7 @@ func TestNames(t *testing.T) {
 
 	// The linkage contract is frozen: these spellings are what existing
 	// clouds hold.
-	tests := []struct {
-		got, want string
-	}{
+	for _, tt := range []struct{ got, want string }{
 		{IdentityProject("a"), "unikorn-identity-a"},
 		{IdentityUser("a"), "unikorn-identity-a"},
 		{IdentityApplicationCredential("a"), "unikorn-identity-a"},
@@ -31,9 +30,7 @@ func TestNames(t *testing.T) {
 		{Listener("a", "https"), "lb-a-https-listener"},
 		{Pool("a", "https"), "lb-a-https-pool"},
 		{Monitor("a", "https"), "lb-a-https-monitor"},
-	}
-
-	for _, tt := range tests {
+	} {
 		if tt.got != tt.want {
 			t.Errorf("got %q, want %q", tt.got, tt.want)
 		}
@@ -47,44 +44,40 @@ func TestLoadBalancerChild(t *testing.T) {
 		lb, child string
 		listener  string
 		kind      ChildKind
-		ok        bool
 	}{
-		{"web", "lb-web-https-listener", "https", ChildListener, true},
-		{"web", "lb-web-https-pool", "https", ChildPool, true},
-		{"web", "lb-web-https-monitor", "https", ChildMonitor, true},
-		{"web", "lb-web-a-b-listener", "a-b", ChildListener, true},
+		{"web", "lb-web-https-listener", "https", ChildListener},
+		{"web", "lb-web-https-pool", "https", ChildPool},
+		{"web", "lb-web-https-monitor", "https", ChildMonitor},
+		{"web", "lb-web-a-b-listener", "a-b", ChildListener},
 		// A listener named like a suffix still round-trips.
-		{"web", "lb-web-x-pool-listener", "x-pool", ChildListener, true},
-		{"web", "lb-web-listener-pool", "listener", ChildPool, true},
-		{"web", "lb-web-pool-monitor", "pool", ChildMonitor, true},
-		// Not children of "web".
-		{"web", "lb-webx-https-listener", "", "", false},
-		{"web", "lb-we-https-listener", "", "", false},
-		{"web", "LB-web-https-listener", "", "", false},
-		{"web", "lb-WEB-https-listener", "", "", false},
-		{"web", "lb-web", "", "", false},
-		{"web", "lb-web-", "", "", false},
-		{"web", "lb-web-https", "", "", false},
-		{"web", "lb-web-https-listener ", "", "", false},
-		{"web", "lb-web-https-Pool", "", "", false},
-		{"web", "lb-web--listener", "", "", false},
-		{"web", "lb-web-listener", "", "", false},
-		{"web", "lb-web-pool", "", "", false},
-		{"web", "", "", "", false},
+		{"web", "lb-web-x-pool-listener", "x-pool", ChildListener},
+		{"web", "lb-web-listener-pool", "listener", ChildPool},
+		{"web", "lb-web-pool-monitor", "pool", ChildMonitor},
 		// The documented ambiguity: "lb-a-b-x-pool" parses for "a" and "a-b".
-		{"a", "lb-a-b-x-pool", "b-x", ChildPool, true},
-		{"a-b", "lb-a-b-x-pool", "x", ChildPool, true},
+		{"a", "lb-a-b-x-pool", "b-x", ChildPool},
+		{"a-b", "lb-a-b-x-pool", "x", ChildPool},
 	}
 
 	for _, tt := range tests {
 		listener, kind, ok := LoadBalancerChild(tt.lb, tt.child)
-		if listener != tt.listener || kind != tt.kind || ok != tt.ok {
-			t.Errorf("LoadBalancerChild(%q, %q) = %q, %q, %v, want %q, %q, %v",
-				tt.lb, tt.child, listener, kind, ok, tt.listener, tt.kind, tt.ok)
+		if listener != tt.listener || kind != tt.kind || !ok {
+			t.Errorf("LoadBalancerChild(%q, %q) = %q, %q, %v, want %q, %q, true",
+				tt.lb, tt.child, listener, kind, ok, tt.listener, tt.kind)
+		}
+	}
+
+	// Not children of "web": another load balancer, another case, a part missing or
+	// empty, a stray space.
+	for _, child := range []string{
+		"lb-webx-https-listener", "lb-we-https-listener", "LB-web-https-listener", "lb-WEB-https-listener",
+		"lb-web", "lb-web-", "lb-web-https", "lb-web-https-listener ", "lb-web-https-Pool",
+		"lb-web--listener", "lb-web-listener", "lb-web-pool", "",
+	} {
+		if listener, kind, ok := LoadBalancerChild("web", child); listener != "" || kind != "" || ok {
+			t.Errorf("LoadBalancerChild(%q, %q) = %q, %q, %v, want no child", "web", child, listener, kind, ok)
 		}
 	}
 }
-
 func TestLoadBalancerChildRoundTrip(t *testing.T) {
 	t.Parallel()
 
@@ -145,10 +138,8 @@ func TestSystemMetadata(t *testing.T) {
 func TestMetadataKeyForTag(t *testing.T) {
 	t.Parallel()
 
-	tests := []struct {
-		tag    string
-		want   string
-		reason string // substring of the TagError reason; "" means valid
+	valid := []struct {
+		tag, want string
 	}{
 		{tag: "monitoring.example.com/team-name", want: "monitoring:team_name"},
 		{tag: "backup.acme.io/schedule", want: "backup:schedule"},
@@ -160,61 +151,51 @@ func TestMetadataKeyForTag(t *testing.T) {
 		{tag: "0.b/9", want: "0:9"},
 		{tag: "a.b/" + strings.Repeat("x", 63), want: "a:" + strings.Repeat("x", 63)},
 		{tag: strings.Repeat("s", 63) + ".b/x", want: strings.Repeat("s", 63) + ":x"},
-
-		{tag: "team-name", reason: `no "/"`},
-		{tag: "", reason: `no "/"`},
-		{tag: "example/x", reason: "has no dot"},
-		{tag: "Example.com/x", reason: "lower-case"},
-		{tag: "example.COM/x", reason: "lower-case"},
-		{tag: "a_b.com/x", reason: "lower-case"},
-		{tag: "a.b/c/d", reason: `more than one "/"`},
-		{tag: "/x", reason: "empty domain"},
-		{tag: "a.b/", reason: "empty local name"},
-		{tag: "a.b/-x", reason: "begin and end"},
-		{tag: "a.b/x-", reason: "begin and end"},
-		{tag: "a.b/x y", reason: "may only hold"},
-		{tag: "a.b/x:y", reason: "may only hold"},
-		{tag: "a.b/é", reason: "begin and end"},
-		{tag: "a.b/" + strings.Repeat("x", 64), reason: "longer than 63"},
-		{tag: "a..b/x", reason: "empty label"},
-		{tag: ".a.b/x", reason: "empty label"},
-		{tag: "a.b./x", reason: "empty label"},
-		{tag: "-a.b/x", reason: `begins or ends with "-"`},
-		{tag: "a-.b/x", reason: `begins or ends with "-"`},
-		{tag: strings.Repeat("s", 64) + ".b/x", reason: "longer than 63"},
-		{tag: strings.Repeat("a.", 127) + "b/x", reason: "longer than 253"},
-		{tag: " a.b/x", reason: "lower-case"},
-		{tag: "a.b/x ", reason: "begin and end"},
 	}
 
-	for _, tt := range tests {
-		got, err := MetadataKeyForTag(tt.tag)
+	for _, tt := range valid {
+		if got, err := MetadataKeyForTag(tt.tag); err != nil || got != tt.want {
+			t.Errorf("MetadataKeyForTag(%q) = %q, %v, want %q", tt.tag, got, err, tt.want)
+		}
+	}
 
-		if tt.reason == "" {
-			if err != nil || got != tt.want {
-				t.Errorf("MetadataKeyForTag(%q) = %q, %v, want %q", tt.tag, got, err, tt.want)
+	// The reason given (a substring of TagError.Reason) → the tags refused for it.
+	invalid := map[string][]string{
+		`no "/"`:                  {"team-name", ""},
+		"has no dot":              {"example/x"},
+		"lower-case":              {"Example.com/x", "example.COM/x", "a_b.com/x", " a.b/x"},
+		`more than one "/"`:       {"a.b/c/d"},
+		"empty domain":            {"/x"},
+		"empty local name":        {"a.b/"},
+		"begin and end":           {"a.b/-x", "a.b/x-", "a.b/é", "a.b/x "},
+		"may only hold":           {"a.b/x y", "a.b/x:y"},
+		"longer than 63":          {"a.b/" + strings.Repeat("x", 64), strings.Repeat("s", 64) + ".b/x"},
+		"empty label":             {"a..b/x", ".a.b/x", "a.b./x"},
+		`begins or ends with "-"`: {"-a.b/x", "a-.b/x"},
+		"longer than 253":         {strings.Repeat("a.", 127) + "b/x"},
+	}
+
+	for reason, tags := range invalid {
+		for _, tag := range tags {
+			got, err := MetadataKeyForTag(tag)
+
+			var tagErr *TagError
+			if !errors.As(err, &tagErr) {
+				t.Errorf("MetadataKeyForTag(%q) = %q, %v, want a *TagError", tag, got, err)
+
+				continue
 			}
 
-			continue
-		}
+			if tagErr.Key != tag || !strings.Contains(tagErr.Reason, reason) {
+				t.Errorf("MetadataKeyForTag(%q) error %+v, want reason containing %q", tag, tagErr, reason)
+			}
 
-		var tagErr *TagError
-		if !errors.As(err, &tagErr) {
-			t.Errorf("MetadataKeyForTag(%q) = %q, %v, want a *TagError", tt.tag, got, err)
-
-			continue
-		}
-
-		if tagErr.Key != tt.tag || !strings.Contains(tagErr.Reason, tt.reason) {
-			t.Errorf("MetadataKeyForTag(%q) error %+v, want reason containing %q", tt.tag, tagErr, tt.reason)
-		}
-
-		if !strings.Contains(err.Error(), "service.domain/local-name") {
-			t.Errorf("MetadataKeyForTag(%q) error %q does not state the expected form", tt.tag, err)
+			if !strings.Contains(err.Error(), "service.domain/local-name") {
+				t.Errorf("MetadataKeyForTag(%q) error %q does not state the expected form", tag, err)
+			}
 		}
 	}
 }
-
 func TestTagsToMetadata(t *testing.T) {
 	t.Parallel()
 
@@ -379,36 +360,37 @@ func TestParseProjectTags(t *testing.T) {
 	}
 }
 
+// nameCase is a name of a kind and the reason it is refused ("" = valid).
+type nameCase struct {
+	kind, name string
+	reason     string // substring of the error
+}
+
 func TestValidateName(t *testing.T) {
 	t.Parallel()
 
-	tests := []struct {
-		kind, name string
-		reason     string // substring of the error; "" means valid
-	}{
+	tests := []nameCase{
 		{KindIdentity, "team-a", ""},
 		{KindIdentity, "Team A (prod) ü", ""},
-		{KindIdentity, strings.Repeat("x", 47), ""},
 		{KindIdentity, strings.Repeat("é", 47), ""},
 		{KindIdentity, strings.Repeat("x", 48), "48 characters, at most 47 allowed: unikorn-identity-<name> (Keystone) names are limited to 64"},
-		{KindNetwork, strings.Repeat("x", 247), ""},
-		{KindNetwork, strings.Repeat("x", 248), "at most 247"},
-		{KindSecurityGroup, strings.Repeat("x", 241), ""},
-		{KindSecurityGroup, strings.Repeat("x", 242), "at most 241"},
-		{KindServer, strings.Repeat("x", 248), ""},
-		{KindServer, strings.Repeat("x", 249), "at most 248"},
-		{KindLoadBalancer, strings.Repeat("x", 241), ""},
-		{KindLoadBalancer, strings.Repeat("x", 242), "at most 241"},
 		{KindListener, "https", ""},
+		{KindNetwork, "a b", ""},
 		{KindNetwork, "", "must not be empty"},
-		{KindNetwork, " a", "white space"},
-		{KindNetwork, "a ", "white space"},
-		{KindNetwork, "a\u00a0", "white space"},
-		{KindNetwork, "\ta", "white space"},
 		{KindNetwork, "a\nb", "control characters (found U+000A at byte 1)"},
 		{KindNetwork, "a\x00b", "control characters"},
 		{KindNetwork, "a\xffb", "UTF-8"},
-		{KindNetwork, "a b", ""},
+	}
+
+	for _, name := range []string{" a", "a ", "a\u00a0", "\ta"} {
+		tests = append(tests, nameCase{KindNetwork, name, "white space"})
+	}
+
+	// The longest name of each kind, and one character more.
+	for kind, longest := range map[string]int{KindIdentity: 47, KindNetwork: 247, KindSecurityGroup: 241, KindServer: 248, KindLoadBalancer: 241} {
+		tests = append(tests,
+			nameCase{kind, strings.Repeat("x", longest), ""},
+			nameCase{kind, strings.Repeat("x", longest+1), fmt.Sprintf("%d characters, at most %d allowed", longest+1, longest)})
 	}
 
 	for _, tt := range tests {
@@ -442,7 +424,6 @@ func TestValidateName(t *testing.T) {
 		t.Error("ValidateName accepted an unknown kind")
 	}
 }
-
 func TestMaxNameLength(t *testing.T) {
 	t.Parallel()
 
