@@ -11,6 +11,9 @@ import (
 	"encoding/base64"
 	"encoding/pem"
 	"fmt"
+	"net/http"
+	"os"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -25,6 +28,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-log/tflogtest"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	unikorn "github.com/unikorn-cloud/terraform-provider-unikorn/internal/provider"
 )
@@ -86,13 +93,8 @@ func CreateImage(t *testing.T, spec ImageSpec) images.Image {
 		t.Fatalf("creating image %s: %v", spec.Name, err)
 	}
 
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
-		defer cancel()
-
-		if err := images.Delete(ctx, client, img.ID).ExtractErr(); err != nil && !gophercloud.ResponseCodeIs(err, 404) {
-			t.Errorf("deleting image %s (%s): %v", spec.Name, img.ID, err)
-		}
+	deleteOnCleanup(t, "image", spec.Name, img.ID, func(ctx context.Context) error {
+		return images.Delete(ctx, client, img.ID).ExtractErr()
 	})
 
 	if spec.SignWith != nil {
@@ -115,6 +117,73 @@ func CreateImage(t *testing.T, spec ImageSpec) images.Image {
 	}
 
 	return *img
+}
+
+// TwoRegions are the default and the second region of the environment, for the catalog tests
+// that compare two regions. Without TF_ACC it returns false and the test's PreCheck skips it
+// (after its steps are validated); with TF_ACC it runs PreCheck and fails the test (what
+// names it in the message) when the environment serves fewer than two regions.
+func TwoRegions(t *testing.T, what string) (region, other string, ok bool) {
+	t.Helper()
+
+	if os.Getenv("TF_ACC") == "" {
+		return "", "", false
+	}
+
+	PreCheck(t)
+
+	regions := Regions()
+	if len(regions) < 2 {
+		t.Fatalf("%s need two regions, UNIKORN_REGIONS has %v", what, regions)
+	}
+
+	return regions[0], regions[1], true
+}
+
+// Lookup is one check of a catalog data source of a test: unikorn_<kind> "<Name>",
+// configured with Body as its arguments where the name first appears, whose Attribute must
+// hold Want.
+type Lookup struct {
+	Name, Body string
+	Attribute  string
+	Want       knownvalue.Check
+}
+
+// Lookups are the configuration and the state checks of the data sources of kind (flavors,
+// flavor, images, image) that all make.
+func Lookups(kind string, all []Lookup) (string, []statecheck.StateCheck) {
+	var (
+		config strings.Builder
+		checks []statecheck.StateCheck
+		seen   = map[string]bool{}
+	)
+
+	for _, l := range all {
+		if !seen[l.Name] {
+			seen[l.Name] = true
+			fmt.Fprintf(&config, "\ndata %q %q {\n%s\n}\n", "unikorn_"+kind, l.Name, l.Body)
+		}
+
+		checks = append(checks, statecheck.ExpectKnownValue("data.unikorn_"+kind+"."+l.Name, tfjsonpath.New(l.Attribute), l.Want))
+	}
+
+	return config.String(), checks
+}
+
+// PlanError is a configuration whose plan must fail with an error that matches Error (a
+// regular expression).
+type PlanError struct {
+	Config, Error string
+}
+
+// PlanErrors are plan-only steps, one per case: for mistakes that are plan-time diagnostics.
+func PlanErrors(cases []PlanError) []resource.TestStep {
+	steps := make([]resource.TestStep, len(cases))
+	for i, c := range cases {
+		steps[i] = resource.TestStep{Config: c.Config, PlanOnly: true, ExpectError: regexp.MustCompile(c.Error)}
+	}
+
+	return steps
 }
 
 // FlavorSpec is a public Nova flavor for a test.
@@ -160,13 +229,8 @@ func CreateFlavor(t *testing.T, spec FlavorSpec) string {
 		t.Fatalf("creating flavor %s: %v", spec.Name, err)
 	}
 
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
-		defer cancel()
-
-		if err := flavors.Delete(ctx, client, f.ID).ExtractErr(); err != nil && !gophercloud.ResponseCodeIs(err, 404) {
-			t.Errorf("deleting flavor %s (%s): %v", spec.Name, f.ID, err)
-		}
+	deleteOnCleanup(t, "flavor", spec.Name, f.ID, func(ctx context.Context) error {
+		return flavors.Delete(ctx, client, f.ID).ExtractErr()
 	})
 
 	if len(spec.ExtraSpecs) > 0 {
@@ -176,6 +240,21 @@ func CreateFlavor(t *testing.T, spec FlavorSpec) string {
 	}
 
 	return f.ID
+}
+
+// deleteOnCleanup registers with t.Cleanup the deletion of the test's object (what, name and
+// id name it in the error), bounded by cleanupTimeout; a 404 answer counts as done.
+func deleteOnCleanup(t *testing.T, what, name, id string, del func(ctx context.Context) error) {
+	t.Helper()
+
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
+		defer cancel()
+
+		if err := del(ctx); err != nil && !gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
+			t.Errorf("deleting %s %s (%s): %v", what, name, id, err)
+		}
+	})
 }
 
 // NewSigningKey generates an image signing key on curve and returns it with its public

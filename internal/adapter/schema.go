@@ -64,7 +64,16 @@ func RegionAttribute(noun string) schema.StringAttribute {
 	}
 }
 
-// TimeoutsAttribute is the `timeouts` attribute with all four operations.
+// TimeoutsAttribute is the `timeouts` attribute with all four operations, described.
 func TimeoutsAttribute(ctx context.Context) schema.Attribute {
-	return timeouts.Attributes(ctx, timeouts.Opts{Create: true, Read: true, Update: true, Delete: true})
+	a := timeouts.Attributes(ctx, timeouts.Opts{Create: true, Read: true, Update: true, Delete: true})
+
+	if n, ok := a.(schema.SingleNestedAttribute); ok {
+		n.MarkdownDescription = "How long each operation may take, as a duration such as `\"30m\"` or `\"1h\"`. " +
+			"Unset: the resource's defaults."
+
+		return n
+	}
+
+	return a
 }

@@ -9,26 +9,22 @@ import (
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
-	th "github.com/gophercloud/gophercloud/v2/testhelper"
-	"github.com/gophercloud/gophercloud/v2/testhelper/client"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloudtest"
 )
 
 // slowNova is a Nova that answers the flavor list after a delay (so that concurrent
 // callers really overlap), failing the first failFirst requests with HTTP 500.
-func slowNova(t *testing.T, failFirst int64) (*gophercloud.ServiceClient, *atomic.Int64) {
+func slowNova(t *testing.T, failFirst int64) (*cloudtest.API, *gophercloud.ServiceClient) {
 	t.Helper()
 
-	server := th.SetupHTTP()
-	t.Cleanup(server.Teardown)
+	var n atomic.Int64
 
-	var requests atomic.Int64
-
-	server.Mux.HandleFunc("/flavors/detail", func(w http.ResponseWriter, _ *http.Request) {
-		n := requests.Add(1)
-
+	api := cloudtest.New(t)
+	api.On(http.MethodGet, "/flavors/detail", func(w http.ResponseWriter, _ *http.Request) {
 		time.Sleep(50 * time.Millisecond)
 
-		if n <= failFirst {
+		if n.Add(1) <= failFirst {
 			w.WriteHeader(http.StatusInternalServerError)
 			return
 		}
@@ -37,18 +33,15 @@ func slowNova(t *testing.T, failFirst int64) (*gophercloud.ServiceClient, *atomi
 		_, _ = fmt.Fprint(w, novaFlavors)
 	})
 
-	c := client.ServiceClient(server)
-	c.Type = "compute"
-	c.Microversion = "2.88"
-
-	return c, &requests
+	return api, novaClient(api)
 }
 
 func TestCacheListsOncePerRegion(t *testing.T) {
 	t.Parallel()
 
-	regionOne, requestsOne := slowNova(t, 0)
-	regionTwo, requestsTwo := slowNova(t, 0)
+	novaOne, regionOne := slowNova(t, 0)
+	novaTwo, regionTwo := slowNova(t, 0)
+	requests := func() [2]int { return [2]int{len(novaOne.Calls()), len(novaTwo.Calls())} }
 
 	cache := NewCache([]string{"f-gpu", "f-small"}, Overrides{"f-gpu": {CPU: CPU{Architecture: ArchitectureAarch64}}})
 
@@ -79,7 +72,7 @@ func TestCacheListsOncePerRegion(t *testing.T) {
 
 	wg.Wait()
 
-	if n := requests(requestsOne, requestsTwo); n != [2]int64{1, 1} {
+	if n := requests(); n != [2]int{1, 1} {
 		t.Errorf("20 concurrent callers over two regions made %v flavor list requests, want one per region", n)
 	}
 
@@ -88,19 +81,15 @@ func TestCacheListsOncePerRegion(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if n := requests(requestsOne, requestsTwo); n != [2]int64{1, 1} {
+	if n := requests(); n != [2]int{1, 1} {
 		t.Errorf("a later caller listed again: %v requests", n)
 	}
-}
-
-func requests(counters ...*atomic.Int64) [2]int64 {
-	return [2]int64{counters[0].Load(), counters[1].Load()}
 }
 
 func TestCacheDoesNotKeepFailures(t *testing.T) {
 	t.Parallel()
 
-	compute, requests := slowNova(t, 1)
+	nova, compute := slowNova(t, 1)
 	cache := NewCache(nil, nil)
 
 	if _, err := cache.Flavors(t.Context(), "RegionOne", compute); err == nil {
@@ -112,7 +101,7 @@ func TestCacheDoesNotKeepFailures(t *testing.T) {
 		t.Fatalf("second listing = %d flavors, %v; want the 3 public flavors", len(got), err)
 	}
 
-	if n := requests.Load(); n != 2 {
+	if n := len(nova.Calls()); n != 2 {
 		t.Errorf("%d requests, want 2 (the failure is retried once, the success kept)", n)
 	}
 }

@@ -103,33 +103,21 @@ func TestSmallest(t *testing.T) {
 func TestExactlyOne(t *testing.T) {
 	t.Parallel()
 
-	tests := []struct {
-		name    string
-		matches []Flavor
-		wantErr error
-		wantMsg string
-	}{
-		{name: "none", matches: nil, wantErr: ErrNoMatch, wantMsg: "no flavor matches the filters"},
-		{name: "one", matches: []Flavor{small}},
-		{name: "two", matches: []Flavor{small, arm}, wantErr: ErrAmbiguous, wantMsg: "expected exactly one flavor, but 2 match the filters: small (1), arm (3)"},
+	got, err := ExactlyOne([]Flavor{small})
+	if err != nil || got.ID != small.ID {
+		t.Errorf("ExactlyOne(one) = %v, %v", got, err)
 	}
 
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-
-			got, err := ExactlyOne(tt.matches)
-			if tt.wantErr == nil {
-				if err != nil || got.ID != tt.matches[0].ID {
-					t.Fatalf("ExactlyOne = %v, %v", got, err)
-				}
-
-				return
-			}
-
-			if !errors.Is(err, tt.wantErr) || err.Error() != tt.wantMsg {
-				t.Errorf("ExactlyOne error = %q, want %q wrapping %v", err, tt.wantMsg, tt.wantErr)
-			}
-		})
+	for name, tt := range map[string]struct {
+		flavors []Flavor
+		err     error
+		message string
+	}{
+		"none": {nil, ErrNoMatch, "no flavor matches the filters"},
+		"two":  {[]Flavor{small, arm}, ErrAmbiguous, "expected exactly one flavor, but 2 match the filters: small (1), arm (3)"},
+	} {
+		if _, err := ExactlyOne(tt.flavors); !errors.Is(err, tt.err) || err.Error() != tt.message {
+			t.Errorf("ExactlyOne(%s) error = %v, want %q wrapping %v", name, err, tt.message, tt.err)
+		}
 	}
 }

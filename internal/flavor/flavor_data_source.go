@@ -12,114 +12,68 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
-
-	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
 )
-
-var _ datasource.DataSourceWithConfigure = (*flavorDataSource)(nil)
 
 // NewFlavorDataSource is the constructor the provider lists.
 func NewFlavorDataSource() datasource.DataSource {
-	return &flavorDataSource{}
-}
-
-type flavorDataSource struct {
-	meta meta
-}
-
-func (d *flavorDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_flavor"
-}
-
-func (d *flavorDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	attributes := filterAttributes()
-	attributes["flavor"] = schema.SingleNestedAttribute{
-		Computed:            true,
-		MarkdownDescription: "The flavor found, with the same attributes as an element of `unikorn_flavors.flavors`.",
-		Attributes:          flavorAttributes(),
-	}
-	attributes["id"] = schema.StringAttribute{
-		Computed:            true,
-		MarkdownDescription: "ID of the flavor found (the same as `flavor.id`).",
-	}
-	attributes["name"] = schema.StringAttribute{
-		Optional:            true,
-		MarkdownDescription: "Only the flavor of exactly this name.",
-		Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
-	}
-	attributes["smallest"] = schema.BoolAttribute{
-		Optional: true,
-		MarkdownDescription: "When several flavors match, pick the cheapest instead of failing: fewest GPUs, then fewest CPUs, " +
-			"then least memory, then least disk, virtual before bare metal, then by name and ID.",
-	}
-
-	resp.Schema = schema.Schema{
-		MarkdownDescription: "One public Nova flavor of a region, enriched like those of `unikorn_flavors` and found with the same " +
-			"filters plus `name`. Exactly one flavor must match, unless `smallest = true` picks the cheapest that fits; otherwise " +
+	return newDataSource[singleFlavorModel]("flavor",
+		"One public Nova flavor of a region, enriched like those of `unikorn_flavors` and found with the same "+
+			"filters plus `name`. Exactly one flavor must match, unless `smallest = true` picks the cheapest that fits; otherwise "+
 			"the error says how many matched and lists them.",
-		Attributes: attributes,
-	}
+		map[string]schema.Attribute{
+			"flavor": schema.SingleNestedAttribute{
+				Computed:            true,
+				MarkdownDescription: "The flavor found, with the same attributes as an element of `unikorn_flavors.flavors`.",
+				Attributes:          flavorAttributes(),
+			},
+			"id": schema.StringAttribute{Computed: true, MarkdownDescription: "ID of the flavor found (the same as `flavor.id`)."},
+			"name": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "Only the flavor of exactly this name.",
+				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+			},
+			"smallest": schema.BoolAttribute{
+				Optional: true,
+				MarkdownDescription: "When several flavors match, pick the cheapest instead of failing: fewest GPUs, then fewest CPUs, " +
+					"then least memory, then least disk, virtual before bare metal, then by name and ID.",
+			},
+		})
 }
 
-func (d *flavorDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	if m, ok := adapter.ProviderData[meta](req.ProviderData, &resp.Diagnostics); ok {
-		d.meta = m
-	}
+type singleFlavorModel struct {
+	filterModel
+
+	Flavor   types.Object `tfsdk:"flavor"`
+	ID       types.String `tfsdk:"id"`
+	Name     types.String `tfsdk:"name"`
+	Smallest types.Bool   `tfsdk:"smallest"`
 }
 
-func (d *flavorDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	if d.meta == nil {
-		resp.Diagnostics.AddError("Provider not configured", "The provider was not configured before this data source was read. This is a bug in the provider; please report it.")
+func (m *singleFlavorModel) query() (*types.String, Filter) {
+	return &m.Region, m.filter(Filter{Name: m.Name.ValueString()})
+}
+
+func (m *singleFlavorModel) keep(ctx context.Context, matches []Flavor, region string, diags *diag.Diagnostics) {
+	found, ok := pickOne(matches, m.Smallest.ValueBool(), region, diags)
+	if !ok {
 		return
 	}
 
-	var data singleFlavorModel
+	var d diag.Diagnostics
 
-	resp.Diagnostics.Append(req.Config.Get(ctx, &data)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
+	m.Flavor, d = types.ObjectValueFrom(ctx, flavorType.AttrTypes, flattenFlavor(ctx, found, diags))
+	diags.Append(d...)
 
-	ctx = tflog.SetField(ctx, "data_source", "unikorn_flavor")
-
-	matches, diags := data.selectFlavors(ctx, d.meta, Filter{Name: data.Name.ValueString()})
-	resp.Diagnostics.Append(diags...)
-
-	if resp.Diagnostics.HasError() {
-		return
-	}
-
-	found, diags := pickOne(matches, data.Smallest.ValueBool(), data.Region.ValueString())
-	resp.Diagnostics.Append(diags...)
-
-	if resp.Diagnostics.HasError() {
-		return
-	}
-
-	item, diags := flattenFlavor(ctx, found)
-	resp.Diagnostics.Append(diags...)
-
-	data.Flavor, diags = types.ObjectValueFrom(ctx, flavorAttrTypes, item)
-	resp.Diagnostics.Append(diags...)
-
-	data.ID = types.StringValue(found.ID)
-
-	if resp.Diagnostics.HasError() {
-		return
-	}
+	m.ID = types.StringValue(found.ID)
 
 	tflog.Debug(ctx, "Found flavor", map[string]any{"flavor_id": found.ID, "flavor_name": found.Name})
-
-	resp.Diagnostics.Append(resp.State.Set(ctx, &data)...)
 }
 
 // pickOne is the singular's rule: the smallest match when smallest is set,
-// else exactly one match.
-func pickOne(matches []Flavor, smallest bool, region string) (Flavor, diag.Diagnostics) {
-	var diags diag.Diagnostics
-
+// else exactly one match; false when there is none to pick (the diagnostics say why).
+func pickOne(matches []Flavor, smallest bool, region string, diags *diag.Diagnostics) (Flavor, bool) {
 	if smallest && len(matches) > 0 {
-		return Smallest(matches), nil
+		return Smallest(matches), true
 	}
 
 	found, err := ExactlyOne(matches)
@@ -135,14 +89,5 @@ func pickOne(matches []Flavor, smallest bool, region string) (Flavor, diag.Diagn
 		diags.AddError("Error selecting a flavor", err.Error())
 	}
 
-	return found, diags
-}
-
-type singleFlavorModel struct {
-	filterModel
-
-	Flavor   types.Object `tfsdk:"flavor"`
-	ID       types.String `tfsdk:"id"`
-	Name     types.String `tfsdk:"name"`
-	Smallest types.Bool   `tfsdk:"smallest"`
+	return found, err == nil
 }

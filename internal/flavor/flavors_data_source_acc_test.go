@@ -2,7 +2,6 @@ package flavor_test
 
 import (
 	"fmt"
-	"os"
 	"regexp"
 	"testing"
 
@@ -27,19 +26,13 @@ type testFlavors struct {
 func createTestFlavors(t *testing.T) testFlavors {
 	t.Helper()
 
-	if os.Getenv("TF_ACC") == "" {
+	region, otherRegion, ok := acctest.TwoRegions(t, "the flavor tests")
+	if !ok {
 		return testFlavors{}
 	}
 
-	acctest.PreCheck(t)
-
-	regions := acctest.Regions()
-	if len(regions) < 2 {
-		t.Fatalf("the flavor tests need two regions, UNIKORN_REGIONS has %v", regions)
-	}
-
 	prefix := acctest.RandomName()
-	f := testFlavors{prefix: prefix, gpuModel: "X" + prefix, region: regions[0], otherRegion: regions[1]}
+	f := testFlavors{prefix: prefix, gpuModel: "X" + prefix, region: region, otherRegion: otherRegion}
 
 	f.plain = acctest.CreateFlavor(t, acctest.FlavorSpec{
 		Name: prefix + "-a-plain", VCPUs: 1, RAMMiB: 1536, DiskGB: 1,
@@ -83,85 +76,77 @@ provider "unikorn" {
 `, f.plain, f.arm, f.gpu, f.otherZone, f.gpuModel)
 }
 
-func (f testFlavors) plainValue() knownvalue.Check {
+// wantFlavor is what a flavor data source reports for one flavor.
+type wantFlavor struct {
+	id, name, architecture, cpuFamily string
+	cpus, diskGB                      int64
+	memoryGiB                         float64
+	baremetal, pinnedOnly             bool
+	extraSpecs                        map[string]string
+	gpu                               map[string]knownvalue.Check // nil: no GPU
+}
+
+func (w wantFlavor) check() knownvalue.Check {
+	var cpuFamily, gpu knownvalue.Check = knownvalue.Null(), knownvalue.Null()
+	if w.cpuFamily != "" {
+		cpuFamily = knownvalue.StringExact(w.cpuFamily)
+	}
+
+	if w.gpu != nil {
+		gpu = knownvalue.ObjectExact(w.gpu)
+	}
+
+	specs := map[string]knownvalue.Check{}
+	for k, v := range w.extraSpecs {
+		specs[k] = knownvalue.StringExact(v)
+	}
+
 	return knownvalue.ObjectExact(map[string]knownvalue.Check{
-		"architecture": knownvalue.StringExact("x86_64"),
-		"baremetal":    knownvalue.Bool(false),
-		"cpu_family":   knownvalue.Null(),
-		"cpus":         knownvalue.Int64Exact(1),
-		"disk_gb":      knownvalue.Int64Exact(1),
-		"extra_specs":  knownvalue.MapExact(map[string]knownvalue.Check{}),
-		"gpu":          knownvalue.Null(),
-		"id":           knownvalue.StringExact(f.plain),
-		"memory_gib":   knownvalue.Float64Exact(1.5),
-		"name":         knownvalue.StringExact(f.prefix + "-a-plain"),
-		"pinned_only":  knownvalue.Bool(false),
+		"architecture": knownvalue.StringExact(w.architecture),
+		"baremetal":    knownvalue.Bool(w.baremetal),
+		"cpu_family":   cpuFamily,
+		"cpus":         knownvalue.Int64Exact(w.cpus),
+		"disk_gb":      knownvalue.Int64Exact(w.diskGB),
+		"extra_specs":  knownvalue.MapExact(specs),
+		"gpu":          gpu,
+		"id":           knownvalue.StringExact(w.id),
+		"memory_gib":   knownvalue.Float64Exact(w.memoryGiB),
+		"name":         knownvalue.StringExact(w.name),
+		"pinned_only":  knownvalue.Bool(w.pinnedOnly),
 	})
+}
+
+func (f testFlavors) plainValue() knownvalue.Check {
+	return wantFlavor{id: f.plain, name: f.prefix + "-a-plain", architecture: "x86_64", cpus: 1, diskGB: 1, memoryGiB: 1.5}.check()
+}
+
+func (f testFlavors) armSpecs() map[string]string {
+	return map[string]string{"hw:cpu_policy": "dedicated", "unikorn:test": f.prefix}
 }
 
 func (f testFlavors) armValue() knownvalue.Check {
-	return knownvalue.ObjectExact(map[string]knownvalue.Check{
-		"architecture": knownvalue.StringExact("aarch64"),
-		"baremetal":    knownvalue.Bool(false),
-		"cpu_family":   knownvalue.StringExact("Neoverse V2"),
-		"cpus":         knownvalue.Int64Exact(8),
-		"disk_gb":      knownvalue.Int64Exact(10),
-		"extra_specs": knownvalue.MapExact(map[string]knownvalue.Check{
-			"hw:cpu_policy": knownvalue.StringExact("dedicated"),
-			"unikorn:test":  knownvalue.StringExact(f.prefix),
-		}),
-		"gpu":         knownvalue.Null(),
-		"id":          knownvalue.StringExact(f.arm),
-		"memory_gib":  knownvalue.Float64Exact(16),
-		"name":        knownvalue.StringExact(f.prefix + "-b-arm"),
-		"pinned_only": knownvalue.Bool(true),
-	})
+	return wantFlavor{
+		id: f.arm, name: f.prefix + "-b-arm", architecture: "aarch64", cpuFamily: "Neoverse V2",
+		cpus: 8, diskGB: 10, memoryGiB: 16, pinnedOnly: true, extraSpecs: f.armSpecs(),
+	}.check()
 }
 
 func (f testFlavors) gpuValue() knownvalue.Check {
-	return knownvalue.ObjectExact(map[string]knownvalue.Check{
-		"architecture": knownvalue.StringExact("x86_64"),
-		"baremetal":    knownvalue.Bool(true),
-		"cpu_family":   knownvalue.Null(),
-		"cpus":         knownvalue.Int64Exact(4),
-		"disk_gb":      knownvalue.Int64Exact(20),
-		"extra_specs":  knownvalue.MapExact(map[string]knownvalue.Check{"resources:VGPU": knownvalue.StringExact("1")}),
-		"gpu": knownvalue.ObjectExact(map[string]knownvalue.Check{
+	return wantFlavor{
+		id: f.gpu, name: f.prefix + "-c-gpu", architecture: "x86_64", cpus: 4, diskGB: 20, memoryGiB: 8, baremetal: true,
+		extraSpecs: map[string]string{"resources:VGPU": "1"},
+		gpu: map[string]knownvalue.Check{
 			"logical_count":  knownvalue.Int64Exact(2),
 			"memory_gib":     knownvalue.Int64Exact(80),
 			"model":          knownvalue.StringExact(f.gpuModel),
 			"physical_count": knownvalue.Int64Exact(2),
 			"vendor":         knownvalue.StringExact("NVIDIA"),
-		}),
-		"id":          knownvalue.StringExact(f.gpu),
-		"memory_gib":  knownvalue.Float64Exact(8),
-		"name":        knownvalue.StringExact(f.prefix + "-c-gpu"),
-		"pinned_only": knownvalue.Bool(false),
-	})
+		},
+	}.check()
 }
 
 func (f testFlavors) otherValue() knownvalue.Check {
-	return knownvalue.ObjectExact(map[string]knownvalue.Check{
-		"architecture": knownvalue.StringExact("x86_64"),
-		"baremetal":    knownvalue.Bool(false),
-		"cpu_family":   knownvalue.Null(),
-		"cpus":         knownvalue.Int64Exact(2),
-		"disk_gb":      knownvalue.Int64Exact(5),
-		"extra_specs":  knownvalue.MapExact(map[string]knownvalue.Check{}),
-		"gpu":          knownvalue.Null(),
-		"id":           knownvalue.StringExact(f.otherZone),
-		"memory_gib":   knownvalue.Float64Exact(4),
-		"name":         knownvalue.StringExact(f.prefix + "-d-other"),
-		"pinned_only":  knownvalue.Bool(false),
-	})
-}
-
-func flavorList(checks ...knownvalue.Check) knownvalue.Check {
-	return knownvalue.ListExact(checks)
-}
-
-func expectFlavors(address string, want knownvalue.Check) statecheck.StateCheck {
-	return statecheck.ExpectKnownValue(address, tfjsonpath.New("flavors"), want)
+	return wantFlavor{id: f.otherZone, name: f.prefix + "-d-other", architecture: "x86_64", cpus: 2, diskGB: 5, memoryGiB: 4}.check()
 }
 
 // TestAccFlavorsDataSource_enriched lists Nova's flavors through the allow-list, enriched by
@@ -169,88 +154,33 @@ func expectFlavors(address string, want knownvalue.Check) statecheck.StateCheck 
 func TestAccFlavorsDataSource_enriched(t *testing.T) {
 	f := createTestFlavors(t)
 
+	list := func(name, body string, want ...knownvalue.Check) acctest.Lookup {
+		return acctest.Lookup{Name: name, Body: body, Attribute: "flavors", Want: knownvalue.ListExact(want)}
+	}
+
+	config, checks := acctest.Lookups("flavors", []acctest.Lookup{
+		list("all", "", f.plainValue(), f.armValue(), f.gpuValue()),
+		{Name: "all", Attribute: "region", Want: knownvalue.StringExact(f.region)},
+		list("aarch64", `architecture = "aarch64"`, f.armValue()),
+		list("x86_64", `architecture = "x86_64"`, f.plainValue(), f.gpuValue()),
+		list("baremetal", `baremetal = true`, f.gpuValue()),
+		list("virtual", `baremetal = false`, f.plainValue(), f.armValue()),
+		list("nvidia", `gpu_vendor = "NVIDIA"`, f.gpuValue()),
+		list("amd", `gpu_vendor = "AMD"`),
+		list("model", fmt.Sprintf(`gpu_model = %q`, f.gpuModel), f.gpuValue()),
+		list("min_cpus", `min_cpus = 4`, f.armValue(), f.gpuValue()),
+		list("min_memory", `min_memory_gib = 1.75`, f.armValue(), f.gpuValue()),
+		list("min_gpus", `min_gpus = 2`, f.gpuValue()),
+		list("too_many_gpus", `min_gpus = 3`),
+		list("combined", "architecture = \"x86_64\"\nmin_cpus = 2\nbaremetal = false\n"),
+		list("other_region", fmt.Sprintf(`region = %q`, f.otherRegion), f.otherValue()),
+		{Name: "other_region", Attribute: "region", Want: knownvalue.StringExact(f.otherRegion)},
+	})
+
 	resource.ParallelTest(t, resource.TestCase{
 		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		Steps: []resource.TestStep{
-			{
-				Config: f.providerConfig() + fmt.Sprintf(`
-data "unikorn_flavors" "all" {}
-
-data "unikorn_flavors" "aarch64" {
-  architecture = "aarch64"
-}
-
-data "unikorn_flavors" "x86_64" {
-  architecture = "x86_64"
-}
-
-data "unikorn_flavors" "baremetal" {
-  baremetal = true
-}
-
-data "unikorn_flavors" "virtual" {
-  baremetal = false
-}
-
-data "unikorn_flavors" "nvidia" {
-  gpu_vendor = "NVIDIA"
-}
-
-data "unikorn_flavors" "amd" {
-  gpu_vendor = "AMD"
-}
-
-data "unikorn_flavors" "model" {
-  gpu_model = %[1]q
-}
-
-data "unikorn_flavors" "min_cpus" {
-  min_cpus = 4
-}
-
-data "unikorn_flavors" "min_memory" {
-  min_memory_gib = 1.75
-}
-
-data "unikorn_flavors" "min_gpus" {
-  min_gpus = 2
-}
-
-data "unikorn_flavors" "too_many_gpus" {
-  min_gpus = 3
-}
-
-data "unikorn_flavors" "combined" {
-  architecture = "x86_64"
-  min_cpus     = 2
-  baremetal    = false
-}
-
-data "unikorn_flavors" "other_region" {
-  region = %[2]q
-}
-`, f.gpuModel, f.otherRegion),
-				ConfigStateChecks: []statecheck.StateCheck{
-					expectFlavors("data.unikorn_flavors.all", flavorList(f.plainValue(), f.armValue(), f.gpuValue())),
-					statecheck.ExpectKnownValue("data.unikorn_flavors.all", tfjsonpath.New("region"), knownvalue.StringExact(f.region)),
-					expectFlavors("data.unikorn_flavors.aarch64", flavorList(f.armValue())),
-					expectFlavors("data.unikorn_flavors.x86_64", flavorList(f.plainValue(), f.gpuValue())),
-					expectFlavors("data.unikorn_flavors.baremetal", flavorList(f.gpuValue())),
-					expectFlavors("data.unikorn_flavors.virtual", flavorList(f.plainValue(), f.armValue())),
-					expectFlavors("data.unikorn_flavors.nvidia", flavorList(f.gpuValue())),
-					expectFlavors("data.unikorn_flavors.amd", flavorList()),
-					expectFlavors("data.unikorn_flavors.model", flavorList(f.gpuValue())),
-					expectFlavors("data.unikorn_flavors.min_cpus", flavorList(f.armValue(), f.gpuValue())),
-					expectFlavors("data.unikorn_flavors.min_memory", flavorList(f.armValue(), f.gpuValue())),
-					expectFlavors("data.unikorn_flavors.min_gpus", flavorList(f.gpuValue())),
-					expectFlavors("data.unikorn_flavors.too_many_gpus", flavorList()),
-					expectFlavors("data.unikorn_flavors.combined", flavorList()),
-					expectFlavors("data.unikorn_flavors.other_region", flavorList(f.otherValue())),
-					statecheck.ExpectKnownValue("data.unikorn_flavors.other_region", tfjsonpath.New("region"), knownvalue.StringExact(f.otherRegion)),
-				},
-			},
-		},
+		Steps:                    []resource.TestStep{{Config: f.providerConfig() + config, ConfigStateChecks: checks}},
 	})
 }
 
@@ -264,30 +194,12 @@ func TestAccFlavorsDataSource_noDescriptions(t *testing.T) {
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
-				Config: fmt.Sprintf(`
-provider "unikorn" {
-  flavor_ids = [%[1]q]
-}
-
-data "unikorn_flavors" "all" {}
-`, f.arm),
+				Config: fmt.Sprintf("provider \"unikorn\" {\n  flavor_ids = [%[1]q]\n}\n\ndata \"unikorn_flavors\" \"all\" {}\n", f.arm),
 				ConfigStateChecks: []statecheck.StateCheck{
-					expectFlavors("data.unikorn_flavors.all", flavorList(knownvalue.ObjectExact(map[string]knownvalue.Check{
-						"architecture": knownvalue.StringExact("x86_64"),
-						"baremetal":    knownvalue.Bool(false),
-						"cpu_family":   knownvalue.Null(),
-						"cpus":         knownvalue.Int64Exact(2),
-						"disk_gb":      knownvalue.Int64Exact(10),
-						"extra_specs": knownvalue.MapExact(map[string]knownvalue.Check{
-							"hw:cpu_policy": knownvalue.StringExact("dedicated"),
-							"unikorn:test":  knownvalue.StringExact(f.prefix),
-						}),
-						"gpu":         knownvalue.Null(),
-						"id":          knownvalue.StringExact(f.arm),
-						"memory_gib":  knownvalue.Float64Exact(2),
-						"name":        knownvalue.StringExact(f.prefix + "-b-arm"),
-						"pinned_only": knownvalue.Bool(false),
-					}))),
+					statecheck.ExpectKnownValue("data.unikorn_flavors.all", tfjsonpath.New("flavors"), knownvalue.ListExact([]knownvalue.Check{wantFlavor{
+						id: f.arm, name: f.prefix + "-b-arm", architecture: "x86_64", cpus: 2, diskGB: 10, memoryGiB: 2,
+						extraSpecs: f.armSpecs(),
+					}.check()})),
 				},
 			},
 		},
@@ -299,61 +211,30 @@ data "unikorn_flavors" "all" {}
 func TestAccFlavorDataSource_exactlyOne(t *testing.T) {
 	f := createTestFlavors(t)
 
+	config, checks := acctest.Lookups("flavor", []acctest.Lookup{
+		{Name: "by_name", Body: fmt.Sprintf(`name = %q`, f.prefix+"-a-plain"), Attribute: "id", Want: knownvalue.StringExact(f.plain)},
+		{Name: "by_name", Attribute: "flavor", Want: f.plainValue()},
+		{Name: "by_name", Attribute: "region", Want: knownvalue.StringExact(f.region)},
+		// 8 CPUs but no GPU beat 4 CPUs with two GPUs.
+		{Name: "smallest_two_cpus", Body: "min_cpus = 2\nsmallest = true\n", Attribute: "flavor", Want: f.armValue()},
+		{Name: "smallest_gpu", Body: "min_gpus = 1\nsmallest = true\n", Attribute: "id", Want: knownvalue.StringExact(f.gpu)},
+		{Name: "only_arm", Body: `architecture = "aarch64"`, Attribute: "flavor", Want: f.armValue()},
+		{Name: "other_region", Body: fmt.Sprintf(`region = %q`, f.otherRegion), Attribute: "flavor", Want: f.otherValue()},
+	})
+
 	resource.ParallelTest(t, resource.TestCase{
 		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
+			{Config: f.providerConfig() + config, ConfigStateChecks: checks},
 			{
-				Config: f.providerConfig() + fmt.Sprintf(`
-data "unikorn_flavor" "by_name" {
-  name = %[1]q
-}
-
-data "unikorn_flavor" "smallest_two_cpus" {
-  min_cpus = 2
-  smallest = true
-}
-
-data "unikorn_flavor" "smallest_gpu" {
-  min_gpus = 1
-  smallest = true
-}
-
-data "unikorn_flavor" "only_arm" {
-  architecture = "aarch64"
-}
-
-data "unikorn_flavor" "other_region" {
-  region = %[2]q
-}
-`, f.prefix+"-a-plain", f.otherRegion),
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("data.unikorn_flavor.by_name", tfjsonpath.New("id"), knownvalue.StringExact(f.plain)),
-					statecheck.ExpectKnownValue("data.unikorn_flavor.by_name", tfjsonpath.New("flavor"), f.plainValue()),
-					statecheck.ExpectKnownValue("data.unikorn_flavor.by_name", tfjsonpath.New("region"), knownvalue.StringExact(f.region)),
-					// 8 CPUs but no GPU beat 4 CPUs with two GPUs.
-					statecheck.ExpectKnownValue("data.unikorn_flavor.smallest_two_cpus", tfjsonpath.New("flavor"), f.armValue()),
-					statecheck.ExpectKnownValue("data.unikorn_flavor.smallest_gpu", tfjsonpath.New("id"), knownvalue.StringExact(f.gpu)),
-					statecheck.ExpectKnownValue("data.unikorn_flavor.only_arm", tfjsonpath.New("flavor"), f.armValue()),
-					statecheck.ExpectKnownValue("data.unikorn_flavor.other_region", tfjsonpath.New("flavor"), f.otherValue()),
-				},
-			},
-			{
-				Config: f.providerConfig() + `
-data "unikorn_flavor" "ambiguous" {
-  architecture = "x86_64"
-}
-`,
+				Config: f.providerConfig() + `data "unikorn_flavor" "ambiguous" { architecture = "x86_64" }`,
 				ExpectError: regexp.MustCompile(`(?s)Several flavors found.*but 2 match the filters:.*` +
 					regexp.QuoteMeta(f.prefix+"-a-plain ("+f.plain+")") + `.*` + regexp.QuoteMeta(f.prefix+"-c-gpu ("+f.gpu+")") +
 					`.*smallest = true`),
 			},
 			{
-				Config: f.providerConfig() + `
-data "unikorn_flavor" "none" {
-  gpu_vendor = "AMD"
-}
-`,
+				Config:      f.providerConfig() + `data "unikorn_flavor" "none" { gpu_vendor = "AMD" }`,
 				ExpectError: regexp.MustCompile(`No flavor found`),
 			},
 		},
@@ -363,71 +244,28 @@ data "unikorn_flavor" "none" {
 // TestAccFlavorsProvider_invalidDescriptions: mistakes in the provider's flavor descriptions
 // are plan-time errors that point at the attribute.
 func TestAccFlavorsProvider_invalidDescriptions(t *testing.T) {
+	config := func(provider, dataSource string) string {
+		return fmt.Sprintf("provider \"unikorn\" {\n  %s\n}\n\ndata \"unikorn_flavors\" \"all\" %s\n", provider, dataSource)
+	}
+
 	resource.ParallelTest(t, resource.TestCase{
 		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		Steps: []resource.TestStep{
+		Steps: acctest.PlanErrors([]acctest.PlanError{
 			{
-				Config: `
-provider "unikorn" {
-  flavors = [
-    { id = "f-1", memory_gib = 4 },
-    { id = "f-2" },
-    { id = "f-1", baremetal = true },
-  ]
-}
-
-data "unikorn_flavors" "all" {}
-`,
-				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`(?s)Duplicate flavor ID.*"f-1" is already described by\s+flavors\[0\]`),
+				Config: config(`flavors = [{ id = "f-1", memory_gib = 4 }, { id = "f-2" }, { id = "f-1", baremetal = true }]`, `{}`),
+				Error:  `(?s)Duplicate flavor ID.*"f-1" is already described by\s+flavors\[0\]`,
 			},
 			{
-				Config: `
-provider "unikorn" {
-  flavors = [
-    { id = "f-1", gpu = { vendor = "Intel", model = "Max", physical_count = 1 } },
-  ]
-}
-
-data "unikorn_flavors" "all" {}
-`,
-				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`(?s)flavors\[0\]\.gpu\.vendor.*value must be one of`),
+				Config: config(`flavors = [{ id = "f-1", gpu = { vendor = "Intel", model = "Max", physical_count = 1 } }]`, `{}`),
+				Error:  `(?s)flavors\[0\]\.gpu\.vendor.*value must be one of`,
 			},
 			{
-				Config: `
-provider "unikorn" {
-  flavors = [
-    { id = "f-1", cpu = { architecture = "arm64", count = 0 } },
-  ]
-}
-
-data "unikorn_flavors" "all" {}
-`,
-				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`(?s)flavors\[0\]\.cpu\.(architecture|count)`),
+				Config: config(`flavors = [{ id = "f-1", cpu = { architecture = "arm64", count = 0 } }]`, `{}`),
+				Error:  `(?s)flavors\[0\]\.cpu\.(architecture|count)`,
 			},
-			{
-				Config: `
-provider "unikorn" {
-  flavor_ids = []
-}
-
-data "unikorn_flavors" "all" {}
-`,
-				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`(?s)flavor_ids.*at least 1`),
-			},
-			{
-				Config: `
-data "unikorn_flavors" "all" {
-  min_memory_gib = -1
-}
-`,
-				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`(?s)min_memory_gib.*at least 0`),
-			},
-		},
+			{Config: config(`flavor_ids = []`, `{}`), Error: `(?s)flavor_ids.*at least 1`},
+			{Config: config(``, `{ min_memory_gib = -1 }`), Error: `(?s)min_memory_gib.*at least 0`},
+		}),
 	})
 }

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
@@ -44,83 +46,63 @@ func ProviderAttributes() map[string]schema.Attribute {
 			MarkdownDescription: "What Nova does not know about flavors, keyed by flavor `id` (each ID at most once): CPU architecture " +
 				"and family, the CPU count and memory to advertise, bare metal, CPU pinning and GPUs. The flavor data sources " +
 				"report these values; an entry for a flavor Nova does not list has no effect.",
-			Validators: []validator.List{UniqueIDs()},
-			NestedObject: schema.NestedAttributeObject{
-				Attributes: map[string]schema.Attribute{
-					"baremetal": schema.BoolAttribute{
-						Optional:            true,
-						MarkdownDescription: "The flavor schedules onto bare-metal machines. Default `false`.",
-					},
-					"cpu": schema.SingleNestedAttribute{
-						Optional:            true,
-						MarkdownDescription: "The flavor's processors.",
-						Attributes: map[string]schema.Attribute{
-							"architecture": schema.StringAttribute{
-								Optional:            true,
-								MarkdownDescription: "CPU architecture: `x86_64` (default) or `aarch64`.",
-								Validators:          []validator.String{stringvalidator.OneOf(Architectures()...)},
-							},
-							"count": schema.Int64Attribute{
-								Optional:            true,
-								MarkdownDescription: "CPU count to report instead of Nova's `vcpus` (e.g. the cores of a bare-metal machine).",
-								Validators:          []validator.Int64{int64validator.AtLeast(1)},
-							},
-							"family": schema.StringAttribute{
-								Optional:            true,
-								MarkdownDescription: "CPU family, free text, e.g. `AMD EPYC Genoa`.",
-								Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
-							},
-						},
-					},
-					"gpu": schema.SingleNestedAttribute{
-						Optional:            true,
-						MarkdownDescription: "The flavor's GPUs. Unset: the flavor has none.",
-						Attributes: map[string]schema.Attribute{
-							"logical_count": schema.Int64Attribute{
-								Optional: true,
-								MarkdownDescription: "GPUs the operating system sees (an AMD MI250 card is two). " +
-									"Default: `physical_count`.",
-								Validators: []validator.Int64{int64validator.AtLeast(1)},
-							},
-							"memory_gib": schema.Int64Attribute{
-								Optional:            true,
-								MarkdownDescription: "Memory of one GPU in GiB. Unset: unknown.",
-								Validators:          []validator.Int64{int64validator.AtLeast(1)},
-							},
-							"model": schema.StringAttribute{
-								Required:            true,
-								MarkdownDescription: "GPU model, e.g. `H100`.",
-								Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
-							},
-							"physical_count": schema.Int64Attribute{
-								Required:            true,
-								MarkdownDescription: "GPU devices (cards) in the flavor.",
-								Validators:          []validator.Int64{int64validator.AtLeast(1)},
-							},
-							"vendor": schema.StringAttribute{
-								Required:            true,
-								MarkdownDescription: "GPU vendor: `NVIDIA` or `AMD`.",
-								Validators:          []validator.String{stringvalidator.OneOf(GPUVendors()...)},
-							},
-						},
-					},
-					"id": schema.StringAttribute{
-						Required:            true,
-						MarkdownDescription: "Nova flavor ID.",
-						Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
-					},
-					"memory_gib": schema.Int64Attribute{
-						Optional:            true,
-						MarkdownDescription: "Memory in GiB to report instead of Nova's `ram`.",
-						Validators:          []validator.Int64{int64validator.AtLeast(1)},
-					},
-					"pinned_only": schema.BoolAttribute{
-						Optional:            true,
-						MarkdownDescription: "The flavor only offers pinned (dedicated) CPUs. Default `false`.",
-					},
-				},
+			Validators:   []validator.List{UniqueIDs()},
+			NestedObject: schema.NestedAttributeObject{Attributes: overrideAttributes()},
+		},
+	}
+}
+
+// overrideAttributes describe one element of `flavors`.
+func overrideAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"baremetal": schema.BoolAttribute{Optional: true, MarkdownDescription: "The flavor schedules onto bare-metal machines. Default `false`."},
+		"cpu": schema.SingleNestedAttribute{
+			Optional:            true,
+			MarkdownDescription: "The flavor's processors.",
+			Attributes: map[string]schema.Attribute{
+				"architecture": oneOf(false, "CPU architecture: `x86_64` (default) or `aarch64`.", Architectures()),
+				"count":        atLeastOne(false, "CPU count to report instead of Nova's `vcpus` (e.g. the cores of a bare-metal machine)."),
+				"family":       text(false, "CPU family, free text, e.g. `AMD EPYC Genoa`."),
 			},
 		},
+		"gpu": schema.SingleNestedAttribute{
+			Optional:            true,
+			MarkdownDescription: "The flavor's GPUs. Unset: the flavor has none.",
+			Attributes: map[string]schema.Attribute{
+				"logical_count":  atLeastOne(false, "GPUs the operating system sees (an AMD MI250 card is two). Default: `physical_count`."),
+				"memory_gib":     atLeastOne(false, "Memory of one GPU in GiB. Unset: unknown."),
+				"model":          text(true, "GPU model, e.g. `H100`."),
+				"physical_count": atLeastOne(true, "GPU devices (cards) in the flavor."),
+				"vendor":         oneOf(true, "GPU vendor: `NVIDIA` or `AMD`.", GPUVendors()),
+			},
+		},
+		"id":          text(true, "Nova flavor ID."),
+		"memory_gib":  atLeastOne(false, "Memory in GiB to report instead of Nova's `ram`."),
+		"pinned_only": schema.BoolAttribute{Optional: true, MarkdownDescription: "The flavor only offers pinned (dedicated) CPUs. Default `false`."},
+	}
+}
+
+// text is a provider string argument that is not empty.
+func text(required bool, description string) schema.StringAttribute {
+	return schema.StringAttribute{
+		Required: required, Optional: !required, MarkdownDescription: description,
+		Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
+	}
+}
+
+// oneOf is a provider string argument that is one of values.
+func oneOf(required bool, description string, values []string) schema.StringAttribute {
+	return schema.StringAttribute{
+		Required: required, Optional: !required, MarkdownDescription: description,
+		Validators: []validator.String{stringvalidator.OneOf(values...)},
+	}
+}
+
+// atLeastOne is a provider count argument of at least 1.
+func atLeastOne(required bool, description string) schema.Int64Attribute {
+	return schema.Int64Attribute{
+		Required: required, Optional: !required, MarkdownDescription: description,
+		Validators: []validator.Int64{int64validator.AtLeast(1)},
 	}
 }
 
@@ -179,22 +161,13 @@ func ExpandOverrides(ctx context.Context, list types.List) (Overrides, diag.Diag
 	index := make(map[string]int, len(models))
 
 	for i, m := range models {
-		elem := root.AtListIndex(i)
-
-		o, unknown := m.override(ctx, elem, &diags)
-		if unknown {
+		if unknownIn(root.AtListIndex(i), list.Elements()[i], &diags) {
 			continue
 		}
 
-		id := m.ID.ValueString()
-
-		if first, dup := index[id]; dup {
-			diags.AddAttributeError(elem.AtName("id"), "Duplicate flavor ID", duplicateDetail(id, first))
-			continue
+		if id := m.ID.ValueString(); !duplicateID(index, id, i, root, &diags) {
+			overrides[id] = m.override(ctx, &diags)
 		}
-
-		index[id] = i
-		overrides[id] = o
 	}
 
 	if diags.HasError() {
@@ -223,30 +196,10 @@ func ExpandOverrides(ctx context.Context, list types.List) (Overrides, diag.Diag
 	return overrides, diags
 }
 
-// override converts one element; unknown is true (and an error recorded)
-// when any value is only known after apply.
-func (m OverrideModel) override(ctx context.Context, elem path.Path, diags *diag.Diagnostics) (o Override, unknown bool) {
-	check := func(p path.Path, v interface{ IsUnknown() bool }) {
-		if v.IsUnknown() {
-			diags.Append(unknownArgument(p))
-
-			unknown = true
-		}
-	}
-
-	check(elem.AtName("id"), m.ID)
-	check(elem.AtName("baremetal"), m.Baremetal)
-	check(elem.AtName("pinned_only"), m.PinnedOnly)
-	check(elem.AtName("memory_gib"), m.MemoryGiB)
-	check(elem.AtName("cpu"), m.CPU)
-	check(elem.AtName("gpu"), m.GPU)
-
-	if unknown {
-		return Override{}, true
-	}
-
-	o = Override{
-		MemoryGiB:  int64Ptr(m.MemoryGiB),
+// override converts one element whose values are all known.
+func (m OverrideModel) override(ctx context.Context, diags *diag.Diagnostics) Override {
+	o := Override{
+		MemoryGiB:  intPointer(m.MemoryGiB),
 		Baremetal:  m.Baremetal.ValueBool(),
 		PinnedOnly: m.PinnedOnly.ValueBool(),
 	}
@@ -255,23 +208,13 @@ func (m OverrideModel) override(ctx context.Context, elem path.Path, diags *diag
 		var cpu CPUModel
 
 		diags.Append(m.CPU.As(ctx, &cpu, basetypes.ObjectAsOptions{})...)
-		check(elem.AtName("cpu").AtName("architecture"), cpu.Architecture)
-		check(elem.AtName("cpu").AtName("count"), cpu.Count)
-		check(elem.AtName("cpu").AtName("family"), cpu.Family)
-
-		o.CPU = CPU{Architecture: cpu.Architecture.ValueString(), Count: int64Ptr(cpu.Count), Family: cpu.Family.ValueString()}
+		o.CPU = CPU{Architecture: cpu.Architecture.ValueString(), Count: intPointer(cpu.Count), Family: cpu.Family.ValueString()}
 	}
 
 	if !m.GPU.IsNull() {
 		var gpu GPUOverrideModel
 
 		diags.Append(m.GPU.As(ctx, &gpu, basetypes.ObjectAsOptions{})...)
-		check(elem.AtName("gpu").AtName("logical_count"), gpu.LogicalCount)
-		check(elem.AtName("gpu").AtName("memory_gib"), gpu.MemoryGiB)
-		check(elem.AtName("gpu").AtName("model"), gpu.Model)
-		check(elem.AtName("gpu").AtName("physical_count"), gpu.PhysicalCount)
-		check(elem.AtName("gpu").AtName("vendor"), gpu.Vendor)
-
 		o.GPU = &GPU{
 			Vendor:        gpu.Vendor.ValueString(),
 			Model:         gpu.Model.ValueString(),
@@ -281,7 +224,30 @@ func (m OverrideModel) override(ctx context.Context, elem path.Path, diags *diag
 		}
 	}
 
-	return o, unknown
+	return o
+}
+
+// unknownIn reports every value at p, however deep inside objects, that is only known after
+// apply (in attribute order); true when there is one.
+func unknownIn(p path.Path, v attr.Value, diags *diag.Diagnostics) bool {
+	if v.IsUnknown() {
+		diags.Append(unknownArgument(p))
+		return true
+	}
+
+	obj, ok := v.(types.Object)
+	if !ok || obj.IsNull() {
+		return false
+	}
+
+	attributes := obj.Attributes()
+	found := false
+
+	for _, name := range slices.Sorted(maps.Keys(attributes)) {
+		found = unknownIn(p.AtName(name), attributes[name], diags) || found
+	}
+
+	return found
 }
 
 // ExpandAllowList turns the provider argument `flavor_ids` into the
@@ -358,19 +324,24 @@ func (uniqueIDsValidator) ValidateList(_ context.Context, req validator.ListRequ
 			continue
 		}
 
-		if first, dup := seen[id.ValueString()]; dup {
-			resp.Diagnostics.AddAttributeError(req.Path.AtListIndex(i).AtName("id"), "Duplicate flavor ID",
-				duplicateDetail(id.ValueString(), first))
-
-			continue
-		}
-
-		seen[id.ValueString()] = i
+		duplicateID(seen, id.ValueString(), i, req.Path, &resp.Diagnostics)
 	}
 }
 
-func duplicateDetail(id string, first int) string {
-	return fmt.Sprintf("Flavor %q is already described by %s[%d]: describe each flavor ID once.", id, OverridesArgument, first)
+// duplicateID is the one rule of both checks: an element whose id an earlier element of the
+// list at p already has (seen maps an id to the index of its first element) is an error at
+// its id, and true; otherwise the id is recorded as seen at index i.
+func duplicateID(seen map[string]int, id string, i int, p path.Path, diags *diag.Diagnostics) bool {
+	if first, dup := seen[id]; dup {
+		diags.AddAttributeError(p.AtListIndex(i).AtName("id"), "Duplicate flavor ID",
+			fmt.Sprintf("Flavor %q is already described by %s[%d]: describe each flavor ID once.", id, OverridesArgument, first))
+
+		return true
+	}
+
+	seen[id] = i
+
+	return false
 }
 
 // unknownArgument is the diagnostic for a provider argument known only after
@@ -381,17 +352,12 @@ func unknownArgument(p path.Path) diag.Diagnostic {
 			"Set it to a literal, a variable or an environment variable instead.", p))
 }
 
-func int64Ptr(v types.Int64) *int {
-	if v.IsNull() || v.IsUnknown() {
+// unjoin is the errors err joins (err itself when it joins none, nothing for nil).
+func unjoin(err error) []error {
+	if err == nil {
 		return nil
 	}
 
-	n := int(v.ValueInt64())
-
-	return &n
-}
-
-func unjoin(err error) []error {
 	var joined interface{ Unwrap() []error }
 	if errors.As(err, &joined) {
 		return joined.Unwrap()

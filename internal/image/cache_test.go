@@ -12,54 +12,46 @@ import (
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
-	th "github.com/gophercloud/gophercloud/v2/testhelper"
-	"github.com/gophercloud/gophercloud/v2/testhelper/client"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloudtest"
 )
 
 // fakeGlance answers image lists after a delay (so that concurrent callers really
-// overlap) and counts them per visibility. Like a real Glance it returns only public images
-// for visibility=public; it fails the first failFirst requests with HTTP 500.
-func fakeGlance(t *testing.T, body map[string][]string, failFirst int64) (*gophercloud.ServiceClient, *sync.Map) {
+// overlap). Like a real Glance it returns only public images for visibility=public; it fails
+// the first failFirst requests with HTTP 500.
+func fakeGlance(t *testing.T, body map[string][]string, failFirst int64) (*gophercloud.ServiceClient, *cloudtest.API) {
 	t.Helper()
 
-	server := th.SetupHTTP()
-	t.Cleanup(server.Teardown)
+	var n atomic.Int64
 
-	var (
-		counts sync.Map // visibility → *atomic.Int64
-		total  atomic.Int64
-	)
-
-	server.Mux.HandleFunc("/v2/images", func(w http.ResponseWriter, r *http.Request) {
-		visibility := r.URL.Query().Get("visibility")
-		n, _ := counts.LoadOrStore(visibility, new(atomic.Int64))
-		n.(*atomic.Int64).Add(1) //nolint:forcetypeassert // only *atomic.Int64 is stored
-
+	api := cloudtest.New(t)
+	api.On(http.MethodGet, "/v2/images", func(w http.ResponseWriter, r *http.Request) {
 		time.Sleep(50 * time.Millisecond)
 
-		if total.Add(1) <= failFirst {
+		if n.Add(1) <= failFirst {
 			w.WriteHeader(http.StatusInternalServerError)
 			return
 		}
 
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = fmt.Fprintf(w, `{"images": [%s], "first": "/v2/images", "schema": "/v2/schemas/images"}`,
-			strings.Join(body[visibility], ","))
+			strings.Join(body[r.URL.Query().Get("visibility")], ","))
 	})
 
-	c := client.ServiceClient(server)
-	c.Endpoint = server.Endpoint() + "v2/"
-
-	return c, &counts
+	return api.ServiceClient("/v2/", "/v2/"), api
 }
 
-func count(counts *sync.Map, visibility string) int64 {
-	n, ok := counts.Load(visibility)
-	if !ok {
-		return 0
+// count is how many image lists api answered with visibility.
+func count(api *cloudtest.API, visibility string) int {
+	n := 0
+
+	for _, c := range api.Requests() {
+		if c.Path == "/v2/images" && c.Query.Get("visibility") == visibility {
+			n++
+		}
 	}
 
-	return n.(*atomic.Int64).Load() //nolint:forcetypeassert // only *atomic.Int64 is stored
+	return n
 }
 
 func TestCacheSharesOneListingPerScope(t *testing.T) {
@@ -108,11 +100,7 @@ func TestCacheSharesOneListingPerScope(t *testing.T) {
 				return
 			}
 
-			var ids []string
-			for _, img := range listing.Images {
-				ids = append(ids, img.ID)
-			}
-
+			ids := idsOf(listing.Images)
 			slices.Sort(ids)
 
 			wantIDs := slices.Sorted(slices.Values(want[org]))

@@ -93,6 +93,16 @@ var (
 	catalog = []Image{k8s129, k8s131, rocky, rc}
 )
 
+// idsOf are the IDs of imgs, in order (nil for none).
+func idsOf(imgs []Image) []string {
+	var ids []string
+	for _, img := range imgs {
+		ids = append(ids, img.ID)
+	}
+
+	return ids
+}
+
 func TestSelect(t *testing.T) {
 	t.Parallel()
 
@@ -136,12 +146,7 @@ func TestSelect(t *testing.T) {
 				t.Fatalf("Select: %v", err)
 			}
 
-			var ids []string
-			for _, img := range got {
-				ids = append(ids, img.ID)
-			}
-
-			if !slices.Equal(ids, tt.want) {
+			if ids := idsOf(got); !slices.Equal(ids, tt.want) {
 				t.Errorf("Select = %v, want %v", ids, tt.want)
 			}
 		})
@@ -198,12 +203,7 @@ func TestSortOldestFirst(t *testing.T) {
 	imgs := []Image{rc, {ID: "b", Name: "x", CreatedAt: t0}, rocky, {ID: "a", Name: "x", CreatedAt: t0}, k8s129}
 	SortOldestFirst(imgs)
 
-	var ids []string
-	for _, img := range imgs {
-		ids = append(ids, img.ID)
-	}
-
-	if want := []string{"1", "a", "b", "3", "4"}; !slices.Equal(ids, want) {
+	if ids, want := idsOf(imgs), []string{"1", "a", "b", "3", "4"}; !slices.Equal(ids, want) {
 		t.Errorf("SortOldestFirst = %v, want %v", ids, want)
 	}
 }

@@ -11,114 +11,61 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
-
-	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
 )
-
-var _ datasource.DataSourceWithConfigure = (*imageDataSource)(nil)
 
 // NewImageDataSource is the constructor the provider lists.
 func NewImageDataSource() datasource.DataSource {
-	return &imageDataSource{}
-}
-
-type imageDataSource struct {
-	meta meta
-}
-
-func (d *imageDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_image"
-}
-
-func (d *imageDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	attributes := filterAttributes()
-	attributes["id"] = schema.StringAttribute{
-		Computed:            true,
-		MarkdownDescription: "ID of the image found (the same as `image.id`).",
-	}
-	attributes["image"] = schema.SingleNestedAttribute{
-		Computed:            true,
-		MarkdownDescription: "The image found, with the same attributes as an element of `unikorn_images.images`.",
-		Attributes:          imageAttributes(),
-	}
-	attributes["most_recent"] = schema.BoolAttribute{
-		Optional:            true,
-		MarkdownDescription: "When several images match, pick the newest (latest `created_at`) instead of failing.",
-	}
-	attributes["rejected"] = rejectedAttribute()
-
-	resp.Schema = schema.Schema{
-		MarkdownDescription: "One Glance image of a region, checked and translated like those of `unikorn_images` and found with " +
-			"the same filters. Exactly one image must match, unless `most_recent = true` picks the newest; otherwise the error " +
-			"says how many matched and lists them. Matching images left out by the schema or signature checks are listed in " +
+	return newDataSource[singleImageModel]("image",
+		"One Glance image of a region, checked and translated like those of `unikorn_images` and found with "+
+			"the same filters. Exactly one image must match, unless `most_recent = true` picks the newest; otherwise the error "+
+			"says how many matched and lists them. Matching images left out by the schema or signature checks are listed in "+
 			"`rejected`, each with a warning, and named in the error when nothing else matches.",
-		Attributes: attributes,
-	}
+		map[string]schema.Attribute{
+			"id": schema.StringAttribute{Computed: true, MarkdownDescription: "ID of the image found (the same as `image.id`)."},
+			"image": schema.SingleNestedAttribute{
+				Computed:            true,
+				MarkdownDescription: "The image found, with the same attributes as an element of `unikorn_images.images`.",
+				Attributes:          imageAttributes(),
+			},
+			"most_recent": schema.BoolAttribute{
+				Optional:            true,
+				MarkdownDescription: "When several images match, pick the newest (latest `created_at`) instead of failing.",
+			},
+		})
 }
 
-func (d *imageDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	if m, ok := adapter.ProviderData[meta](req.ProviderData, &resp.Diagnostics); ok {
-		d.meta = m
-	}
+type singleImageModel struct {
+	filterModel
+
+	ID         types.String `tfsdk:"id"`
+	Image      types.Object `tfsdk:"image"`
+	MostRecent types.Bool   `tfsdk:"most_recent"`
+	Rejected   types.List   `tfsdk:"rejected"`
 }
 
-func (d *imageDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	if d.meta == nil {
-		resp.Diagnostics.AddError("Provider not configured", "The provider was not configured before this data source was read. This is a bug in the provider; please report it.")
+func (m *singleImageModel) keep(ctx context.Context, sel selection, diags *diag.Diagnostics) {
+	found, ok := pickOne(sel, m.MostRecent.ValueBool(), diags)
+	if !ok {
 		return
 	}
 
-	var data singleImageModel
+	var d diag.Diagnostics
 
-	resp.Diagnostics.Append(req.Config.Get(ctx, &data)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
+	m.Image, d = types.ObjectValueFrom(ctx, imageType.AttrTypes, flattenImage(ctx, found, diags))
+	diags.Append(d...)
 
-	ctx = tflog.SetField(ctx, "data_source", "unikorn_image")
-
-	sel, diags := data.selectImages(ctx, d.meta)
-	resp.Diagnostics.Append(diags...)
-
-	if resp.Diagnostics.HasError() {
-		return
-	}
-
-	found, diags := pickOne(sel, data.MostRecent.ValueBool())
-	resp.Diagnostics.Append(diags...)
-
-	if resp.Diagnostics.HasError() {
-		return
-	}
-
-	item, diags := flattenImage(ctx, found)
-	resp.Diagnostics.Append(diags...)
-
-	data.Image, diags = types.ObjectValueFrom(ctx, imageAttrTypes, item)
-	resp.Diagnostics.Append(diags...)
-
-	data.Rejected, diags = flattenRejected(ctx, sel.rejected)
-	resp.Diagnostics.Append(diags...)
-
-	data.ID = types.StringValue(found.ID)
-
-	if resp.Diagnostics.HasError() {
-		return
-	}
+	m.ID = types.StringValue(found.ID)
+	m.Rejected = flattenRejected(ctx, sel.rejected, diags)
 
 	tflog.Debug(ctx, "Found image", map[string]any{"image_id": found.ID, "image_name": found.Name})
-
-	resp.Diagnostics.Append(resp.State.Set(ctx, &data)...)
 }
 
 // pickOne is the singular's rule: the newest match when mostRecent is set,
 // else exactly one match. A failure names the rejected images that would
-// have matched.
-func pickOne(sel selection, mostRecent bool) (Image, diag.Diagnostics) {
-	var diags diag.Diagnostics
-
+// have matched; false when there is none to pick (the diagnostics say why).
+func pickOne(sel selection, mostRecent bool, diags *diag.Diagnostics) (Image, bool) {
 	if mostRecent && len(sel.matches) > 0 {
-		return MostRecent(sel.matches), nil
+		return MostRecent(sel.matches), true
 	}
 
 	found, err := ExactlyOne(sel.matches)
@@ -143,14 +90,5 @@ func pickOne(sel selection, mostRecent bool) (Image, diag.Diagnostics) {
 		diags.AddError("Error selecting an image", err.Error())
 	}
 
-	return found, diags
-}
-
-type singleImageModel struct {
-	filterModel
-
-	ID         types.String `tfsdk:"id"`
-	Image      types.Object `tfsdk:"image"`
-	MostRecent types.Bool   `tfsdk:"most_recent"`
-	Rejected   types.List   `tfsdk:"rejected"`
+	return found, err == nil
 }

@@ -9,7 +9,6 @@ import (
 	"encoding/pem"
 	"fmt"
 	"maps"
-	"os"
 	"regexp"
 	"testing"
 	"time"
@@ -17,8 +16,6 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/image/v2/images"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
-	"github.com/hashicorp/terraform-plugin-testing/statecheck"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/acctest"
 )
@@ -64,24 +61,26 @@ func baseProperties(tag string, extra map[string]string) map[string]string {
 func createTestImages(t *testing.T) testImages {
 	t.Helper()
 
-	if os.Getenv("TF_ACC") == "" {
+	region, otherRegion, ok := acctest.TwoRegions(t, "the image tests")
+	if !ok {
 		return testImages{}
-	}
-
-	acctest.PreCheck(t)
-
-	regions := acctest.Regions()
-	if len(regions) < 2 {
-		t.Fatalf("the image tests need two regions, UNIKORN_REGIONS has %v", regions)
 	}
 
 	key, keyPEM := acctest.NewSigningKey(t, elliptic.P521())
 	otherKey, _ := acctest.NewSigningKey(t, elliptic.P256())
 
 	prefix := acctest.RandomName()
-	ti := testImages{prefix: prefix, org: "org-" + prefix, keyPEM: keyPEM, region: regions[0], otherRegion: regions[1]}
+	ti := testImages{prefix: prefix, org: "org-" + prefix, keyPEM: keyPEM, region: region, otherRegion: otherRegion}
 
-	props := func(extra map[string]string) map[string]string { return baseProperties(prefix, extra) }
+	props := func(extra ...map[string]string) map[string]string {
+		all := map[string]string{}
+		for _, e := range extra {
+			maps.Copy(all, e)
+		}
+
+		return baseProperties(prefix, all)
+	}
+	rocky9 := map[string]string{"unikorn:os:family": "redhat", "unikorn:os:distro": "rocky", "unikorn:os:version": "9"}
 
 	ti.ubuntu = acctest.CreateImage(t, acctest.ImageSpec{
 		Name: prefix + "-1-ubuntu", SignWith: key, MinDiskGiB: 3,
@@ -105,40 +104,34 @@ func createTestImages(t *testing.T) testImages {
 			"architecture":               "arm64",
 		}),
 	})
-	ti.unsigned = acctest.CreateImage(t, acctest.ImageSpec{Name: prefix + "-3-unsigned", Properties: props(nil)})
+	ti.unsigned = acctest.CreateImage(t, acctest.ImageSpec{Name: prefix + "-3-unsigned", Properties: props()})
 	ti.tampered = acctest.CreateImage(t, acctest.ImageSpec{
 		Name:       prefix + "-4-tampered",
 		Properties: props(map[string]string{"unikorn:digest": acctest.SignImageID(t, key, ti.ubuntu.ID)}),
 	})
-	ti.wrongKey = acctest.CreateImage(t, acctest.ImageSpec{Name: prefix + "-5-wrong-key", SignWith: otherKey, Properties: props(nil)})
+	ti.wrongKey = acctest.CreateImage(t, acctest.ImageSpec{Name: prefix + "-5-wrong-key", SignWith: otherKey, Properties: props()})
 	invalid := props(map[string]string{"unikorn:os:kernel": "windows", "unikorn:package:kubernetes": "1.30"})
 	delete(invalid, "unikorn:virtualization")
 	ti.invalid = acctest.CreateImage(t, acctest.ImageSpec{Name: prefix + "-6-invalid", SignWith: key, Properties: invalid})
 	ti.org1 = acctest.CreateImage(t, acctest.ImageSpec{
 		Name: prefix + "-7-org", Visibility: images.ImageVisibilityPrivate,
-		Properties: props(map[string]string{
-			"unikorn:organization:id": ti.org,
-			"unikorn:os:family":       "redhat",
-			"unikorn:os:distro":       "rocky",
-			"unikorn:os:version":      "9",
-		}),
+		Properties: props(rocky9, map[string]string{"unikorn:organization:id": ti.org}),
 	})
 	ti.legacy = acctest.CreateImage(t, acctest.ImageSpec{
 		Name: prefix + "-8-legacy", SignWith: key,
-		Properties: props(map[string]string{
-			"unikorn:os:family":          "redhat",
-			"unikorn:os:distro":          "rocky",
-			"unikorn:os:version":         "9",
-			"unikorn:virtualization":     "virtualized",
-			"unikorn:kubernetes_version": "v1.29.5",
-		}),
+		Properties: props(rocky9, map[string]string{"unikorn:virtualization": "virtualized", "unikorn:kubernetes_version": "v1.29.5"}),
 	})
-	ti.pending = acctest.CreateImage(t, acctest.ImageSpec{Name: prefix + "-9-pending", SignWith: key, NoData: true, Properties: props(nil)})
+	ti.pending = acctest.CreateImage(t, acctest.ImageSpec{Name: prefix + "-9-pending", SignWith: key, NoData: true, Properties: props()})
 	ti.otherZone = acctest.CreateImage(t, acctest.ImageSpec{
-		Region: ti.otherRegion, Name: prefix + "-region-two", SignWith: key, Properties: props(nil),
+		Region: ti.otherRegion, Name: prefix + "-region-two", SignWith: key, Properties: props(),
 	})
 
 	return ti
+}
+
+// locals is local.mine, the tag of the test's images.
+func (ti testImages) locals() string {
+	return fmt.Sprintf("locals {\n  mine = { acctest = %q }\n}\n", ti.prefix)
 }
 
 func (ti testImages) providerConfig() string {
@@ -164,86 +157,102 @@ func createdAt(img images.Image) knownvalue.Check {
 	return knownvalue.StringExact(img.CreatedAt.UTC().Format(time.RFC3339))
 }
 
-func (ti testImages) ubuntuValue() knownvalue.Check {
+// wantImage is what an image data source reports for one image of the test.
+type wantImage struct {
+	img                                images.Image
+	name, architecture, virtualization string
+	organizationID                     string            // "": null
+	family, distro, version            string            // os
+	codename, variant                  string            // os, "": null
+	packages, tags                     map[string]string // exact
+	gpuVendor, gpuDriver               string            // "": no GPU
+	gpuModels                          []string
+	sizeGiB                            int64
+}
+
+func stringMap(m map[string]string) knownvalue.Check {
+	checks := map[string]knownvalue.Check{}
+	for k, v := range m {
+		checks[k] = knownvalue.StringExact(v)
+	}
+
+	return knownvalue.MapExact(checks)
+}
+
+func orNull(s string) knownvalue.Check {
+	if s == "" {
+		return knownvalue.Null()
+	}
+
+	return knownvalue.StringExact(s)
+}
+
+func (w wantImage) check() knownvalue.Check {
+	var gpu knownvalue.Check = knownvalue.Null()
+
+	if w.gpuVendor != "" {
+		models := make([]knownvalue.Check, len(w.gpuModels))
+		for i, m := range w.gpuModels {
+			models[i] = knownvalue.StringExact(m)
+		}
+
+		gpu = knownvalue.ObjectExact(map[string]knownvalue.Check{
+			"driver_version": knownvalue.StringExact(w.gpuDriver),
+			"models":         knownvalue.ListExact(models),
+			"vendor":         knownvalue.StringExact(w.gpuVendor),
+		})
+	}
+
 	return knownvalue.ObjectExact(map[string]knownvalue.Check{
-		"architecture":    knownvalue.StringExact("x86_64"),
-		"created_at":      createdAt(ti.ubuntu),
-		"gpu":             knownvalue.Null(),
-		"id":              knownvalue.StringExact(ti.ubuntu.ID),
-		"name":            knownvalue.StringExact(ti.prefix + "-1-ubuntu"),
-		"organization_id": knownvalue.Null(),
+		"architecture":    knownvalue.StringExact(w.architecture),
+		"created_at":      createdAt(w.img),
+		"gpu":             gpu,
+		"id":              knownvalue.StringExact(w.img.ID),
+		"name":            knownvalue.StringExact(w.name),
+		"organization_id": orNull(w.organizationID),
 		"os": knownvalue.ObjectExact(map[string]knownvalue.Check{
-			"codename": knownvalue.StringExact("noble"),
-			"distro":   knownvalue.StringExact("ubuntu"),
-			"family":   knownvalue.StringExact("debian"),
+			"codename": orNull(w.codename),
+			"distro":   knownvalue.StringExact(w.distro),
+			"family":   knownvalue.StringExact(w.family),
 			"kernel":   knownvalue.StringExact("linux"),
-			"variant":  knownvalue.StringExact("server"),
-			"version":  knownvalue.StringExact("24.04"),
+			"variant":  orNull(w.variant),
+			"version":  knownvalue.StringExact(w.version),
 		}),
-		"packages": knownvalue.MapExact(map[string]knownvalue.Check{
-			"containerd": knownvalue.StringExact("1.7.12"),
-			"kubernetes": knownvalue.StringExact("v1.31.2"),
-		}),
-		"size_gib": knownvalue.Int64Exact(3),
-		"status":   knownvalue.StringExact("ready"),
-		"tags": knownvalue.MapExact(map[string]knownvalue.Check{
-			"acctest": knownvalue.StringExact(ti.prefix),
-			"role":    knownvalue.StringExact("worker"),
-		}),
-		"virtualization": knownvalue.StringExact("any"),
+		"packages":       stringMap(w.packages),
+		"size_gib":       knownvalue.Int64Exact(w.sizeGiB),
+		"status":         knownvalue.StringExact("ready"),
+		"tags":           stringMap(w.tags),
+		"virtualization": knownvalue.StringExact(w.virtualization),
 	})
+}
+
+func (ti testImages) ubuntuValue() knownvalue.Check {
+	return wantImage{
+		img: ti.ubuntu, name: ti.prefix + "-1-ubuntu", architecture: "x86_64", virtualization: "any",
+		family: "debian", distro: "ubuntu", version: "24.04", codename: "noble", variant: "server",
+		packages: map[string]string{"containerd": "1.7.12", "kubernetes": "v1.31.2"},
+		tags:     map[string]string{"acctest": ti.prefix, "role": "worker"},
+		sizeGiB:  3,
+	}.check()
 }
 
 func (ti testImages) gpuValue() knownvalue.Check {
-	return knownvalue.ObjectExact(map[string]knownvalue.Check{
-		"architecture": knownvalue.StringExact("aarch64"),
-		"created_at":   createdAt(ti.gpu),
-		"gpu": knownvalue.ObjectExact(map[string]knownvalue.Check{
-			"driver_version": knownvalue.StringExact("550.54.15"),
-			"models":         knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("H100"), knownvalue.StringExact("A100")}),
-			"vendor":         knownvalue.StringExact("NVIDIA"),
-		}),
-		"id":              knownvalue.StringExact(ti.gpu.ID),
-		"name":            knownvalue.StringExact(ti.prefix + "-2-gpu"),
-		"organization_id": knownvalue.Null(),
-		"os": knownvalue.ObjectExact(map[string]knownvalue.Check{
-			"codename": knownvalue.Null(),
-			"distro":   knownvalue.StringExact("ubuntu"),
-			"family":   knownvalue.StringExact("debian"),
-			"kernel":   knownvalue.StringExact("linux"),
-			"variant":  knownvalue.Null(),
-			"version":  knownvalue.StringExact("22.04"),
-		}),
-		"packages":       knownvalue.MapExact(map[string]knownvalue.Check{}),
-		"size_gib":       knownvalue.Int64Exact(sizeGiB(ti.gpu)),
-		"status":         knownvalue.StringExact("ready"),
-		"tags":           knownvalue.MapExact(map[string]knownvalue.Check{"acctest": knownvalue.StringExact(ti.prefix)}),
-		"virtualization": knownvalue.StringExact("baremetal"),
-	})
+	return wantImage{
+		img: ti.gpu, name: ti.prefix + "-2-gpu", architecture: "aarch64", virtualization: "baremetal",
+		family: "debian", distro: "ubuntu", version: "22.04",
+		tags:      map[string]string{"acctest": ti.prefix},
+		gpuVendor: "NVIDIA", gpuDriver: "550.54.15", gpuModels: []string{"H100", "A100"},
+		sizeGiB: sizeGiB(ti.gpu),
+	}.check()
 }
 
 func (ti testImages) orgValue() knownvalue.Check {
-	return knownvalue.ObjectExact(map[string]knownvalue.Check{
-		"architecture":    knownvalue.StringExact("x86_64"),
-		"created_at":      createdAt(ti.org1),
-		"gpu":             knownvalue.Null(),
-		"id":              knownvalue.StringExact(ti.org1.ID),
-		"name":            knownvalue.StringExact(ti.prefix + "-7-org"),
-		"organization_id": knownvalue.StringExact(ti.org),
-		"os": knownvalue.ObjectExact(map[string]knownvalue.Check{
-			"codename": knownvalue.Null(),
-			"distro":   knownvalue.StringExact("rocky"),
-			"family":   knownvalue.StringExact("redhat"),
-			"kernel":   knownvalue.StringExact("linux"),
-			"variant":  knownvalue.Null(),
-			"version":  knownvalue.StringExact("9"),
-		}),
-		"packages":       knownvalue.MapExact(map[string]knownvalue.Check{}),
-		"size_gib":       knownvalue.Int64Exact(sizeGiB(ti.org1)),
-		"status":         knownvalue.StringExact("ready"),
-		"tags":           knownvalue.MapExact(map[string]knownvalue.Check{"acctest": knownvalue.StringExact(ti.prefix)}),
-		"virtualization": knownvalue.StringExact("any"),
-	})
+	return wantImage{
+		img: ti.org1, name: ti.prefix + "-7-org", architecture: "x86_64", virtualization: "any", organizationID: ti.org,
+		family: "redhat", distro: "rocky", version: "9",
+		tags:    map[string]string{"acctest": ti.prefix},
+		sizeGiB: sizeGiB(ti.org1),
+	}.check()
 }
 
 func (ti testImages) legacyValue() knownvalue.Check {
@@ -279,8 +288,10 @@ func list(checks ...knownvalue.Check) knownvalue.Check {
 	return knownvalue.ListExact(checks)
 }
 
-func expect(address, attribute string, want knownvalue.Check) statecheck.StateCheck {
-	return statecheck.ExpectKnownValue(address, tfjsonpath.New(attribute), want)
+// mine is a check of the data source name, which sees only the test's images (tagged with
+// the test's prefix, local.mine) and has the further arguments body.
+func mine(name, body, attribute string, want knownvalue.Check) acctest.Lookup {
+	return acctest.Lookup{Name: name, Body: "tags = local.mine\n" + body, Attribute: attribute, Want: want}
 }
 
 // TestAccImagesDataSource_signed checks, with a signing key, which images are accepted and
@@ -288,140 +299,54 @@ func expect(address, attribute string, want knownvalue.Check) statecheck.StateCh
 func TestAccImagesDataSource_signed(t *testing.T) {
 	ti := createTestImages(t)
 
+	config, checks := acctest.Lookups("images", []acctest.Lookup{
+		mine("all", "", "images", list(ti.ubuntuValue(), ti.gpuValue(), ti.legacyValue(), ti.pendingValue())),
+		mine("all", "", "rejected", list(
+			rejected(ti.unsigned, reasonUnsigned),
+			rejected(ti.tampered, reasonBadSig),
+			rejected(ti.wrongKey, reasonBadSig),
+			rejected(ti.invalid, reasonSchema),
+		)),
+		mine("all", "", "region", knownvalue.StringExact(ti.region)),
+		// Organization images are exempt from the signature check.
+		mine("org", fmt.Sprintf("organization_id = %q", ti.org), "images",
+			list(idOnly(ti.ubuntu), idOnly(ti.gpu), ti.orgValue(), idOnly(ti.legacy), idOnly(ti.pending))),
+		mine("org", "", "rejected", knownvalue.ListSizeExact(4)),
+		mine("other_org", fmt.Sprintf("organization_id = %q", "other-"+ti.org), "images",
+			list(idOnly(ti.ubuntu), idOnly(ti.gpu), idOnly(ti.legacy), idOnly(ti.pending))),
+		// The invalid image's "1.30" reads as 1.30.0: it would have matched.
+		mine("kubernetes_130", `package = "kubernetes >= 1.30"`, "images", list(idOnly(ti.ubuntu))),
+		mine("kubernetes_130", "", "rejected", list(rejected(ti.invalid, reasonSchema))),
+		mine("kubernetes_any", `package = "kubernetes"`, "images", list(idOnly(ti.ubuntu), idOnly(ti.legacy))),
+		mine("kubernetes_129", `package = "kubernetes~1.29.0"`, "images", list(idOnly(ti.legacy))),
+		mine("gpu", "gpu_vendor = \"NVIDIA\"\ngpu_model = \"A100\"", "images", list(ti.gpuValue())),
+		mine("gpu", "", "rejected", list()),
+		mine("amd", `gpu_vendor = "AMD"`, "images", list()),
+		// "any" runs on bare metal too; the invalid image has no virtualization.
+		mine("baremetal", `virtualization = "baremetal"`, "images", list(idOnly(ti.ubuntu), idOnly(ti.gpu), idOnly(ti.pending))),
+		mine("baremetal", "", "rejected", list(
+			rejected(ti.unsigned, reasonUnsigned),
+			rejected(ti.tampered, reasonBadSig),
+			rejected(ti.wrongKey, reasonBadSig),
+		)),
+		mine("virtualized", `virtualization = "virtualized"`, "images", list(idOnly(ti.ubuntu), idOnly(ti.legacy), idOnly(ti.pending))),
+		mine("aarch64", `architecture = "aarch64"`, "images", list(idOnly(ti.gpu))),
+		mine("aarch64", "", "rejected", list()),
+		mine("rocky", "os_distro = \"rocky\"\nos_version = \"9\"", "images", list(idOnly(ti.legacy))),
+		mine("pending", `status = "pending"`, "images", list(ti.pendingValue())),
+		{Name: "worker", Body: `tags = merge(local.mine, { role = "worker" })`, Attribute: "images", Want: list(ti.ubuntuValue())},
+		{Name: "worker", Attribute: "rejected", Want: list()},
+		mine("by_name", fmt.Sprintf("name = %q", ti.unsigned.Name), "images", list()),
+		mine("by_name", "", "rejected", list(rejected(ti.unsigned, reasonUnsigned))),
+		mine("other_region", fmt.Sprintf("region = %q", ti.otherRegion), "images", list(idOnly(ti.otherZone))),
+		mine("other_region", "", "region", knownvalue.StringExact(ti.otherRegion)),
+	})
+
 	resource.ParallelTest(t, resource.TestCase{
 		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
-			{
-				Config: ti.providerConfig() + fmt.Sprintf(`
-locals {
-  mine = { acctest = %[1]q }
-}
-
-data "unikorn_images" "all" {
-  tags = local.mine
-}
-
-data "unikorn_images" "org" {
-  tags            = local.mine
-  organization_id = %[2]q
-}
-
-data "unikorn_images" "other_org" {
-  tags            = local.mine
-  organization_id = "other-%[2]s"
-}
-
-data "unikorn_images" "kubernetes_130" {
-  tags    = local.mine
-  package = "kubernetes >= 1.30"
-}
-
-data "unikorn_images" "kubernetes_any" {
-  tags    = local.mine
-  package = "kubernetes"
-}
-
-data "unikorn_images" "kubernetes_129" {
-  tags    = local.mine
-  package = "kubernetes~1.29.0"
-}
-
-data "unikorn_images" "gpu" {
-  tags       = local.mine
-  gpu_vendor = "NVIDIA"
-  gpu_model  = "A100"
-}
-
-data "unikorn_images" "amd" {
-  tags       = local.mine
-  gpu_vendor = "AMD"
-}
-
-data "unikorn_images" "baremetal" {
-  tags           = local.mine
-  virtualization = "baremetal"
-}
-
-data "unikorn_images" "virtualized" {
-  tags           = local.mine
-  virtualization = "virtualized"
-}
-
-data "unikorn_images" "aarch64" {
-  tags         = local.mine
-  architecture = "aarch64"
-}
-
-data "unikorn_images" "rocky" {
-  tags       = local.mine
-  os_distro  = "rocky"
-  os_version = "9"
-}
-
-data "unikorn_images" "pending" {
-  tags   = local.mine
-  status = "pending"
-}
-
-data "unikorn_images" "worker" {
-  tags = merge(local.mine, { role = "worker" })
-}
-
-data "unikorn_images" "by_name" {
-  tags = local.mine
-  name = %[3]q
-}
-
-data "unikorn_images" "other_region" {
-  tags   = local.mine
-  region = %[4]q
-}
-`, ti.prefix, ti.org, ti.unsigned.Name, ti.otherRegion),
-				ConfigStateChecks: []statecheck.StateCheck{
-					expect("data.unikorn_images.all", "images",
-						list(ti.ubuntuValue(), ti.gpuValue(), ti.legacyValue(), ti.pendingValue())),
-					expect("data.unikorn_images.all", "rejected", list(
-						rejected(ti.unsigned, reasonUnsigned),
-						rejected(ti.tampered, reasonBadSig),
-						rejected(ti.wrongKey, reasonBadSig),
-						rejected(ti.invalid, reasonSchema),
-					)),
-					expect("data.unikorn_images.all", "region", knownvalue.StringExact(ti.region)),
-					// Organization images are exempt from the signature check.
-					expect("data.unikorn_images.org", "images",
-						list(idOnly(ti.ubuntu), idOnly(ti.gpu), ti.orgValue(), idOnly(ti.legacy), idOnly(ti.pending))),
-					expect("data.unikorn_images.org", "rejected", knownvalue.ListSizeExact(4)),
-					expect("data.unikorn_images.other_org", "images",
-						list(idOnly(ti.ubuntu), idOnly(ti.gpu), idOnly(ti.legacy), idOnly(ti.pending))),
-					// The invalid image's "1.30" reads as 1.30.0: it would have matched.
-					expect("data.unikorn_images.kubernetes_130", "images", list(idOnly(ti.ubuntu))),
-					expect("data.unikorn_images.kubernetes_130", "rejected", list(rejected(ti.invalid, reasonSchema))),
-					expect("data.unikorn_images.kubernetes_any", "images", list(idOnly(ti.ubuntu), idOnly(ti.legacy))),
-					expect("data.unikorn_images.kubernetes_129", "images", list(idOnly(ti.legacy))),
-					expect("data.unikorn_images.gpu", "images", list(ti.gpuValue())),
-					expect("data.unikorn_images.gpu", "rejected", list()),
-					expect("data.unikorn_images.amd", "images", list()),
-					// "any" runs on bare metal too; the invalid image has no virtualization.
-					expect("data.unikorn_images.baremetal", "images", list(idOnly(ti.ubuntu), idOnly(ti.gpu), idOnly(ti.pending))),
-					expect("data.unikorn_images.baremetal", "rejected", list(
-						rejected(ti.unsigned, reasonUnsigned),
-						rejected(ti.tampered, reasonBadSig),
-						rejected(ti.wrongKey, reasonBadSig),
-					)),
-					expect("data.unikorn_images.virtualized", "images", list(idOnly(ti.ubuntu), idOnly(ti.legacy), idOnly(ti.pending))),
-					expect("data.unikorn_images.aarch64", "images", list(idOnly(ti.gpu))),
-					expect("data.unikorn_images.aarch64", "rejected", list()),
-					expect("data.unikorn_images.rocky", "images", list(idOnly(ti.legacy))),
-					expect("data.unikorn_images.pending", "images", list(ti.pendingValue())),
-					expect("data.unikorn_images.worker", "images", list(ti.ubuntuValue())),
-					expect("data.unikorn_images.worker", "rejected", list()),
-					expect("data.unikorn_images.by_name", "images", list()),
-					expect("data.unikorn_images.by_name", "rejected", list(rejected(ti.unsigned, reasonUnsigned))),
-					expect("data.unikorn_images.other_region", "images", list(idOnly(ti.otherZone))),
-					expect("data.unikorn_images.other_region", "region", knownvalue.StringExact(ti.otherRegion)),
-				},
-			},
+			{Config: ti.providerConfig() + ti.locals() + config, ConfigStateChecks: checks},
 		},
 	})
 }
@@ -430,25 +355,18 @@ data "unikorn_images" "other_region" {
 func TestAccImagesDataSource_unsigned(t *testing.T) {
 	ti := createTestImages(t)
 
+	config, checks := acctest.Lookups("images", []acctest.Lookup{
+		mine("all", "", "images", list(
+			idOnly(ti.ubuntu), idOnly(ti.gpu), idOnly(ti.unsigned), idOnly(ti.tampered), idOnly(ti.wrongKey),
+			idOnly(ti.legacy), idOnly(ti.pending),
+		)),
+		mine("all", "", "rejected", list(rejected(ti.invalid, reasonSchema))),
+	})
+
 	resource.ParallelTest(t, resource.TestCase{
 		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		Steps: []resource.TestStep{
-			{
-				Config: fmt.Sprintf(`
-data "unikorn_images" "all" {
-  tags = { acctest = %[1]q }
-}
-`, ti.prefix),
-				ConfigStateChecks: []statecheck.StateCheck{
-					expect("data.unikorn_images.all", "images", list(
-						idOnly(ti.ubuntu), idOnly(ti.gpu), idOnly(ti.unsigned), idOnly(ti.tampered), idOnly(ti.wrongKey),
-						idOnly(ti.legacy), idOnly(ti.pending),
-					)),
-					expect("data.unikorn_images.all", "rejected", list(rejected(ti.invalid, reasonSchema))),
-				},
-			},
-		},
+		Steps:                    []resource.TestStep{{Config: ti.locals() + config, ConfigStateChecks: checks}},
 	})
 }
 
@@ -457,71 +375,37 @@ data "unikorn_images" "all" {
 func TestAccImageDataSource_exactlyOne(t *testing.T) {
 	ti := createTestImages(t)
 
+	config, checks := acctest.Lookups("image", []acctest.Lookup{
+		mine("gpu", `gpu_vendor = "NVIDIA"`, "id", knownvalue.StringExact(ti.gpu.ID)),
+		mine("gpu", "", "image", ti.gpuValue()),
+		mine("gpu", "", "rejected", list()),
+		mine("ubuntu", `package = "kubernetes >= 1.31, < 1.32"`, "image", ti.ubuntuValue()),
+		mine("ubuntu", "", "rejected", list()),
+		mine("newest", "most_recent = true", "id", knownvalue.StringExact(ti.pending.ID)),
+		mine("newest_ready", "status = \"ready\"\nmost_recent = true", "id", knownvalue.StringExact(ti.legacy.ID)),
+		mine("org", fmt.Sprintf("organization_id = %q\nos_distro = \"rocky\"\nmost_recent = true", ti.org),
+			"id", knownvalue.StringExact(ti.legacy.ID)),
+		mine("org", "", "region", knownvalue.StringExact(ti.region)),
+	})
+
+	one := func(name, body string) string {
+		return ti.providerConfig() + ti.locals() + fmt.Sprintf("data \"unikorn_image\" %q {\n  tags = local.mine\n  %s\n}\n", name, body)
+	}
+
 	resource.ParallelTest(t, resource.TestCase{
 		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
+			{Config: ti.providerConfig() + ti.locals() + config, ConfigStateChecks: checks},
 			{
-				Config: ti.providerConfig() + fmt.Sprintf(`
-data "unikorn_image" "gpu" {
-  tags       = { acctest = %[1]q }
-  gpu_vendor = "NVIDIA"
-}
-
-data "unikorn_image" "ubuntu" {
-  tags    = { acctest = %[1]q }
-  package = "kubernetes >= 1.31, < 1.32"
-}
-
-data "unikorn_image" "newest" {
-  tags        = { acctest = %[1]q }
-  most_recent = true
-}
-
-data "unikorn_image" "newest_ready" {
-  tags        = { acctest = %[1]q }
-  status      = "ready"
-  most_recent = true
-}
-
-data "unikorn_image" "org" {
-  tags            = { acctest = %[1]q }
-  organization_id = %[2]q
-  os_distro       = "rocky"
-  most_recent     = true
-}
-`, ti.prefix, ti.org),
-				ConfigStateChecks: []statecheck.StateCheck{
-					expect("data.unikorn_image.gpu", "id", knownvalue.StringExact(ti.gpu.ID)),
-					expect("data.unikorn_image.gpu", "image", ti.gpuValue()),
-					expect("data.unikorn_image.gpu", "rejected", list()),
-					expect("data.unikorn_image.ubuntu", "image", ti.ubuntuValue()),
-					expect("data.unikorn_image.ubuntu", "rejected", list()),
-					expect("data.unikorn_image.newest", "id", knownvalue.StringExact(ti.pending.ID)),
-					expect("data.unikorn_image.newest_ready", "id", knownvalue.StringExact(ti.legacy.ID)),
-					expect("data.unikorn_image.org", "id", knownvalue.StringExact(ti.legacy.ID)),
-					expect("data.unikorn_image.org", "region", knownvalue.StringExact(ti.region)),
-				},
-			},
-			{
-				Config: ti.providerConfig() + fmt.Sprintf(`
-data "unikorn_image" "ambiguous" {
-  tags   = { acctest = %[1]q }
-  status = "ready"
-}
-`, ti.prefix),
+				Config: one("ambiguous", `status = "ready"`),
 				ExpectError: regexp.MustCompile(`(?s)Several images found.*but 3 match the filters:.*` +
 					regexp.QuoteMeta(ti.ubuntu.Name+" ("+ti.ubuntu.ID+")") + `.*` +
 					regexp.QuoteMeta(ti.gpu.Name+" ("+ti.gpu.ID+")") + `.*` +
 					regexp.QuoteMeta(ti.legacy.Name+" ("+ti.legacy.ID+")") + `.*most_recent = true`),
 			},
 			{
-				Config: ti.providerConfig() + fmt.Sprintf(`
-data "unikorn_image" "unsigned" {
-  tags = { acctest = %[1]q }
-  name = %[2]q
-}
-`, ti.prefix, ti.unsigned.Name),
+				Config:      one("unsigned", fmt.Sprintf("name = %q", ti.unsigned.Name)),
 				ExpectError: regexp.MustCompile(`(?s)No image found.*` + regexp.QuoteMeta(ti.unsigned.ID) + `.*image is not\s+signed`),
 			},
 		},
@@ -556,61 +440,19 @@ func TestAccImagesProvider_invalidSettings(t *testing.T) {
 	privatePEM := string(pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: privDER}))
 
 	keyConfig := func(key string) string {
-		return fmt.Sprintf(`
-provider "unikorn" {
-  image_signing_key = %[1]q
-}
-
-data "unikorn_images" "all" {}
-`, key)
+		return fmt.Sprintf("provider \"unikorn\" {\n  image_signing_key = %q\n}\n\ndata \"unikorn_images\" \"all\" {}\n", key)
 	}
 
 	resource.ParallelTest(t, resource.TestCase{
 		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		Steps: []resource.TestStep{
-			{
-				Config:      keyConfig(rsaPEM),
-				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`(?s)Invalid image signing key.*RSA key, an ECDSA key is required`),
-			},
-			{
-				Config:      keyConfig(privatePEM),
-				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`(?s)Invalid image signing key.*"EC PRIVATE KEY", expected "PUBLIC KEY"`),
-			},
-			{
-				Config:      keyConfig("not a key"),
-				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`(?s)Invalid image signing key.*no PEM block found`),
-			},
-			{
-				Config: `
-data "unikorn_images" "all" {
-  package = ">= 1.30"
-}
-`,
-				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`(?s)Invalid package constraint.*missing the package name`),
-			},
-			{
-				Config: `
-data "unikorn_image" "one" {
-  package = "kubernetes >= one"
-}
-`,
-				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`(?s)Invalid package constraint.*invalid version constraint`),
-			},
-			{
-				Config: `
-data "unikorn_images" "all" {
-  virtualization = "container"
-}
-`,
-				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`(?s)virtualization.*value must be one of`),
-			},
-		},
+		Steps: acctest.PlanErrors([]acctest.PlanError{
+			{Config: keyConfig(rsaPEM), Error: `(?s)Invalid image signing key.*RSA key, an ECDSA key is required`},
+			{Config: keyConfig(privatePEM), Error: `(?s)Invalid image signing key.*"EC PRIVATE KEY", expected "PUBLIC KEY"`},
+			{Config: keyConfig("not a key"), Error: `(?s)Invalid image signing key.*no PEM block found`},
+			{Config: `data "unikorn_images" "all" { package = ">= 1.30" }`, Error: `(?s)Invalid package constraint.*missing the package name`},
+			{Config: `data "unikorn_image" "one" { package = "kubernetes >= one" }`, Error: `(?s)Invalid package constraint.*invalid version constraint`},
+			{Config: `data "unikorn_images" "all" { virtualization = "container" }`, Error: `(?s)virtualization.*value must be one of`},
+		}),
 	})
 }

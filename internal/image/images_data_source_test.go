@@ -13,58 +13,13 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
-	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
-
-func dataSourceSchema(t *testing.T, ds datasource.DataSource) schema.Schema {
-	t.Helper()
-
-	resp := &datasource.SchemaResponse{}
-	ds.Schema(context.Background(), datasource.SchemaRequest{}, resp)
-
-	if resp.Diagnostics.HasError() {
-		t.Fatalf("Schema: %v", resp.Diagnostics)
-	}
-
-	return resp.Schema
-}
-
-// checkDescriptions fails for every attribute, however deep, without a MarkdownDescription.
-func checkDescriptions(t *testing.T, prefix string, attributes map[string]schema.Attribute) {
-	t.Helper()
-
-	for name, a := range attributes {
-		if a.GetMarkdownDescription() == "" {
-			t.Errorf("attribute %s%s has no MarkdownDescription", prefix, name)
-		}
-
-		switch n := a.(type) {
-		case schema.SingleNestedAttribute:
-			checkDescriptions(t, prefix+name+".", n.Attributes)
-		case schema.ListNestedAttribute:
-			checkDescriptions(t, prefix+name+"[*].", n.NestedObject.Attributes)
-		}
-	}
-}
-
-func TestDataSourceSchemas(t *testing.T) {
-	t.Parallel()
-
-	for _, ds := range []datasource.DataSource{NewImagesDataSource(), NewImageDataSource()} {
-		s := dataSourceSchema(t, ds)
-
-		if diags := s.ValidateImplementation(context.Background()); diags.HasError() {
-			t.Errorf("schema: %v", diags)
-		}
-
-		checkDescriptions(t, "", s.Attributes)
-	}
-}
 
 var (
 	gpuImage = Image{
@@ -82,32 +37,21 @@ var (
 	}
 )
 
-// TestModelsMatchSchemas writes fully populated models into states of the data sources'
-// schemas: a tfsdk tag or attribute type that does not match fails here, without a CLI.
-func TestModelsMatchSchemas(t *testing.T) {
+// stateOf writes model into a state of the schema of ds.
+func stateOf(ctx context.Context, ds datasource.DataSource, model any) diag.Diagnostics {
+	resp := &datasource.SchemaResponse{}
+	ds.Schema(ctx, datasource.SchemaRequest{}, resp)
+
+	return (&tfsdk.State{Schema: resp.Schema, Raw: tftypes.NewValue(resp.Schema.Type().TerraformType(ctx), nil)}).Set(ctx, model)
+}
+
+// TestKeepMatchesSchema lets each data source's model keep a result and writes it into a
+// state of the data source's schema: a tfsdk tag or attribute type that does not match fails
+// here, without a CLI.
+func TestKeepMatchesSchema(t *testing.T) {
 	t.Parallel()
 
 	ctx := context.Background()
-
-	imgs, diags := flattenImages(ctx, []Image{gpuImage, plainImage})
-	if diags.HasError() {
-		t.Fatal(diags)
-	}
-
-	rejected, diags := flattenRejected(ctx, []Rejected{{ID: "r", Name: "bad", Reason: "schema: x"}})
-	if diags.HasError() {
-		t.Fatal(diags)
-	}
-
-	one, diags := flattenImage(ctx, gpuImage)
-	if diags.HasError() {
-		t.Fatal(diags)
-	}
-
-	oneObject, diags := types.ObjectValueFrom(ctx, imageAttrTypes, one)
-	if diags.HasError() {
-		t.Fatal(diags)
-	}
 
 	filters := filterModel{
 		Architecture: types.StringValue("x86_64"), GPUModel: types.StringValue("H100"), GPUVendor: types.StringValue("NVIDIA"),
@@ -118,24 +62,36 @@ func TestModelsMatchSchemas(t *testing.T) {
 		Virtualization: types.StringValue("baremetal"),
 	}
 
+	single := &singleImageModel{filterModel: filters, MostRecent: types.BoolValue(true)}
+	sel := selection{
+		region:   "RegionOne",
+		matches:  []Image{gpuImage, plainImage},
+		rejected: []Rejected{{ID: "r", Name: "bad", Reason: "schema: x"}},
+	}
+
 	tests := []struct {
 		ds    datasource.DataSource
-		model any
+		model model
 	}{
-		{NewImagesDataSource(), &imagesModel{filterModel: filters, Images: imgs, Rejected: rejected}},
-		{NewImageDataSource(), &singleImageModel{
-			filterModel: filters, ID: types.StringValue("gpu"), Image: oneObject,
-			MostRecent: types.BoolValue(true), Rejected: rejected,
-		}},
+		{NewImagesDataSource(), &imagesModel{filterModel: filters}},
+		{NewImageDataSource(), single},
 	}
 
 	for _, tt := range tests {
-		s := dataSourceSchema(t, tt.ds)
-		state := tfsdk.State{Schema: s, Raw: tftypes.NewValue(s.Type().TerraformType(ctx), nil)}
+		var diags diag.Diagnostics
 
-		if diags := state.Set(ctx, tt.model); diags.HasError() {
+		tt.model.keep(ctx, sel, &diags)
+
+		diags.Append(stateOf(ctx, tt.ds, tt.model)...)
+
+		if diags.HasError() {
 			t.Errorf("%T: %v", tt.model, diags)
 		}
+	}
+
+	if single.ID.ValueString() != plainImage.ID || len(single.Rejected.Elements()) != 1 {
+		t.Errorf("unikorn_image with most_recent kept %s and rejected %v; want %s and one rejected image",
+			single.ID, single.Rejected, plainImage.ID)
 	}
 }
 
@@ -144,7 +100,9 @@ func TestFlattenImage(t *testing.T) {
 
 	ctx := context.Background()
 
-	m, diags := flattenImage(ctx, gpuImage)
+	var diags diag.Diagnostics
+
+	m := flattenImage(ctx, gpuImage, &diags)
 	if diags.HasError() {
 		t.Fatal(diags)
 	}
@@ -167,7 +125,7 @@ func TestFlattenImage(t *testing.T) {
 		t.Errorf("gpu.models = %v, want [H100 A100] in order", models)
 	}
 
-	plain, diags := flattenImage(ctx, plainImage)
+	plain := flattenImage(ctx, plainImage, &diags)
 	if diags.HasError() {
 		t.Fatal(diags)
 	}
@@ -249,10 +207,15 @@ func TestPickOne(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 
-			got, diags := pickOne(tt.sel, tt.mostRecent)
+			var diags diag.Diagnostics
+
+			got, ok := pickOne(tt.sel, tt.mostRecent, &diags)
+			if ok == diags.HasError() {
+				t.Fatalf("pickOne = %v with diagnostics %v", ok, diags)
+			}
 
 			if tt.wantErr == nil {
-				if diags.HasError() || got.ID != tt.wantID {
+				if !ok || got.ID != tt.wantID {
 					t.Errorf("pickOne = %s, %v; want %s", got.ID, diags, tt.wantID)
 				}
 

@@ -5,12 +5,11 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/gophercloud/gophercloud/v2/openstack/image/v2/images"
-	th "github.com/gophercloud/gophercloud/v2/testhelper"
-	"github.com/gophercloud/gophercloud/v2/testhelper/client"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloudtest"
 )
 
 // glanceImage renders one image as Glance does: properties are top-level fields.
@@ -55,17 +54,11 @@ func TestList(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 
-			server := th.SetupHTTP()
-			t.Cleanup(server.Teardown)
-
-			var requests atomic.Int64
+			glance := cloudtest.New(t)
 
 			// A real Glance filters by visibility; this fake returns every
 			// image to prove that List filters client-side as well.
-			server.Mux.HandleFunc("/v2/images", func(w http.ResponseWriter, r *http.Request) {
-				requests.Add(1)
-				th.TestMethod(t, r, http.MethodGet)
-
+			glance.On(http.MethodGet, "/v2/images", func(w http.ResponseWriter, r *http.Request) {
 				q := r.URL.Query()
 				if got := q.Get("visibility"); got != tt.wantVisibility {
 					t.Errorf("visibility = %q, want %q", got, tt.wantVisibility)
@@ -87,8 +80,7 @@ func TestList(t *testing.T) {
 				_, _ = fmt.Fprintf(w, `{"images": [%s], "first": "/v2/images", "schema": "/v2/schemas/images"}`, strings.Join(page2, ","))
 			})
 
-			c := client.ServiceClient(server)
-			c.Endpoint = server.Endpoint() + "v2/"
+			c := glance.ServiceClient("/v2/", "/v2/")
 
 			got, err := List(t.Context(), c, tt.organizationID)
 			if err != nil {
@@ -104,8 +96,8 @@ func TestList(t *testing.T) {
 				t.Errorf("List = %v, want %v", ids, tt.want)
 			}
 
-			if n := requests.Load(); n != 2 {
-				t.Errorf("List made %d requests, want 2 (two pages)", n)
+			if calls := glance.Calls(); len(calls) != 2 {
+				t.Errorf("List made the requests %v, want 2 (two pages)", calls)
 			}
 
 			// The listing feeds Classify directly.
@@ -125,13 +117,10 @@ func TestList(t *testing.T) {
 func TestListError(t *testing.T) {
 	t.Parallel()
 
-	server := th.SetupHTTP()
-	t.Cleanup(server.Teardown)
-	server.Mux.HandleFunc("/images", func(w http.ResponseWriter, _ *http.Request) {
-		w.WriteHeader(http.StatusServiceUnavailable)
-	})
+	glance := cloudtest.New(t)
+	glance.Reply(http.MethodGet, "/v2/images", http.StatusServiceUnavailable, nil)
 
-	_, err := List(t.Context(), client.ServiceClient(server), "")
+	_, err := List(t.Context(), glance.ServiceClient("/v2/", "/v2/"), "")
 	if err == nil || !strings.Contains(err.Error(), "listing Glance images") {
 		t.Fatalf("List error = %v", err)
 	}

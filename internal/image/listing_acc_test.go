@@ -3,6 +3,7 @@ package image_test
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -19,84 +20,48 @@ const (
 	novaListPath   = "/flavors/detail"
 )
 
+// catalogLookups are the ten catalog data sources of a region in catalogConfig, by kind,
+// name and arguments beyond region and tags ({tag} stands for the test's tag); orgLookups
+// the two organization-scoped ones.
+var (
+	catalogLookups = []struct{ kind, name, body string }{
+		{"images", "all", ""},
+		{"images", "ready", `status = "ready"`},
+		{"images", "ubuntu", `os_distro = "ubuntu"`},
+		{"image", "newest", "most_recent = true"},
+		{"image", "newest_virtualized", "virtualization = \"virtualized\"\nmost_recent = true"},
+		{"flavors", "all", ""},
+		{"flavors", "two_cpus", "min_cpus = 2"},
+		{"flavors", "x86", `architecture = "x86_64"`},
+		{"flavor", "smallest", "smallest = true"},
+		{"flavor", "smallest_1g", "min_memory_gib = 1\nsmallest = true"},
+	}
+	orgLookups = []struct{ kind, name, body string }{
+		{"images", "org_a", `organization_id = "org-a-{tag}"`},
+		{"images", "org_b", `organization_id = "org-b-{tag}"`},
+	}
+)
+
 // catalogConfig is twenty catalog data sources, ten per region (three unikorn_images, two
 // unikorn_image, three unikorn_flavors, two unikorn_flavor), plus, with organizations, two
-// organization-scoped unikorn_images per region (two different organizations).
+// organization-scoped unikorn_images per region (two different organizations). The image
+// data sources see only the images tagged with tag.
 func catalogConfig(tag string, regions []string, organizations bool) string {
+	lookups := catalogLookups
+	if organizations {
+		lookups = append(slices.Clone(lookups), orgLookups...)
+	}
+
 	var b strings.Builder
 
 	for i, region := range regions {
-		fmt.Fprintf(&b, `
-data "unikorn_images" "all_%[1]d" {
-  region = %[2]q
-  tags   = { acctest = %[3]q }
-}
+		for _, l := range lookups {
+			body := strings.ReplaceAll(l.body, "{tag}", tag)
+			if strings.HasPrefix(l.kind, "image") {
+				body = fmt.Sprintf("tags = { acctest = %q }\n", tag) + body
+			}
 
-data "unikorn_images" "ready_%[1]d" {
-  region = %[2]q
-  tags   = { acctest = %[3]q }
-  status = "ready"
-}
-
-data "unikorn_images" "ubuntu_%[1]d" {
-  region    = %[2]q
-  tags      = { acctest = %[3]q }
-  os_distro = "ubuntu"
-}
-
-data "unikorn_image" "newest_%[1]d" {
-  region      = %[2]q
-  tags        = { acctest = %[3]q }
-  most_recent = true
-}
-
-data "unikorn_image" "newest_virtualized_%[1]d" {
-  region         = %[2]q
-  tags           = { acctest = %[3]q }
-  virtualization = "virtualized"
-  most_recent    = true
-}
-
-data "unikorn_flavors" "all_%[1]d" {
-  region = %[2]q
-}
-
-data "unikorn_flavors" "two_cpus_%[1]d" {
-  region   = %[2]q
-  min_cpus = 2
-}
-
-data "unikorn_flavors" "x86_%[1]d" {
-  region       = %[2]q
-  architecture = "x86_64"
-}
-
-data "unikorn_flavor" "smallest_%[1]d" {
-  region   = %[2]q
-  smallest = true
-}
-
-data "unikorn_flavor" "smallest_1g_%[1]d" {
-  region         = %[2]q
-  min_memory_gib = 1
-  smallest       = true
-}
-`, i, region, tag)
-
-		if organizations {
-			fmt.Fprintf(&b, `
-data "unikorn_images" "org_a_%[1]d" {
-  region          = %[2]q
-  tags            = { acctest = %[3]q }
-  organization_id = "org-a-%[3]s"
-}
-
-data "unikorn_images" "org_b_%[1]d" {
-  region          = %[2]q
-  tags            = { acctest = %[3]q }
-  organization_id = "org-b-%[3]s"
-}
-`, i, region, tag)
+			fmt.Fprintf(&b, "\ndata \"unikorn_%s\" \"%s_%d\" {\n  region = %q\n%s\n}\n", l.kind, l.name, i, region, body)
 		}
 	}
 

@@ -5,10 +5,8 @@ import (
 	"crypto/ecdsa"
 	"slices"
 
-	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -97,19 +95,4 @@ func (s catalogSettings) configure(ctx context.Context, meta *catalogMeta) diag.
 	})
 
 	return diags
-}
-
-// catalogResources are the resources of the catalog packages.
-func catalogResources() []func() resource.Resource {
-	return nil
-}
-
-// catalogDataSources are the data sources of the catalog packages.
-func catalogDataSources() []func() datasource.DataSource {
-	return []func() datasource.DataSource{
-		flavor.NewFlavorDataSource,
-		flavor.NewFlavorsDataSource,
-		image.NewImageDataSource,
-		image.NewImagesDataSource,
-	}
 }

@@ -21,7 +21,6 @@ type providerModel struct {
 	catalogSettings
 	identitySettings
 	networkSettings
-	serverSettings
 	loadbalancerSettings
 
 	AuthURL           types.String `tfsdk:"auth_url"`

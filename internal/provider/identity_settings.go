@@ -4,11 +4,9 @@ import (
 	"context"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
@@ -99,14 +97,4 @@ func (s identitySettings) configure(ctx context.Context, meta *identityMeta) dia
 	meta.identity = identity.NewConfig(names)
 
 	return diags
-}
-
-// identityResources are the resources of the identity packages.
-func identityResources() []func() resource.Resource {
-	return []func() resource.Resource{identity.NewResource}
-}
-
-// identityDataSources are the data sources of the identity packages.
-func identityDataSources() []func() datasource.DataSource {
-	return nil
 }

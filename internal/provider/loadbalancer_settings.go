@@ -3,13 +3,9 @@ package provider
 import (
 	"context"
 
-	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-
-	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/loadbalancer"
 )
 
 // loadbalancerSettings is the part of the provider block that configures the loadbalancer package.
@@ -54,14 +50,4 @@ func (s loadbalancerSettings) configure(_ context.Context, meta *loadbalancerMet
 	meta.singleCallCreate = s.LoadBalancerSingleCallCreate.ValueBool()
 
 	return diags
-}
-
-// loadbalancerResources are the resources of the loadbalancer package.
-func loadbalancerResources() []func() resource.Resource {
-	return []func() resource.Resource{loadbalancer.NewResource}
-}
-
-// loadbalancerDataSources are the data sources of the loadbalancer package.
-func loadbalancerDataSources() []func() datasource.DataSource {
-	return nil
 }

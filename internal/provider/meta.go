@@ -10,7 +10,6 @@ type Meta struct {
 	catalogMeta
 	identityMeta
 	networkMeta
-	serverMeta
 	loadbalancerMeta
 
 	cloud *cloud.Client

@@ -3,10 +3,8 @@ package provider
 import (
 	"context"
 
-	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -59,19 +57,4 @@ func (s networkSettings) configure(ctx context.Context, meta *networkMeta) diag.
 	tflog.Debug(ctx, "Configured tenant networking", fields)
 
 	return diags
-}
-
-// networkResources are the resources of the network packages.
-func networkResources() []func() resource.Resource {
-	return []func() resource.Resource{
-		network.NewNetworkResource,
-		network.NewSecurityGroupResource,
-	}
-}
-
-// networkDataSources are the data sources of the network packages.
-func networkDataSources() []func() datasource.DataSource {
-	return []func() datasource.DataSource{
-		network.NewExternalNetworksDataSource,
-	}
 }

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -27,7 +26,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/flavor"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/identity"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/image"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/loadbalancer"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/network"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/region"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/server"
 )
 
 var _ provider.Provider = (*unikornProvider)(nil)
@@ -145,7 +150,7 @@ func (p *unikornProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 				MarkdownDescription: "Name of the service user. Falls back to `OS_USERNAME`.",
 			},
 		}, catalogAttributes(), identityAttributes(), networkAttributes(),
-			serverAttributes(), loadbalancerAttributes()),
+			loadbalancerAttributes()),
 	}
 }
 
@@ -182,7 +187,6 @@ func (p *unikornProvider) Configure(ctx context.Context, req provider.ConfigureR
 	resp.Diagnostics.Append(data.catalogSettings.configure(ctx, &meta.catalogMeta)...)
 	resp.Diagnostics.Append(data.identitySettings.configure(ctx, &meta.identityMeta)...)
 	resp.Diagnostics.Append(data.networkSettings.configure(ctx, &meta.networkMeta)...)
-	resp.Diagnostics.Append(data.serverSettings.configure(ctx, &meta.serverMeta)...)
 	resp.Diagnostics.Append(data.loadbalancerSettings.configure(ctx, &meta.loadbalancerMeta)...)
 
 	if resp.Diagnostics.HasError() {
@@ -193,20 +197,27 @@ func (p *unikornProvider) Configure(ctx context.Context, req provider.ConfigureR
 	resp.EphemeralResourceData = meta
 }
 
+// Resources lists every resource of the provider.
 func (p *unikornProvider) Resources(_ context.Context) []func() resource.Resource {
-	return slices.Concat(catalogResources(), identityResources(), networkResources(),
-		serverResources(), loadbalancerResources())
+	return []func() resource.Resource{
+		identity.NewResource,
+		loadbalancer.NewResource,
+		network.NewNetworkResource,
+		network.NewSecurityGroupResource,
+		server.NewResource,
+	}
 }
 
+// DataSources lists every data source of the provider.
 func (p *unikornProvider) DataSources(_ context.Context) []func() datasource.DataSource {
-	return slices.Concat(
-		[]func() datasource.DataSource{region.NewRegionsDataSource},
-		catalogDataSources(),
-		identityDataSources(),
-		networkDataSources(),
-		serverDataSources(),
-		loadbalancerDataSources(),
-	)
+	return []func() datasource.DataSource{
+		flavor.NewFlavorDataSource,
+		flavor.NewFlavorsDataSource,
+		image.NewImageDataSource,
+		image.NewImagesDataSource,
+		network.NewExternalNetworksDataSource,
+		region.NewRegionsDataSource,
+	}
 }
 
 // mergeAttributes joins the core provider arguments with those that concept settings files

@@ -15,117 +15,104 @@ import (
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 )
 
-// TestAccProvider_cloudsYAMLArguments configures the provider from a clouds.yaml named by the
-// `cloud` and `clouds_yaml` arguments: a copy of the environment's file under another cloud
-// name, so only the arguments can lead the provider to it.
-func TestAccProvider_cloudsYAMLArguments(t *testing.T) {
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		Steps: []resource.TestStep{
-			{
-				Config: fmt.Sprintf(`
-provider "unikorn" {
-  cloud       = "acc-copy"
-  clouds_yaml = %[1]q
-  region      = %[2]q
-  regions     = [%[2]q]
+// regionsStep configures the provider block with arguments (none: the environment alone)
+// and reads unikorn_regions, which must pass check, or fail with wantErr when it is set.
+func regionsStep(arguments string, check resource.TestCheckFunc, wantErr string) resource.TestStep {
+	step := resource.TestStep{
+		Config: fmt.Sprintf("provider \"unikorn\" {\n%s\n}\n\ndata \"unikorn_regions\" \"test\" {}\n", arguments),
+		Check:  check,
+	}
+
+	if wantErr != "" {
+		step.ExpectError = regexp.MustCompile(wantErr)
+	}
+
+	return step
 }
 
-data "unikorn_regions" "test" {}
-`, copyCloudsYAML(t, "acc-copy"), lastRegion()),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr("data.unikorn_regions.test", "default_region", lastRegion()),
-					resource.TestCheckResourceAttr("data.unikorn_regions.test", "regions.#", "1"),
-					resource.TestCheckResourceAttr("data.unikorn_regions.test", "regions.0.name", lastRegion()),
-				),
+// TestAccProvider_configure configures the provider from its arguments, and fails Configure
+// with a message that says what failed:
+//   - clouds.yaml arguments: a clouds.yaml named by the `cloud` and `clouds_yaml` arguments, a
+//     copy of the environment's file under another cloud name, so that only the arguments
+//     can lead the provider to it;
+//   - a missing region: a region the catalog does not have is named;
+//   - a wrong password.
+func TestAccProvider_configure(t *testing.T) {
+	missing := "Region" + strings.ReplaceAll(acctest.RandomName(), "-", "")
+
+	tests := []struct {
+		name      string
+		arguments func(t *testing.T) string
+		check     resource.TestCheckFunc
+		wantErr   string
+	}{
+		{
+			name: "clouds.yaml arguments",
+			arguments: func(t *testing.T) string {
+				return fmt.Sprintf("  cloud = \"acc-copy\"\n  clouds_yaml = %[1]q\n  region = %[2]q\n  regions = [%[2]q]",
+					copyCloudsYAML(t, "acc-copy"), lastRegion())
 			},
+			check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr("data.unikorn_regions.test", "default_region", lastRegion()),
+				resource.TestCheckResourceAttr("data.unikorn_regions.test", "regions.#", "1"),
+				resource.TestCheckResourceAttr("data.unikorn_regions.test", "regions.0.name", lastRegion()),
+			),
 		},
-	})
+		{
+			name:      "missing region",
+			arguments: func(*testing.T) string { return fmt.Sprintf("  regions = [%q, %q]", firstRegion(), missing) },
+			wantErr:   `(?s)Region "` + missing + `".*not in the Keystone catalog`,
+		},
+		{
+			name:      "wrong password",
+			arguments: func(*testing.T) string { return fmt.Sprintf("  password = %q", "wrong-"+acctest.RandomName()) },
+			wantErr:   `(?s)Unable to authenticate to OpenStack.*password`,
+		},
+	}
+
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resource.ParallelTest(t, resource.TestCase{
+				PreCheck:                 func() { acctest.PreCheck(t) },
+				ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+				Steps:                    []resource.TestStep{regionsStep(tt.arguments(t), tt.check, tt.wantErr)},
+			})
+		})
+	}
 }
 
 // TestAccProvider_environment configures the provider from OS_* variables alone, without
 // clouds.yaml. It sets process environment variables, so it must not run in parallel.
 func TestAccProvider_environment(t *testing.T) {
-	if os.Getenv("TF_ACC") != "" {
-		acctest.PreCheck(t)
+	acctest.PreCheck(t)
 
-		entry := acctest.CloudsYAMLEntry(t)
-		t.Setenv("OS_CLOUD", "")
-		t.Setenv("OS_CLIENT_CONFIG_FILE", filepath.Join(t.TempDir(), "absent.yaml"))
-		t.Setenv("OS_AUTH_URL", entry.Auth.AuthURL)
-		t.Setenv("OS_USERNAME", entry.Auth.Username)
-		t.Setenv("OS_PASSWORD", entry.Auth.Password)
-		t.Setenv("OS_USER_DOMAIN_NAME", entry.Auth.UserDomainName)
-		t.Setenv("OS_PROJECT_NAME", entry.Auth.ProjectName)
-		t.Setenv("OS_PROJECT_DOMAIN_NAME", entry.Auth.ProjectDomainName)
-		t.Setenv("OS_REGION_NAME", lastRegion())
+	entry := acctest.CloudsYAMLEntry(t)
+	for name, value := range map[string]string{
+		"OS_CLOUD":               "",
+		"OS_CLIENT_CONFIG_FILE":  filepath.Join(t.TempDir(), "absent.yaml"),
+		"OS_AUTH_URL":            entry.Auth.AuthURL,
+		"OS_USERNAME":            entry.Auth.Username,
+		"OS_PASSWORD":            entry.Auth.Password,
+		"OS_USER_DOMAIN_NAME":    entry.Auth.UserDomainName,
+		"OS_PROJECT_NAME":        entry.Auth.ProjectName,
+		"OS_PROJECT_DOMAIN_NAME": entry.Auth.ProjectDomainName,
+		"OS_REGION_NAME":         lastRegion(),
+	} {
+		t.Setenv(name, value)
 	}
 
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		Steps: []resource.TestStep{
-			{
-				Config: `data "unikorn_regions" "test" {}`,
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr("data.unikorn_regions.test", "default_region", lastRegion()),
-					resource.TestCheckResourceAttr("data.unikorn_regions.test", "regions.#", fmt.Sprint(len(acctest.Regions()))),
-				),
-			},
-		},
-	})
-}
-
-// TestAccProvider_missingRegion asks for a region the catalog does not have: Configure fails
-// and names it.
-func TestAccProvider_missingRegion(t *testing.T) {
-	missing := "Region" + strings.ReplaceAll(acctest.RandomName(), "-", "")
-
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		Steps: []resource.TestStep{
-			{
-				Config: fmt.Sprintf(`
-provider "unikorn" {
-  regions = [%[1]q, %[2]q]
-}
-
-data "unikorn_regions" "test" {}
-`, firstRegion(), missing),
-				ExpectError: regexp.MustCompile(`(?s)Region "` + missing + `".*not in the Keystone catalog`),
-			},
-		},
-	})
-}
-
-// TestAccProvider_wrongPassword fails Configure with a message that says what failed.
-func TestAccProvider_wrongPassword(t *testing.T) {
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		Steps: []resource.TestStep{
-			{
-				Config: fmt.Sprintf(`
-provider "unikorn" {
-  password = %[1]q
-}
-
-data "unikorn_regions" "test" {}
-`, "wrong-"+acctest.RandomName()),
-				ExpectError: regexp.MustCompile(`(?s)Unable to authenticate to OpenStack.*password`),
-			},
-		},
+		Steps: []resource.TestStep{regionsStep("", resource.ComposeAggregateTestCheckFunc(
+			resource.TestCheckResourceAttr("data.unikorn_regions.test", "default_region", lastRegion()),
+			resource.TestCheckResourceAttr("data.unikorn_regions.test", "regions.#", fmt.Sprint(len(acctest.Regions()))),
+		), "")},
 	})
 }
 
 // TestAccCloud_wrongPasswordHasNoSecret checks, against the real Keystone, that the error
 // the provider turns into its diagnostic never carries the password.
 func TestAccCloud_wrongPasswordHasNoSecret(t *testing.T) {
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
-
 	acctest.PreCheck(t)
 	t.Parallel()
 

@@ -6,7 +6,6 @@ package region
 import (
 	"context"
 
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -18,22 +17,15 @@ import (
 
 var _ datasource.DataSourceWithConfigure = (*regionsDataSource)(nil)
 
-// meta is what this package needs from the provider's client bundle.
-type meta interface {
-	Cloud() *cloud.Client
-}
-
 // NewRegionsDataSource is the constructor the provider lists.
 func NewRegionsDataSource() datasource.DataSource {
-	return &regionsDataSource{}
+	return &regionsDataSource{
+		DataSourceBase: adapter.NewDataSourceBase[adapter.Meta](adapter.Kind{TypeName: "regions", Noun: "regions"}),
+	}
 }
 
 type regionsDataSource struct {
-	meta meta
-}
-
-func (d *regionsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_regions"
+	adapter.DataSourceBase[adapter.Meta]
 }
 
 func (d *regionsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -48,121 +40,101 @@ func (d *regionsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 			"regions": schema.ListNestedAttribute{
 				Computed:            true,
 				MarkdownDescription: "The served regions, in the order of the provider's `regions` argument.",
-				NestedObject: schema.NestedAttributeObject{
-					Attributes: map[string]schema.Attribute{
-						"name": schema.StringAttribute{
-							Computed:            true,
-							MarkdownDescription: "Region name, as in the Keystone catalog.",
-						},
-						"services": schema.ListNestedAttribute{
-							Computed:            true,
-							MarkdownDescription: "The catalog services that have endpoints in this region, sorted by type.",
-							NestedObject: schema.NestedAttributeObject{
-								Attributes: map[string]schema.Attribute{
-									"endpoints": schema.MapAttribute{
-										Computed:            true,
-										ElementType:         types.StringType,
-										MarkdownDescription: "Endpoint URL by interface (`public`, `internal`, `admin`).",
-									},
-									"name": schema.StringAttribute{
-										Computed:            true,
-										MarkdownDescription: "Service name, e.g. `nova`.",
-									},
-									"type": schema.StringAttribute{
-										Computed:            true,
-										MarkdownDescription: "Service type, e.g. `compute`, `network`, `load-balancer`.",
-									},
-								},
-							},
-						},
-					},
-				},
+				NestedObject:        schema.NestedAttributeObject{Attributes: regionAttributes()},
 			},
 		},
 	}
 }
 
-func (d *regionsDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	if m, ok := adapter.ProviderData[meta](req.ProviderData, &resp.Diagnostics); ok {
-		d.meta = m
+// regionAttributes describe one served region.
+func regionAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"name": schema.StringAttribute{Computed: true, MarkdownDescription: "Region name, as in the Keystone catalog."},
+		"services": schema.ListNestedAttribute{
+			Computed:            true,
+			MarkdownDescription: "The catalog services that have endpoints in this region, sorted by type.",
+			NestedObject:        schema.NestedAttributeObject{Attributes: serviceAttributes()},
+		},
+	}
+}
+
+// serviceAttributes describe one catalog service of a region.
+func serviceAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"endpoints": schema.MapAttribute{
+			Computed:            true,
+			ElementType:         types.StringType,
+			MarkdownDescription: "Endpoint URL by interface (`public`, `internal`, `admin`).",
+		},
+		"name": schema.StringAttribute{Computed: true, MarkdownDescription: "Service name, e.g. `nova`."},
+		"type": schema.StringAttribute{Computed: true, MarkdownDescription: "Service type, e.g. `compute`, `network`, `load-balancer`."},
 	}
 }
 
 func (d *regionsDataSource) Read(ctx context.Context, _ datasource.ReadRequest, resp *datasource.ReadResponse) {
-	client := d.meta.Cloud()
-
-	regions, diags := flattenRegions(client.Catalog())
-	resp.Diagnostics.Append(diags...)
-
-	if resp.Diagnostics.HasError() {
+	if !d.Configured() {
+		resp.Diagnostics.AddError("Error reading regions", "The provider is not configured.")
 		return
 	}
 
+	c := d.Meta.Cloud()
 	state := regionsModel{
-		DefaultRegion: types.StringValue(client.DefaultRegion()),
-		Regions:       regions,
+		DefaultRegion: types.StringValue(c.DefaultRegion()),
+		Regions:       flattenRegions(ctx, c.Catalog(), &resp.Diagnostics),
 	}
 
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	if !resp.Diagnostics.HasError() {
+		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	}
 }
 
-func flattenRegions(catalog []cloud.CatalogRegion) (types.List, diag.Diagnostics) {
-	var diags diag.Diagnostics
+// flattenRegions is the catalog as the data source reports it.
+func flattenRegions(ctx context.Context, catalog []cloud.CatalogRegion, diags *diag.Diagnostics) types.List {
+	regions := make([]regionModel, len(catalog))
 
-	regions := make([]attr.Value, 0, len(catalog))
+	for i, r := range catalog {
+		services := make([]serviceModel, len(r.Services))
 
-	for _, r := range catalog {
-		services := make([]attr.Value, 0, len(r.Services))
-
-		for _, s := range r.Services {
-			endpoints := make(map[string]attr.Value, len(s.Endpoints))
+		for j, s := range r.Services {
+			endpoints := make(map[string]string, len(s.Endpoints))
 			for _, e := range s.Endpoints {
-				endpoints[e.Interface] = types.StringValue(e.URL)
+				endpoints[e.Interface] = e.URL
 			}
 
-			endpointMap, d := types.MapValue(types.StringType, endpoints)
+			m, d := types.MapValueFrom(ctx, types.StringType, endpoints)
 			diags.Append(d...)
 
-			service, d := types.ObjectValue(serviceAttrTypes, map[string]attr.Value{
-				"endpoints": endpointMap,
-				"name":      types.StringValue(s.Name),
-				"type":      types.StringValue(s.Type),
-			})
-			diags.Append(d...)
-
-			services = append(services, service)
+			services[j] = serviceModel{Endpoints: m, Name: types.StringValue(s.Name), Type: types.StringValue(s.Type)}
 		}
 
-		serviceList, d := types.ListValue(types.ObjectType{AttrTypes: serviceAttrTypes}, services)
-		diags.Append(d...)
-
-		region, d := types.ObjectValue(regionAttrTypes, map[string]attr.Value{
-			"name":     types.StringValue(r.Name),
-			"services": serviceList,
-		})
-		diags.Append(d...)
-
-		regions = append(regions, region)
+		regions[i] = regionModel{Name: types.StringValue(r.Name), Services: listOf(ctx, serviceAttributes(), services, diags)}
 	}
 
-	list, d := types.ListValue(types.ObjectType{AttrTypes: regionAttrTypes}, regions)
+	return listOf(ctx, regionAttributes(), regions, diags)
+}
+
+// listOf is the list of the objects described by attributes made of elems.
+func listOf(ctx context.Context, attributes map[string]schema.Attribute, elems any, diags *diag.Diagnostics) types.List {
+	list, d := types.ListValueFrom(ctx, schema.NestedAttributeObject{Attributes: attributes}.Type(), elems)
 	diags.Append(d...)
 
-	return list, diags
-}
-
-var serviceAttrTypes = map[string]attr.Type{
-	"endpoints": types.MapType{ElemType: types.StringType},
-	"name":      types.StringType,
-	"type":      types.StringType,
-}
-
-var regionAttrTypes = map[string]attr.Type{
-	"name":     types.StringType,
-	"services": types.ListType{ElemType: types.ObjectType{AttrTypes: serviceAttrTypes}},
+	return list
 }
 
 type regionsModel struct {
 	DefaultRegion types.String `tfsdk:"default_region"`
 	Regions       types.List   `tfsdk:"regions"`
+}
+
+// regionModel is one region.
+type regionModel struct {
+	Name     types.String `tfsdk:"name"`
+	Services types.List   `tfsdk:"services"`
+}
+
+// serviceModel is one catalog service of a region.
+type serviceModel struct {
+	Endpoints types.Map    `tfsdk:"endpoints"`
+	Name      types.String `tfsdk:"name"`
+	Type      types.String `tfsdk:"type"`
 }
