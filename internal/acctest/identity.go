@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -24,6 +23,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/users"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/security/groups"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/networks"
+	"github.com/gophercloud/gophercloud/v2/pagination"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
@@ -68,17 +68,8 @@ func IdentityProjects(t *testing.T, name string) ([]projects.Project, error) {
 
 	sc, domainID := IdentityKeystone(t)
 
-	pages, err := projects.List(sc, projects.ListOpts{DomainID: domainID, Name: naming.IdentityProject(name)}).AllPages(context.Background())
-	if err != nil {
-		return nil, err
-	}
-
-	all, err := projects.ExtractProjects(pages)
-	if err != nil {
-		return nil, err
-	}
-
-	return naming.Exact(all, naming.IdentityProject(name), func(p projects.Project) string { return p.Name }), nil
+	return named(projects.List(sc, projects.ListOpts{DomainID: domainID, Name: naming.IdentityProject(name)}),
+		projects.ExtractProjects, naming.IdentityProject(name), func(p projects.Project) string { return p.Name })
 }
 
 // IdentityUsers lists the users of the managed domain named unikorn-identity-<name>.
@@ -87,17 +78,24 @@ func IdentityUsers(t *testing.T, name string) ([]users.User, error) {
 
 	sc, domainID := IdentityKeystone(t)
 
-	pages, err := users.List(sc, users.ListOpts{DomainID: domainID, Name: naming.IdentityUser(name)}).AllPages(context.Background())
+	return named(users.List(sc, users.ListOpts{DomainID: domainID, Name: naming.IdentityUser(name)}),
+		users.ExtractUsers, naming.IdentityUser(name), func(u users.User) string { return u.Name })
+}
+
+// named reads every page of pager and keeps the objects named exactly name (Keystone's name
+// filters are exact, but the check must not rely on it).
+func named[T any](pager pagination.Pager, extract func(pagination.Page) ([]T, error), name string, nameOf func(T) string) ([]T, error) {
+	pages, err := pager.AllPages(context.Background())
 	if err != nil {
 		return nil, err
 	}
 
-	all, err := users.ExtractUsers(pages)
+	all, err := extract(pages)
 	if err != nil {
 		return nil, err
 	}
 
-	return naming.Exact(all, naming.IdentityUser(name), func(u users.User) string { return u.Name }), nil
+	return naming.Exact(all, name, nameOf), nil
 }
 
 // CheckIdentityDestroy is the CheckDestroy of unikorn_identity: it asks Keystone that neither
@@ -448,13 +446,7 @@ func SSHPublicKey(t *testing.T) string {
 func FreshClient(t *testing.T) *cloud.Client {
 	t.Helper()
 
-	c, err := cloud.New(context.Background(), cloud.Config{
-		Cloud:      os.Getenv("OS_CLOUD"),
-		CloudsYAML: os.Getenv("OS_CLIENT_CONFIG_FILE"),
-		Regions:    Regions(),
-		Domain:     os.Getenv("UNIKORN_DOMAIN"),
-		UserAgent:  "terraform-provider-unikorn-acctest",
-	})
+	c, err := NewClient(context.Background(), "terraform-provider-unikorn-acctest")
 	if err != nil {
 		t.Fatalf("cannot build an OpenStack client: %v", err)
 	}

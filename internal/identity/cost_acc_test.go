@@ -2,7 +2,6 @@ package identity_test
 
 import (
 	"context"
-	"os"
 	"testing"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/acctest"
@@ -14,10 +13,6 @@ import (
 // authentication at configure time is not counted), and fails when they grow past a budget.
 // The budgets leave room for one retry of Keystone's role lag (see ensurer.asUser).
 func TestAccIdentity_requestCount(t *testing.T) {
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
-
 	acctest.PreCheck(t)
 	t.Parallel()
 

@@ -20,17 +20,7 @@ import (
 func (s *Service) Delete(ctx context.Context, ref Ref, force bool) error {
 	c := s.cloud
 
-	domainID, err := c.ManagedDomainID(ctx)
-	if err != nil {
-		return err
-	}
-
-	mgr, err := c.Manager(ctx)
-	if err != nil {
-		return err
-	}
-
-	sc, err := mgr.Keystone()
+	sc, domainID, err := s.manager(ctx)
 	if err != nil {
 		return err
 	}
@@ -65,13 +55,13 @@ func (s *Service) Delete(ctx context.Context, ref Ref, force bool) error {
 		return fmt.Errorf("granting the service user its roles on project %s: %w", projectID, err)
 	}
 
-	priv, err := c.Privileged(ctx, projectID)
+	priv, err := s.tenants(ctx, projectID, cloud.Privileged)
 	if err != nil {
 		return err
 	}
 
 	// Tenant objects first: refuse, or remove them with force.
-	if err := s.clearTenantObjects(ctx, priv, projectID, force); err != nil {
+	if err := s.clearTenantObjects(ctx, priv, force); err != nil {
 		return err
 	}
 
@@ -80,11 +70,16 @@ func (s *Service) Delete(ctx context.Context, ref Ref, force bool) error {
 		return err
 	}
 
+	userID := ""
 	if user != nil {
-		if err := s.deleteNova(ctx, priv, projectID, user.ID, name); err != nil {
-			return err
-		}
+		userID = user.ID
+	}
 
+	if err := s.deleteNova(ctx, priv, projectID, userID, name); err != nil {
+		return err
+	}
+
+	if user != nil {
 		if err := s.deleteCredentials(ctx, sc, projectID, user.ID, name); err != nil {
 			return err
 		}
@@ -92,22 +87,20 @@ func (s *Service) Delete(ctx context.Context, ref Ref, force bool) error {
 		if err := deleteUser(ctx, sc, user.ID); err != nil {
 			return err
 		}
-	} else if err := s.deleteNova(ctx, priv, projectID, "", name); err != nil {
-		return err
 	}
 
-	for _, region := range c.Regions() {
-		network, err := priv.Network(region)
+	for _, t := range priv {
+		network, err := t.Network()
 		if err != nil {
 			return err
 		}
 
 		if err := deleteDefaultSecurityGroups(ctx, network, projectID); err != nil {
-			return fmt.Errorf("region %s: %w", region, err)
+			return fmt.Errorf("region %s: %w", t.Region(), err)
 		}
 	}
 
-	if err := s.resetQuotas(ctx, priv, projectID); err != nil {
+	if err := s.resetQuotas(ctx, projectID); err != nil {
 		return err
 	}
 
@@ -123,43 +116,37 @@ func (s *Service) Delete(ctx context.Context, ref Ref, force bool) error {
 }
 
 // deleteNova removes the keypair and server group of every served region: through the trust
-// when it still works, otherwise in the privileged scope (the keypair then by user ID, which
-// needs an admin role).
-func (s *Service) deleteNova(ctx context.Context, priv *cloud.Session, projectID, userID, name string) error {
-	c := s.cloud
+// when it still works, otherwise in the privileged scope priv (the keypair then by the user's
+// ID, which needs an admin role, and not at all without a user).
+func (s *Service) deleteNova(ctx context.Context, priv []*cloud.Tenant, projectID, userID, name string) error {
+	ts, asIdentity := priv, false
 
-	sess, err := c.Identity(ctx, projectID)
-	if err != nil {
+	if asUser, err := s.tenants(ctx, projectID, cloud.AsIdentity); err == nil {
+		ts, asIdentity = asUser, true
+	} else {
 		tflog.Debug(ctx, "No identity scope for deleting the keypair and server group; using the privileged scope",
 			map[string]any{"error": err.Error()})
-
-		sess = nil
 	}
 
-	for _, region := range c.Regions() {
-		var compute *gophercloud.ServiceClient
-
-		keypairUser := ""
-
-		if sess != nil {
-			compute, err = sess.Compute(region)
-		} else {
-			compute, err = priv.Compute(region)
-			keypairUser = userID
-		}
-
+	for _, t := range ts {
+		compute, err := t.Compute()
 		if err != nil {
 			return err
 		}
 
-		if sess != nil || userID != "" {
-			if err := deleteKeypair(ctx, compute, naming.KeypairName, keypairUser); err != nil {
-				return fmt.Errorf("region %s: %w", region, err)
-			}
+		switch {
+		case asIdentity:
+			err = deleteKeypair(ctx, compute, naming.KeypairName, "")
+		case userID != "":
+			err = deleteKeypair(ctx, compute, naming.KeypairName, userID)
+		}
+
+		if err != nil {
+			return fmt.Errorf("region %s: %w", t.Region(), err)
 		}
 
 		if err := deleteServerGroups(ctx, compute, naming.IdentityServerGroup(name)); err != nil {
-			return fmt.Errorf("region %s: %w", region, err)
+			return fmt.Errorf("region %s: %w", t.Region(), err)
 		}
 	}
 
@@ -181,7 +168,10 @@ func (s *Service) deleteCredentials(ctx context.Context, sc *gophercloud.Service
 	}
 
 	for _, t := range trusts {
-		if err := deleteTrust(ctx, sc, t.ID); err != nil {
+		err := deleteTrust(ctx, sc, t.ID)
+		c.ForgetProject(projectID) // later scopes must not use the trust
+
+		if err != nil {
 			return err
 		}
 	}

@@ -63,19 +63,9 @@ func (e *ensurer) run(ctx context.Context) error {
 	name := e.spec.Name
 	ctx = tflog.SetField(ctx, "identity", name)
 
-	domainID, err := c.ManagedDomainID(ctx)
-	if err != nil {
-		return err
-	}
+	var err error
 
-	e.domainID = domainID
-
-	mgr, err := c.Manager(ctx)
-	if err != nil {
-		return err
-	}
-
-	if e.manager, err = mgr.Keystone(); err != nil {
+	if e.manager, e.domainID, err = e.svc.manager(ctx); err != nil {
 		return err
 	}
 
@@ -85,7 +75,7 @@ func (e *ensurer) run(ctx context.Context) error {
 	}
 
 	// 1. Project.
-	project, err := ensureProject(ctx, e.manager, domainID, e.spec, e.prior.ProjectID)
+	project, err := ensureProject(ctx, e.manager, e.domainID, e.spec, e.prior.ProjectID)
 	if err != nil {
 		return err
 	}
@@ -126,7 +116,7 @@ func (e *ensurer) run(ctx context.Context) error {
 	}
 
 	// 4. User.
-	user, password, err := ensureUser(ctx, e.manager, domainID, name, project.ID, e.prior.UserID)
+	user, password, err := ensureUser(ctx, e.manager, e.domainID, name, project.ID, e.prior.UserID)
 	if err != nil {
 		return err
 	}
@@ -162,13 +152,13 @@ func (e *ensurer) run(ctx context.Context) error {
 		return err
 	}
 
-	// 7. Trust.
-	trustChanged, err := e.ensureTrust(ctx, user.ID, project.ID)
-	if err != nil {
+	// 7. Trust (which forgets the project's cached scopes itself whenever it changes a trust).
+	if err := e.ensureTrust(ctx, user.ID, project.ID); err != nil {
 		return err
 	}
 
-	if trustChanged || rolesChanged {
+	if rolesChanged {
+		// Tokens keep the roles they were issued with.
 		c.ForgetProject(project.ID)
 	}
 
@@ -402,18 +392,20 @@ func (e *ensurer) ensureApplicationCredential(ctx context.Context, userID, proje
 
 // ensureTrust keeps the one trust (trustor: the user, trustee: the service user, the project)
 // that delegates exactly the spec's roles with impersonation, or replaces whatever is there.
-// It reports whether it changed anything.
-func (e *ensurer) ensureTrust(ctx context.Context, userID, projectID string) (bool, error) {
+// Every trust it deletes or creates makes the client forget the project's cached scopes and
+// the run's trust listing (cloud.Client.ForgetProject), so that later scopes see the change,
+// even when a later step fails.
+func (e *ensurer) ensureTrust(ctx context.Context, userID, projectID string) error {
 	c := e.svc.cloud
 
 	base, err := c.Base().Keystone()
 	if err != nil {
-		return false, err
+		return err
 	}
 
 	all, err := findTrusts(ctx, base, c.ServiceUserID(), userID, "")
 	if err != nil {
-		return false, err
+		return err
 	}
 
 	// The user's trusts on other projects are stale (its project was replaced): remove them.
@@ -425,8 +417,11 @@ func (e *ensurer) ensureTrust(ctx context.Context, userID, projectID string) (bo
 			continue
 		}
 
-		if err := deleteTrust(ctx, e.manager, t.ID); err != nil {
-			return false, err
+		err := deleteTrust(ctx, e.manager, t.ID)
+		c.ForgetProject(t.ProjectID)
+
+		if err != nil {
+			return err
 		}
 
 		tflog.Debug(ctx, "Deleted a trust of the identity's user on another project", map[string]any{
@@ -440,7 +435,7 @@ func (e *ensurer) ensureTrust(ctx context.Context, userID, projectID string) (bo
 		// Some Keystone releases leave the roles out of a list: read the trust itself.
 		t, err := getTrust(ctx, base, found[0].ID)
 		if err != nil {
-			return false, err
+			return err
 		}
 
 		if t != nil {
@@ -450,14 +445,17 @@ func (e *ensurer) ensureTrust(ctx context.Context, userID, projectID string) (bo
 
 	if len(found) == 1 && found[0].Impersonation && sameSet(trustRoleIDs(found[0]), want) {
 		e.out.TrustID = found[0].ID
-		return false, nil
+		return nil
 	}
 
 	e.out.TrustID = ""
 
 	for _, t := range found {
-		if err := deleteTrust(ctx, e.manager, t.ID); err != nil {
-			return false, err
+		err := deleteTrust(ctx, e.manager, t.ID)
+		c.ForgetProject(projectID)
+
+		if err != nil {
+			return err
 		}
 
 		tflog.Debug(ctx, "Deleted a trust to replace it", map[string]any{"trust_id": t.ID})
@@ -472,21 +470,25 @@ func (e *ensurer) ensureTrust(ctx context.Context, userID, projectID string) (bo
 
 		return err
 	})
+
+	// Even a create that failed may have been made (an answer lost on the way back).
+	c.ForgetProject(projectID)
+
 	if err != nil {
-		return false, err
+		return err
 	}
 
 	e.out.TrustID = t.ID
 
 	tflog.Info(ctx, "Created the identity's trust", map[string]any{"trust_id": t.ID})
 
-	return true, nil
+	return nil
 }
 
+// ensureNova makes the server group and keypair of every served region as the identity's
+// user (through the trust), so that they belong to it.
 func (e *ensurer) ensureNova(ctx context.Context, projectID string) error {
-	c := e.svc.cloud
-
-	sess, err := c.Identity(ctx, projectID)
+	ts, err := e.svc.tenants(ctx, projectID, cloud.AsIdentity)
 	if err != nil {
 		return err
 	}
@@ -494,27 +496,27 @@ func (e *ensurer) ensureNova(ctx context.Context, projectID string) error {
 	e.out.NovaChecked = true
 	e.out.ServerGroups = map[string]string{}
 
-	for _, region := range c.Regions() {
-		compute, err := sess.Compute(region)
+	for _, t := range ts {
+		compute, err := t.Compute()
 		if err != nil {
 			return err
 		}
 
 		id, err := ensureServerGroup(ctx, compute, naming.IdentityServerGroup(e.spec.Name), e.spec.ServerGroupPolicy)
 		if err != nil {
-			return fmt.Errorf("server group in region %s: %w", region, err)
+			return fmt.Errorf("server group in region %s: %w", t.Region(), err)
 		}
 
 		if id != "" {
-			e.out.ServerGroups[region] = id
+			e.out.ServerGroups[t.Region()] = id
 		}
 
 		if err := ensureKeypair(ctx, compute, naming.KeypairName, e.spec.SSHPublicKey); err != nil {
-			return fmt.Errorf("keypair in region %s: %w", region, err)
+			return fmt.Errorf("keypair in region %s: %w", t.Region(), err)
 		}
 
 		if e.spec.SSHPublicKey != "" {
-			e.out.Keypairs = append(e.out.Keypairs, region)
+			e.out.Keypairs = append(e.out.Keypairs, t.Region())
 		}
 	}
 

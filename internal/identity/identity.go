@@ -22,6 +22,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -29,6 +30,7 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/roles"
+	"github.com/gophercloud/gophercloud/v2/pagination"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 )
@@ -46,6 +48,9 @@ var KnownRoles = []string{RoleMember, RoleLoadBalancerMember, RoleManager}
 
 // DefaultRoles are the roles of an identity that names none (as Unikorn's).
 var DefaultRoles = []string{RoleMember, RoleLoadBalancerMember}
+
+// NamePattern is what an identity's name may look like.
+var NamePattern = regexp.MustCompile(`^[a-z0-9-]{1,40}$`)
 
 // DefaultServerGroupPolicy is the policy of a server group that names none (as Unikorn's).
 const DefaultServerGroupPolicy = "soft-anti-affinity"
@@ -103,14 +108,9 @@ func (c *Config) roleIDsFor(ctx context.Context, sc *gophercloud.ServiceClient, 
 	defer c.mu.Unlock()
 
 	if missing := c.missingRoleIDs(names); len(missing) > 0 {
-		pages, err := roles.List(sc, roles.ListOpts{}).AllPages(ctx)
+		all, err := listAll(ctx, roles.List(sc, roles.ListOpts{}), roles.ExtractRoles, "Keystone roles")
 		if err != nil {
-			return nil, fmt.Errorf("listing Keystone roles: %w", err)
-		}
-
-		all, err := roles.ExtractRoles(pages)
-		if err != nil {
-			return nil, fmt.Errorf("reading Keystone roles: %w", err)
+			return nil, err
 		}
 
 		for _, r := range all {
@@ -233,6 +233,59 @@ func NewService(c *cloud.Client, cfg *Config) *Service {
 	}
 
 	return &Service{cloud: c, config: cfg}
+}
+
+// manager is the manager scope's Keystone client and the managed domain's ID: the opening of
+// every operation on identities.
+func (s *Service) manager(ctx context.Context) (*gophercloud.ServiceClient, string, error) {
+	domainID, err := s.cloud.ManagedDomainID(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+
+	mgr, err := s.cloud.Manager(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+
+	sc, err := mgr.Keystone()
+	if err != nil {
+		return nil, "", err
+	}
+
+	return sc, domainID, nil
+}
+
+// tenants binds the identity's project in every served region, in the order served, with
+// scope: what the per-region steps (quotas, server group and keypair, leftovers) act on.
+func (s *Service) tenants(ctx context.Context, projectID string, scope cloud.Scope) ([]*cloud.Tenant, error) {
+	out := make([]*cloud.Tenant, 0, len(s.cloud.Regions()))
+
+	for _, region := range s.cloud.Regions() {
+		t, err := s.cloud.Tenant(ctx, projectID, region, scope)
+		if err != nil {
+			return nil, err
+		}
+
+		out = append(out, t)
+	}
+
+	return out, nil
+}
+
+// listAll reads every page of pager with extract; what names the objects in errors.
+func listAll[T any](ctx context.Context, pager pagination.Pager, extract func(pagination.Page) ([]T, error), what string) ([]T, error) {
+	pages, err := pager.AllPages(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("listing %s: %w", what, err)
+	}
+
+	all, err := extract(pages)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", what, err)
+	}
+
+	return all, nil
 }
 
 // revocationGrace is how long to wait after a password change or a revoked role before

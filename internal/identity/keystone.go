@@ -14,6 +14,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/roles"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/trusts"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/users"
+	"github.com/gophercloud/gophercloud/v2/pagination"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
@@ -51,23 +52,26 @@ func lookupProject(ctx context.Context, sc *gophercloud.ServiceClient, domainID,
 
 // findProject finds the project of exactly that name in domainID; nil if there is none.
 func findProject(ctx context.Context, sc *gophercloud.ServiceClient, domainID, projectName string) (*projects.Project, error) {
-	pages, err := projects.List(sc, projects.ListOpts{DomainID: domainID, Name: projectName}).AllPages(ctx)
+	return findOne(ctx, projects.List(sc, projects.ListOpts{DomainID: domainID, Name: projectName}), projects.ExtractProjects,
+		"Keystone project", projectName, func(p projects.Project) string { return p.Name }, func(p projects.Project) string { return p.ID })
+}
+
+// findOne lists with pager and returns the one object of kind named exactly name: nil when
+// there is none, a *naming.DuplicateError naming their IDs when there are several.
+func findOne[T any](ctx context.Context, pager pagination.Pager, extract func(pagination.Page) ([]T, error),
+	kind, name string, nameOf, idOf func(T) string,
+) (*T, error) {
+	all, err := listAll(ctx, pager, extract, fmt.Sprintf("%ss named %q", kind, name))
 	if err != nil {
-		return nil, fmt.Errorf("looking up Keystone project %q: %w", projectName, err)
+		return nil, err
 	}
 
-	all, err := projects.ExtractProjects(pages)
-	if err != nil {
-		return nil, fmt.Errorf("reading Keystone projects named %q: %w", projectName, err)
-	}
-
-	p, ok, err := naming.One("Keystone project", projectName, all,
-		func(p projects.Project) string { return p.Name }, func(p projects.Project) string { return p.ID })
+	v, ok, err := naming.One(kind, name, all, nameOf, idOf)
 	if err != nil || !ok {
 		return nil, err
 	}
 
-	return &p, nil
+	return &v, nil
 }
 
 // ensureProject finds (by prior ID, then by name) or creates the identity project, then
@@ -182,23 +186,8 @@ func lookupUser(ctx context.Context, sc *gophercloud.ServiceClient, domainID, id
 		}
 	}
 
-	pages, err := users.List(sc, users.ListOpts{DomainID: domainID, Name: userName}).AllPages(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("looking up Keystone user %q: %w", userName, err)
-	}
-
-	all, err := users.ExtractUsers(pages)
-	if err != nil {
-		return nil, fmt.Errorf("reading Keystone users named %q: %w", userName, err)
-	}
-
-	u, ok, err := naming.One("Keystone user", userName, all,
-		func(u users.User) string { return u.Name }, func(u users.User) string { return u.ID })
-	if err != nil || !ok {
-		return nil, err
-	}
-
-	return &u, nil
+	return findOne(ctx, users.List(sc, users.ListOpts{DomainID: domainID, Name: userName}), users.ExtractUsers,
+		"Keystone user", userName, func(u users.User) string { return u.Name }, func(u users.User) string { return u.ID })
 }
 
 // ensureUser finds (by prior ID, then by name) or creates the identity user. The password is
@@ -298,16 +287,11 @@ func revokeRole(ctx context.Context, sc *gophercloud.ServiceClient, userID, proj
 func listUserRoleNames(ctx context.Context, sc *gophercloud.ServiceClient, userID, projectID string) ([]string, error) {
 	includeNames := true
 
-	pages, err := roles.ListAssignments(sc, roles.ListAssignmentsOpts{
+	all, err := listAll(ctx, roles.ListAssignments(sc, roles.ListAssignmentsOpts{
 		UserID: userID, ScopeProjectID: projectID, IncludeNames: &includeNames,
-	}).AllPages(ctx)
+	}), roles.ExtractRoleAssignments, fmt.Sprintf("the role assignments of user %s on project %s", userID, projectID))
 	if err != nil {
-		return nil, fmt.Errorf("listing the role assignments of user %s on project %s: %w", userID, projectID, err)
-	}
-
-	all, err := roles.ExtractRoleAssignments(pages)
-	if err != nil {
-		return nil, fmt.Errorf("reading the role assignments of user %s on project %s: %w", userID, projectID, err)
+		return nil, err
 	}
 
 	var names []string
@@ -368,14 +352,10 @@ func getApplicationCredential(ctx context.Context, sc *gophercloud.ServiceClient
 // findApplicationCredentials lists the credentials of userID named exactly name (Keystone
 // keeps credential names unique per user; more than one is left for the caller to judge).
 func findApplicationCredentials(ctx context.Context, sc *gophercloud.ServiceClient, userID, name string) ([]applicationCredential, error) {
-	pages, err := applicationcredentials.List(sc, userID, applicationcredentials.ListOpts{Name: name}).AllPages(ctx)
+	all, err := listAll(ctx, applicationcredentials.List(sc, userID, applicationcredentials.ListOpts{Name: name}),
+		applicationcredentials.ExtractApplicationCredentials, fmt.Sprintf("the application credentials of user %s named %q", userID, name))
 	if err != nil {
-		return nil, fmt.Errorf("looking up application credential %q of user %s: %w", name, userID, err)
-	}
-
-	all, err := applicationcredentials.ExtractApplicationCredentials(pages)
-	if err != nil {
-		return nil, fmt.Errorf("reading application credentials of user %s: %w", userID, err)
+		return nil, err
 	}
 
 	out := naming.Exact(all, name, func(ac applicationCredential) string { return ac.Name })
@@ -432,14 +412,9 @@ func acIDs(acs []applicationCredential) []string {
 // findTrusts lists the live trusts from trustorID to trusteeID on projectID (on any project
 // when projectID is ""). sc must be a session of the trustee (it lists its own trusts).
 func findTrusts(ctx context.Context, sc *gophercloud.ServiceClient, trusteeID, trustorID, projectID string) ([]trusts.Trust, error) {
-	pages, err := trusts.List(sc, trusts.ListOpts{TrusteeUserID: trusteeID}).AllPages(ctx)
+	all, err := listAll(ctx, trusts.List(sc, trusts.ListOpts{TrusteeUserID: trusteeID}), trusts.ExtractTrusts, fmt.Sprintf("the Keystone trusts of the service user %s", trusteeID))
 	if err != nil {
-		return nil, fmt.Errorf("listing the Keystone trusts of the service user %s: %w", trusteeID, err)
-	}
-
-	all, err := trusts.ExtractTrusts(pages)
-	if err != nil {
-		return nil, fmt.Errorf("reading the Keystone trusts of the service user %s: %w", trusteeID, err)
+		return nil, err
 	}
 
 	now := time.Now()

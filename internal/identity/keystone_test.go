@@ -3,39 +3,29 @@ package identity
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloudtest"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
-
-const testDomain = "dom-1"
-
-func project(id, name string, tags ...string) map[string]any {
-	if tags == nil {
-		tags = []string{}
-	}
-
-	return map[string]any{"id": id, "name": name, "domain_id": testDomain, "enabled": true, "description": "", "tags": tags}
-}
 
 func TestEnsureProjectAdoptsExisting(t *testing.T) {
 	t.Parallel()
 
-	f := newFakeAPI(t)
+	f := cloudtest.New(t)
 	// Keystone here matches fuzzily: the near-miss name must not be adopted.
-	f.reply("GET", "/v3/projects", 200, map[string]any{"projects": []any{
+	f.Reply("GET", "/v3/projects", 200, map[string]any{"projects": []any{
 		project("p-near", "unikorn-identity-foo2"),
 		project("p-1", "unikorn-identity-foo", "organization=org", "keep=me"),
 	}, "links": map[string]any{}})
-	f.on("PATCH", "/v3/projects/p-1", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, 200, map[string]any{"project": project("p-1", "unikorn-identity-foo", "keep=me", "organization=org2", "project=proj")})
-	})
+	f.Reply("PATCH", "/v3/projects/p-1", 200, map[string]any{"project": project("p-1", "unikorn-identity-foo", "keep=me", "organization=org2", "project=proj")})
 
-	p, err := ensureProject(context.Background(), f.client("/v3/"), testDomain,
+	p, err := ensureProject(context.Background(), keystone(f), fakeDomainID,
 		Spec{Name: "foo", OrganizationID: "org2", ProjectID: "proj"}, "")
 	if err != nil {
 		t.Fatal(err)
@@ -45,12 +35,11 @@ func TestEnsureProjectAdoptsExisting(t *testing.T) {
 		t.Fatalf("adopted %s, want p-1", p.ID)
 	}
 
-	if n := f.count("POST /v3/projects"); n != 0 {
+	if n := f.Count("POST /v3/projects"); n != 0 {
 		t.Fatalf("created a twin (%d POSTs)", n)
 	}
 
-	body := f.bodyOf("PATCH /v3/projects/p-1")
-	tags, _ := member(t, body, "project")["tags"].([]any)
+	tags, _ := f.Last(t, "PATCH /v3/projects/p-1").JSON(t, "project")["tags"].([]any)
 
 	var got []string
 
@@ -67,11 +56,11 @@ func TestEnsureProjectAdoptsExisting(t *testing.T) {
 func TestEnsureProjectCreatesWhenOnlyNearMisses(t *testing.T) {
 	t.Parallel()
 
-	f := newFakeAPI(t)
-	f.reply("GET", "/v3/projects", 200, map[string]any{"projects": []any{project("p-near", "unikorn-identity-foo-bar")}})
-	f.reply("POST", "/v3/projects", 201, map[string]any{"project": project("p-new", "unikorn-identity-foo", "organization=o")})
+	f := cloudtest.New(t)
+	f.Reply("GET", "/v3/projects", 200, map[string]any{"projects": []any{project("p-near", "unikorn-identity-foo-bar")}})
+	f.Reply("POST", "/v3/projects", 201, map[string]any{"project": project("p-new", "unikorn-identity-foo", "organization=o")})
 
-	p, err := ensureProject(context.Background(), f.client("/v3/"), testDomain, Spec{Name: "foo", OrganizationID: "o"}, "")
+	p, err := ensureProject(context.Background(), keystone(f), fakeDomainID, Spec{Name: "foo", OrganizationID: "o"}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,8 +69,8 @@ func TestEnsureProjectCreatesWhenOnlyNearMisses(t *testing.T) {
 		t.Fatalf("got %s, want the new project", p.ID)
 	}
 
-	body := member(t, f.bodyOf("POST /v3/projects"), "project")
-	if body["name"] != "unikorn-identity-foo" || body["domain_id"] != testDomain {
+	body := f.Last(t, "POST /v3/projects").JSON(t, "project")
+	if body["name"] != "unikorn-identity-foo" || body["domain_id"] != fakeDomainID {
 		t.Fatalf("created %v", body)
 	}
 }
@@ -89,12 +78,12 @@ func TestEnsureProjectCreatesWhenOnlyNearMisses(t *testing.T) {
 func TestEnsureProjectDuplicatesAreAnError(t *testing.T) {
 	t.Parallel()
 
-	f := newFakeAPI(t)
-	f.reply("GET", "/v3/projects", 200, map[string]any{"projects": []any{
+	f := cloudtest.New(t)
+	f.Reply("GET", "/v3/projects", 200, map[string]any{"projects": []any{
 		project("p-b", "unikorn-identity-foo"), project("p-a", "unikorn-identity-foo"),
 	}})
 
-	_, err := ensureProject(context.Background(), f.client("/v3/"), testDomain, Spec{Name: "foo"}, "")
+	_, err := ensureProject(context.Background(), keystone(f), fakeDomainID, Spec{Name: "foo"}, "")
 
 	var dup *naming.DuplicateError
 	if !errors.As(err, &dup) {
@@ -105,7 +94,7 @@ func TestEnsureProjectDuplicatesAreAnError(t *testing.T) {
 		t.Fatalf("duplicate error %q does not name both IDs", err)
 	}
 
-	if f.count("POST /v3/projects") != 0 {
+	if f.Count("POST /v3/projects") != 0 {
 		t.Fatal("created a project despite the duplicates")
 	}
 }
@@ -113,18 +102,18 @@ func TestEnsureProjectDuplicatesAreAnError(t *testing.T) {
 func TestLookupProjectByIDThenName(t *testing.T) {
 	t.Parallel()
 
-	f := newFakeAPI(t)
+	f := cloudtest.New(t)
 	// GET /v3/projects/gone is unhandled: 404.
-	f.reply("GET", "/v3/projects", 200, map[string]any{"projects": []any{project("p-2", "unikorn-identity-foo")}})
+	f.Reply("GET", "/v3/projects", 200, map[string]any{"projects": []any{project("p-2", "unikorn-identity-foo")}})
 
-	p, err := lookupProject(context.Background(), f.client("/v3/"), testDomain, "gone", "foo")
+	p, err := lookupProject(context.Background(), keystone(f), fakeDomainID, "gone", "foo")
 	if err != nil || p == nil || p.ID != "p-2" {
 		t.Fatalf("lookupProject = %v, %v; want p-2 re-found by name", p, err)
 	}
 
-	f.reply("GET", "/v3/projects/other", 200, map[string]any{"project": map[string]any{"id": "other", "name": "x", "domain_id": "elsewhere"}})
+	f.Reply("GET", "/v3/projects/other", 200, map[string]any{"project": map[string]any{"id": "other", "name": "x", "domain_id": "elsewhere"}})
 
-	if _, err := lookupProject(context.Background(), f.client("/v3/"), testDomain, "other", ""); err == nil ||
+	if _, err := lookupProject(context.Background(), keystone(f), fakeDomainID, "other", ""); err == nil ||
 		!strings.Contains(err.Error(), "not in the managed domain") {
 		t.Fatalf("err = %v, want a refusal of a project outside the managed domain", err)
 	}
@@ -135,27 +124,27 @@ func TestEnsureUserAdoptsOrCreates(t *testing.T) {
 
 	ctx := context.Background()
 
-	f := newFakeAPI(t)
-	f.reply("GET", "/v3/users", 200, map[string]any{"users": []any{
-		map[string]any{"id": "u-1", "name": "unikorn-identity-foo", "domain_id": testDomain, "enabled": true},
+	f := cloudtest.New(t)
+	f.Reply("GET", "/v3/users", 200, map[string]any{"users": []any{
+		map[string]any{"id": "u-1", "name": "unikorn-identity-foo", "domain_id": fakeDomainID, "enabled": true},
 	}})
 
-	u, password, err := ensureUser(ctx, f.client("/v3/"), testDomain, "foo", "p-1", "")
+	u, password, err := ensureUser(ctx, keystone(f), fakeDomainID, "foo", "p-1", "")
 	if err != nil || u.ID != "u-1" || password != "" {
 		t.Fatalf("ensureUser = %v, %q, %v; want the adopted u-1 and no password", u, password, err)
 	}
 
-	g := newFakeAPI(t)
-	g.reply("GET", "/v3/users", 200, map[string]any{"users": []any{}})
-	g.reply("POST", "/v3/users", 201, map[string]any{"user": map[string]any{"id": "u-new", "name": "unikorn-identity-foo", "domain_id": testDomain}})
+	g := cloudtest.New(t)
+	g.Reply("GET", "/v3/users", 200, map[string]any{"users": []any{}})
+	g.Reply("POST", "/v3/users", 201, map[string]any{"user": map[string]any{"id": "u-new", "name": "unikorn-identity-foo", "domain_id": fakeDomainID}})
 
-	u, password, err = ensureUser(ctx, g.client("/v3/"), testDomain, "foo", "p-1", "")
+	u, password, err = ensureUser(ctx, keystone(g), fakeDomainID, "foo", "p-1", "")
 	if err != nil || u.ID != "u-new" || len(password) < 40 {
 		t.Fatalf("ensureUser = %v, %d-character password, %v; want a new user with a long random password", u, len(password), err)
 	}
 
-	sent := member(t, g.bodyOf("POST /v3/users"), "user")
-	if sent["password"] != password || sent["default_project_id"] != "p-1" || sent["domain_id"] != testDomain {
+	sent := g.Last(t, "POST /v3/users").JSON(t, "user")
+	if sent["password"] != password || sent["default_project_id"] != "p-1" || sent["domain_id"] != fakeDomainID {
 		t.Fatalf("user created with %v", sent)
 	}
 }
@@ -163,23 +152,20 @@ func TestEnsureUserAdoptsOrCreates(t *testing.T) {
 func TestEnsureUserErrorHidesPassword(t *testing.T) {
 	t.Parallel()
 
-	f := newFakeAPI(t)
-	f.reply("GET", "/v3/users", 200, map[string]any{"users": []any{}})
+	f := cloudtest.New(t)
+	f.Reply("GET", "/v3/users", 200, map[string]any{"users": []any{}})
 	// A server that echoes the request into its error.
-	f.on("POST", "/v3/users", func(w http.ResponseWriter, r *http.Request) {
-		f.mu.Lock()
-		body := string(f.requests[len(f.requests)-1].Body)
-		f.mu.Unlock()
-
-		writeJSON(w, 400, map[string]any{"error": map[string]any{"message": "bad request: " + body}})
+	f.On("POST", "/v3/users", func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		cloudtest.WriteJSON(w, 400, map[string]any{"error": map[string]any{"message": "bad request: " + string(body)}})
 	})
 
-	_, _, err := ensureUser(context.Background(), f.client("/v3/"), testDomain, "foo", "p-1", "")
+	_, _, err := ensureUser(context.Background(), keystone(f), fakeDomainID, "foo", "p-1", "")
 	if err == nil {
 		t.Fatal("expected an error")
 	}
 
-	sent, _ := member(t, f.bodyOf("POST /v3/users"), "user")["password"].(string)
+	sent, _ := f.Last(t, "POST /v3/users").JSON(t, "user")["password"].(string)
 	if sent == "" {
 		t.Fatal("no password sent")
 	}
@@ -193,20 +179,20 @@ func TestFindTrustsFilters(t *testing.T) {
 
 	past := time.Now().Add(-time.Hour).UTC().Format("2006-01-02T15:04:05.000000Z")
 
-	f := newFakeAPI(t)
-	f.reply("GET", "/v3/OS-TRUST/trusts", 200, map[string]any{"trusts": []any{
+	f := cloudtest.New(t)
+	f.Reply("GET", "/v3/OS-TRUST/trusts", 200, map[string]any{"trusts": []any{
 		map[string]any{"id": "t-ok", "trustor_user_id": "u-1", "trustee_user_id": "svc", "project_id": "p-1", "impersonation": true},
 		map[string]any{"id": "t-other-user", "trustor_user_id": "u-2", "trustee_user_id": "svc", "project_id": "p-1"},
 		map[string]any{"id": "t-other-project", "trustor_user_id": "u-1", "trustee_user_id": "svc", "project_id": "p-9"},
 		map[string]any{"id": "t-expired", "trustor_user_id": "u-1", "trustee_user_id": "svc", "project_id": "p-1", "expires_at": past},
 	}})
 
-	got, err := findTrusts(context.Background(), f.client("/v3/"), "svc", "u-1", "p-1")
+	got, err := findTrusts(context.Background(), keystone(f), "svc", "u-1", "p-1")
 	if err != nil || len(got) != 1 || got[0].ID != "t-ok" {
 		t.Fatalf("findTrusts = %+v, %v; want only t-ok", got, err)
 	}
 
-	all, err := findTrusts(context.Background(), f.client("/v3/"), "svc", "u-1", "")
+	all, err := findTrusts(context.Background(), keystone(f), "svc", "u-1", "")
 	if err != nil || len(all) != 2 {
 		t.Fatalf("findTrusts on any project = %+v, %v; want t-ok and t-other-project", all, err)
 	}
@@ -225,28 +211,28 @@ func TestConfigRoles(t *testing.T) {
 		t.Fatalf("unmapped role = %q", got)
 	}
 
-	f := newFakeAPI(t)
-	f.reply("GET", "/v3/roles", 200, map[string]any{"roles": []any{
+	f := cloudtest.New(t)
+	f.Reply("GET", "/v3/roles", 200, map[string]any{"roles": []any{
 		map[string]any{"id": "r-m", "name": "member"},
 		map[string]any{"id": "r-lb", "name": "lb_member"},
 		map[string]any{"id": "r-dom", "name": "manager", "domain_id": "d"}, // domain-specific: not usable
 	}})
 
-	ids, err := cfg.roleIDsFor(context.Background(), f.client("/v3/"), []string{RoleMember, RoleLoadBalancerMember})
+	ids, err := cfg.roleIDsFor(context.Background(), keystone(f), []string{RoleMember, RoleLoadBalancerMember})
 	if err != nil || ids[RoleMember] != "r-m" || ids[RoleLoadBalancerMember] != "r-lb" {
 		t.Fatalf("roleIDsFor = %v, %v", ids, err)
 	}
 
 	// Cached: no second list.
-	if _, err := cfg.roleIDsFor(context.Background(), f.client("/v3/"), []string{RoleMember}); err != nil || f.count("GET /v3/roles") != 1 {
-		t.Fatalf("second resolution listed roles again (%d) or failed: %v", f.count("GET /v3/roles"), err)
+	if _, err := cfg.roleIDsFor(context.Background(), keystone(f), []string{RoleMember}); err != nil || f.Count("GET /v3/roles") != 1 {
+		t.Fatalf("second resolution listed roles again (%d) or failed: %v", f.Count("GET /v3/roles"), err)
 	}
 
 	if name, ok := cfg.roleOf("lb_member"); !ok || name != RoleLoadBalancerMember {
 		t.Fatalf("roleOf(lb_member) = %q, %v", name, ok)
 	}
 
-	_, err = cfg.roleIDsFor(context.Background(), f.client("/v3/"), []string{RoleManager})
+	_, err = cfg.roleIDsFor(context.Background(), keystone(f), []string{RoleManager})
 	if err == nil || !strings.Contains(err.Error(), `"manager"`) || !strings.Contains(err.Error(), "roles argument") {
 		t.Fatalf("err = %v, want a missing-role error that names it and the provider argument", err)
 	}

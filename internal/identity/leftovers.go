@@ -15,6 +15,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/security/groups"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/networks"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/ports"
+	"github.com/gophercloud/gophercloud/v2/pagination"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
@@ -84,7 +85,7 @@ func (e *LeftoversError) Error() string {
 	return b.String()
 }
 
-// regionClients are the privileged clients of one region.
+// regionClients are the clients of one region of a tenant that the leftovers check needs.
 type regionClients struct {
 	region       string
 	compute      *gophercloud.ServiceClient
@@ -92,41 +93,47 @@ type regionClients struct {
 	loadBalancer *gophercloud.ServiceClient
 }
 
-func clientsOf(priv *cloud.Session, region string) (regionClients, error) {
-	rc := regionClients{region: region}
+func clientsOf(t *cloud.Tenant) (regionClients, error) {
+	rc := regionClients{region: t.Region()}
 
 	var err error
 
-	if rc.compute, err = priv.Compute(region); err != nil {
+	if rc.compute, err = t.Compute(); err != nil {
 		return rc, err
 	}
 
-	if rc.network, err = priv.Network(region); err != nil {
+	if rc.network, err = t.Network(); err != nil {
 		return rc, err
 	}
 
-	if rc.loadBalancer, err = priv.LoadBalancer(region); err != nil {
+	if rc.loadBalancer, err = t.LoadBalancer(); err != nil {
 		return rc, err
 	}
 
 	return rc, nil
 }
 
-// clearTenantObjects looks for tenant objects in every served region: it refuses with a
-// *LeftoversError when there are any and force is false, and deletes them in dependency order
-// when force is true.
-func (s *Service) clearTenantObjects(ctx context.Context, priv *cloud.Session, projectID string, force bool) error {
+// clearTenantObjects looks for tenant objects in the identity's project in every served region
+// (priv, in the privileged scope): it refuses with a *LeftoversError when there are any and
+// force is false, and deletes them in dependency order when force is true.
+func (s *Service) clearTenantObjects(ctx context.Context, priv []*cloud.Tenant, force bool) error {
+	if len(priv) == 0 {
+		return nil
+	}
+
+	projectID := priv[0].ProjectID()
+
 	var all []Leftover
 
-	perRegion := map[string]regionClients{}
+	perRegion := make([]regionClients, 0, len(priv))
 
-	for _, region := range s.cloud.Regions() {
-		rc, err := clientsOf(priv, region)
+	for _, t := range priv {
+		rc, err := clientsOf(t)
 		if err != nil {
 			return err
 		}
 
-		perRegion[region] = rc
+		perRegion = append(perRegion, rc)
 
 		found, err := findLeftovers(ctx, rc, projectID)
 		if err != nil {
@@ -148,11 +155,9 @@ func (s *Service) clearTenantObjects(ctx context.Context, priv *cloud.Session, p
 
 	var remaining []Leftover
 
-	for _, region := range s.cloud.Regions() {
-		rc := perRegion[region]
-
+	for _, rc := range perRegion {
 		if err := forceDeleteTenantObjects(ctx, rc, projectID); err != nil {
-			return fmt.Errorf("force_destroy in region %s: %w", region, err)
+			return fmt.Errorf("force_destroy in region %s: %w", rc.region, err)
 		}
 
 		found, err := findLeftovers(ctx, rc, projectID)
@@ -479,115 +484,64 @@ func waitGone(ctx context.Context, get func(context.Context) error) error {
 // The listers below filter by project on the server (an admin sees every project's objects
 // otherwise) and again on the client.
 
+// listOwned lists with pager and drops what foreign says belongs to another project.
+func listOwned[T any](ctx context.Context, pager pagination.Pager, extract func(pagination.Page) ([]T, error), what string,
+	foreign func(T) bool,
+) ([]T, error) {
+	all, err := listAll(ctx, pager, extract, what)
+	if err != nil {
+		return nil, err
+	}
+
+	return slices.DeleteFunc(all, foreign), nil
+}
+
 func listServers(ctx context.Context, sc *gophercloud.ServiceClient, projectID string) ([]servers.Server, error) {
-	pages, err := servers.List(sc, servers.ListOpts{}).AllPages(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("listing servers: %w", err)
-	}
-
-	all, err := servers.ExtractServers(pages)
-	if err != nil {
-		return nil, fmt.Errorf("reading servers: %w", err)
-	}
-
-	return slices.DeleteFunc(all, func(s servers.Server) bool { return s.TenantID != "" && s.TenantID != projectID }), nil
+	return listOwned(ctx, servers.List(sc, servers.ListOpts{}), servers.ExtractServers, "servers",
+		func(s servers.Server) bool { return s.TenantID != "" && s.TenantID != projectID })
 }
 
 func listLoadBalancers(ctx context.Context, sc *gophercloud.ServiceClient, projectID string) ([]loadbalancers.LoadBalancer, error) {
-	pages, err := loadbalancers.List(sc, loadbalancers.ListOpts{ProjectID: projectID}).AllPages(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("listing load balancers: %w", err)
-	}
-
-	all, err := loadbalancers.ExtractLoadBalancers(pages)
-	if err != nil {
-		return nil, fmt.Errorf("reading load balancers: %w", err)
-	}
-
-	return slices.DeleteFunc(all, func(lb loadbalancers.LoadBalancer) bool {
-		return lb.ProjectID != projectID || lb.ProvisioningStatus == "DELETED"
-	}), nil
+	return listOwned(ctx, loadbalancers.List(sc, loadbalancers.ListOpts{ProjectID: projectID}), loadbalancers.ExtractLoadBalancers, "load balancers",
+		func(lb loadbalancers.LoadBalancer) bool {
+			return lb.ProjectID != projectID || lb.ProvisioningStatus == "DELETED"
+		})
 }
 
 func listFloatingIPs(ctx context.Context, sc *gophercloud.ServiceClient, projectID string) ([]floatingips.FloatingIP, error) {
-	pages, err := floatingips.List(sc, floatingips.ListOpts{ProjectID: projectID}).AllPages(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("listing floating IPs: %w", err)
-	}
-
-	all, err := floatingips.ExtractFloatingIPs(pages)
-	if err != nil {
-		return nil, fmt.Errorf("reading floating IPs: %w", err)
-	}
-
-	return slices.DeleteFunc(all, func(f floatingips.FloatingIP) bool {
-		return firstOf(f.ProjectID, f.TenantID) != projectID
-	}), nil
+	return listOwned(ctx, floatingips.List(sc, floatingips.ListOpts{ProjectID: projectID}), floatingips.ExtractFloatingIPs, "floating IPs",
+		func(f floatingips.FloatingIP) bool {
+			return firstOf(f.ProjectID, f.TenantID) != projectID
+		})
 }
 
 func listRouters(ctx context.Context, sc *gophercloud.ServiceClient, projectID string) ([]routers.Router, error) {
-	pages, err := routers.List(sc, routers.ListOpts{ProjectID: projectID}).AllPages(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("listing routers: %w", err)
-	}
-
-	all, err := routers.ExtractRouters(pages)
-	if err != nil {
-		return nil, fmt.Errorf("reading routers: %w", err)
-	}
-
-	return slices.DeleteFunc(all, func(r routers.Router) bool {
-		return firstOf(r.ProjectID, r.TenantID) != projectID
-	}), nil
+	return listOwned(ctx, routers.List(sc, routers.ListOpts{ProjectID: projectID}), routers.ExtractRouters, "routers",
+		func(r routers.Router) bool {
+			return firstOf(r.ProjectID, r.TenantID) != projectID
+		})
 }
 
 func listNetworks(ctx context.Context, sc *gophercloud.ServiceClient, projectID string) ([]networks.Network, error) {
-	pages, err := networks.List(sc, networks.ListOpts{ProjectID: projectID}).AllPages(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("listing networks: %w", err)
-	}
-
-	all, err := networks.ExtractNetworks(pages)
-	if err != nil {
-		return nil, fmt.Errorf("reading networks: %w", err)
-	}
-
-	return slices.DeleteFunc(all, func(n networks.Network) bool {
-		return firstOf(n.ProjectID, n.TenantID) != projectID
-	}), nil
+	return listOwned(ctx, networks.List(sc, networks.ListOpts{ProjectID: projectID}), networks.ExtractNetworks, "networks",
+		func(n networks.Network) bool {
+			return firstOf(n.ProjectID, n.TenantID) != projectID
+		})
 }
 
 func listSecurityGroups(ctx context.Context, sc *gophercloud.ServiceClient, projectID string) ([]groups.SecGroup, error) {
-	pages, err := groups.List(sc, groups.ListOpts{ProjectID: projectID}).AllPages(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("listing security groups: %w", err)
-	}
-
-	all, err := groups.ExtractGroups(pages)
-	if err != nil {
-		return nil, fmt.Errorf("reading security groups: %w", err)
-	}
-
-	return slices.DeleteFunc(all, func(g groups.SecGroup) bool {
-		return firstOf(g.ProjectID, g.TenantID) != projectID
-	}), nil
+	return listOwned(ctx, groups.List(sc, groups.ListOpts{ProjectID: projectID}), groups.ExtractGroups, "security groups",
+		func(g groups.SecGroup) bool {
+			return firstOf(g.ProjectID, g.TenantID) != projectID
+		})
 }
 
 // listPorts lists the ports of projectID, or of device deviceID.
 func listPorts(ctx context.Context, sc *gophercloud.ServiceClient, projectID, deviceID string) ([]ports.Port, error) {
-	pages, err := ports.List(sc, ports.ListOpts{ProjectID: projectID, DeviceID: deviceID}).AllPages(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("listing ports: %w", err)
-	}
-
-	all, err := ports.ExtractPorts(pages)
-	if err != nil {
-		return nil, fmt.Errorf("reading ports: %w", err)
-	}
-
-	return slices.DeleteFunc(all, func(p ports.Port) bool {
-		return (projectID != "" && firstOf(p.ProjectID, p.TenantID) != projectID) || (deviceID != "" && p.DeviceID != deviceID)
-	}), nil
+	return listOwned(ctx, ports.List(sc, ports.ListOpts{ProjectID: projectID, DeviceID: deviceID}), ports.ExtractPorts, "ports",
+		func(p ports.Port) bool {
+			return (projectID != "" && firstOf(p.ProjectID, p.TenantID) != projectID) || (deviceID != "" && p.DeviceID != deviceID)
+		})
 }
 
 func firstOf(values ...string) string {

@@ -10,37 +10,39 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloudtest"
 )
 
 // tenantCloud is a Nova, Neutron and Octavia of one region on the fake, holding a few tenant
 // objects of project p-1 and some of another project (which an admin listing would show).
-func tenantCloud(t *testing.T) (*fakeAPI, regionClients) {
+func tenantCloud(t *testing.T) (*cloudtest.API, regionClients) {
 	t.Helper()
 
-	f := newFakeAPI(t)
+	f := cloudtest.New(t)
 
-	f.reply("GET", "/compute/servers/detail", 200, map[string]any{"servers": []any{
+	f.Reply("GET", "/compute/servers/detail", 200, map[string]any{"servers": []any{
 		map[string]any{"id": "s-1", "name": "web", "tenant_id": "p-1", "status": "ACTIVE"},
 	}})
-	f.reply("GET", "/lb/v2.0/lbaas/loadbalancers", 200, map[string]any{"loadbalancers": []any{
+	f.Reply("GET", "/lb/v2.0/lbaas/loadbalancers", 200, map[string]any{"loadbalancers": []any{
 		map[string]any{"id": "lb-1", "name": "lb-web", "project_id": "p-1", "provisioning_status": "ACTIVE"},
 		map[string]any{"id": "lb-x", "name": "theirs", "project_id": "p-other", "provisioning_status": "ACTIVE"},
 	}})
-	f.reply("GET", "/network/v2.0/floatingips", 200, map[string]any{"floatingips": []any{
+	f.Reply("GET", "/network/v2.0/floatingips", 200, map[string]any{"floatingips": []any{
 		map[string]any{"id": "fip-1", "floating_ip_address": "203.0.113.5", "project_id": "p-1"},
 	}})
-	f.reply("GET", "/network/v2.0/routers", 200, map[string]any{"routers": []any{
+	f.Reply("GET", "/network/v2.0/routers", 200, map[string]any{"routers": []any{
 		map[string]any{"id": "r-1", "name": "network-a", "project_id": "p-1"},
 	}})
-	f.reply("GET", "/network/v2.0/networks", 200, map[string]any{"networks": []any{
+	f.Reply("GET", "/network/v2.0/networks", 200, map[string]any{"networks": []any{
 		map[string]any{"id": "n-1", "name": "network-a", "project_id": "p-1"},
 		map[string]any{"id": "n-shared", "name": "public", "project_id": "p-admin"},
 	}})
-	f.reply("GET", "/network/v2.0/security-groups", 200, map[string]any{"security_groups": []any{
+	f.Reply("GET", "/network/v2.0/security-groups", 200, map[string]any{"security_groups": []any{
 		map[string]any{"id": "sg-def", "name": "default", "project_id": "p-1"},
 		map[string]any{"id": "sg-1", "name": "securitygroup-a", "project_id": "p-1"},
 	}})
-	f.on("GET", "/network/v2.0/ports", func(w http.ResponseWriter, r *http.Request) {
+	f.On("GET", "/network/v2.0/ports", func(w http.ResponseWriter, r *http.Request) {
 		all := []any{
 			map[string]any{"id": "port-srv", "project_id": "p-1", "device_owner": "compute:nova", "device_id": "s-1"},
 			map[string]any{"id": "port-rif", "project_id": "p-1", "device_owner": "network:router_interface", "device_id": "r-1"},
@@ -55,14 +57,14 @@ func tenantCloud(t *testing.T) (*fakeAPI, regionClients) {
 			})
 		}
 
-		writeJSON(w, 200, map[string]any{"ports": all})
+		cloudtest.WriteJSON(w, 200, map[string]any{"ports": all})
 	})
 
 	return f, regionClients{
 		region:       "RegionTwo",
-		compute:      f.client("/compute/"),
-		network:      f.client("/network/v2.0/"),
-		loadBalancer: f.client("/lb/v2.0/"),
+		compute:      f.ServiceClient("/compute/", "/compute/"),
+		network:      f.ServiceClient("/network/v2.0/", "/network/v2.0/"),
+		loadBalancer: f.ServiceClient("/lb/v2.0/", "/lb/v2.0/"),
 	}
 }
 
@@ -91,10 +93,10 @@ func TestFindLeftovers(t *testing.T) {
 	}
 
 	// Every Neutron and Octavia list asks for the project only.
-	for _, r := range f.requests {
+	for _, r := range f.Requests() {
 		if strings.HasPrefix(r.Path, "/network/") || strings.HasPrefix(r.Path, "/lb/") {
-			if !strings.Contains(r.Query, "project_id=p-1") {
-				t.Fatalf("%s %s?%s lists without the project filter", r.Method, r.Path, r.Query)
+			if r.Query.Get("project_id") != "p-1" {
+				t.Fatalf("%s?%s lists without the project filter", r, r.Query.Encode())
 			}
 		}
 	}
@@ -157,33 +159,27 @@ func TestForceDeleteOrder(t *testing.T) {
 				return
 			}
 
-			writeJSON(w, 200, body)
+			cloudtest.WriteJSON(w, 200, body)
 		}
 	}
 
-	f.on("DELETE", "/lb/v2.0/lbaas/loadbalancers/lb-1", gone("lb-1"))
-	f.on("GET", "/lb/v2.0/lbaas/loadbalancers/lb-1", getOrGone("lb-1",
+	f.On("DELETE", "/lb/v2.0/lbaas/loadbalancers/lb-1", gone("lb-1"))
+	f.On("GET", "/lb/v2.0/lbaas/loadbalancers/lb-1", getOrGone("lb-1",
 		map[string]any{"loadbalancer": map[string]any{"id": "lb-1", "provisioning_status": "ACTIVE"}}))
-	f.on("DELETE", "/compute/servers/s-1", gone("s-1"))
-	f.on("GET", "/compute/servers/s-1", getOrGone("s-1", map[string]any{"server": map[string]any{"id": "s-1", "status": "ACTIVE"}}))
-	f.on("DELETE", "/network/v2.0/floatingips/fip-1", gone("fip-1"))
-	f.reply("PUT", "/network/v2.0/routers/r-1/remove_router_interface", 200, map[string]any{"id": "r-1"})
-	f.on("DELETE", "/network/v2.0/routers/r-1", gone("r-1"))
-	f.on("DELETE", "/network/v2.0/networks/n-1", gone("n-1"))
-	f.on("DELETE", "/network/v2.0/security-groups/sg-1", gone("sg-1"))
+	f.On("DELETE", "/compute/servers/s-1", gone("s-1"))
+	f.On("GET", "/compute/servers/s-1", getOrGone("s-1", map[string]any{"server": map[string]any{"id": "s-1", "status": "ACTIVE"}}))
+	f.On("DELETE", "/network/v2.0/floatingips/fip-1", gone("fip-1"))
+	f.Reply("PUT", "/network/v2.0/routers/r-1/remove_router_interface", 200, map[string]any{"id": "r-1"})
+	f.On("DELETE", "/network/v2.0/routers/r-1", gone("r-1"))
+	f.On("DELETE", "/network/v2.0/networks/n-1", gone("n-1"))
+	f.On("DELETE", "/network/v2.0/security-groups/sg-1", gone("sg-1"))
 	// Ports answer 404 on delete here: already gone with their owners, which is fine.
 
 	if err := forceDeleteTenantObjects(context.Background(), rc, "p-1"); err != nil {
 		t.Fatal(err)
 	}
 
-	var mutations []string
-
-	for _, c := range f.calls() {
-		if !strings.HasPrefix(c, "GET ") {
-			mutations = append(mutations, c)
-		}
-	}
+	mutations := mutations(f)
 
 	order := []string{
 		"DELETE /lb/v2.0/lbaas/loadbalancers/lb-1",
@@ -211,14 +207,13 @@ func TestForceDeleteOrder(t *testing.T) {
 		t.Fatal("force delete removed the default security group early (it goes last, before the project)")
 	}
 
-	if lb := f.bodyOf("DELETE /lb/v2.0/lbaas/loadbalancers/lb-1"); lb != nil {
-		t.Fatalf("unexpected body %v", lb)
+	lbDelete := f.Last(t, "DELETE /lb/v2.0/lbaas/loadbalancers/lb-1")
+	if len(lbDelete.Body) != 0 {
+		t.Fatalf("unexpected body %s", lbDelete.Body)
 	}
 
-	for _, r := range f.requests {
-		if r.Method == "DELETE" && r.Path == "/lb/v2.0/lbaas/loadbalancers/lb-1" && r.Query != "cascade=true" {
-			t.Fatalf("load balancer deleted without cascade (%q)", r.Query)
-		}
+	if q := lbDelete.Query.Encode(); q != "cascade=true" {
+		t.Fatalf("load balancer deleted without cascade (%q)", q)
 	}
 }
 
@@ -226,7 +221,7 @@ func TestDeleteDefaultSecurityGroups(t *testing.T) {
 	t.Parallel()
 
 	f, rc := tenantCloud(t)
-	f.on("DELETE", "/network/v2.0/security-groups/sg-def", func(w http.ResponseWriter, _ *http.Request) {
+	f.On("DELETE", "/network/v2.0/security-groups/sg-def", func(w http.ResponseWriter, _ *http.Request) {
 		w.WriteHeader(http.StatusNoContent)
 	})
 
@@ -234,7 +229,7 @@ func TestDeleteDefaultSecurityGroups(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if f.count("DELETE /network/v2.0/security-groups/sg-def") != 1 || f.count("DELETE /network/v2.0/security-groups/sg-1") != 0 {
-		t.Fatalf("calls %v: want only the default group deleted", f.calls())
+	if f.Count("DELETE /network/v2.0/security-groups/sg-def") != 1 || f.Count("DELETE /network/v2.0/security-groups/sg-1") != 0 {
+		t.Fatalf("calls %v: want only the default group deleted", f.Calls())
 	}
 }

@@ -34,14 +34,9 @@ func findServerGroup(ctx context.Context, sc *gophercloud.ServiceClient, name st
 
 // listServerGroups lists the project's server groups named exactly name.
 func listServerGroups(ctx context.Context, sc *gophercloud.ServiceClient, name string) ([]servergroups.ServerGroup, error) {
-	pages, err := servergroups.List(sc, servergroups.ListOpts{}).AllPages(ctx)
+	all, err := listAll(ctx, servergroups.List(sc, servergroups.ListOpts{}), servergroups.ExtractServerGroups, "server groups")
 	if err != nil {
-		return nil, fmt.Errorf("listing server groups: %w", err)
-	}
-
-	all, err := servergroups.ExtractServerGroups(pages)
-	if err != nil {
-		return nil, fmt.Errorf("reading server groups: %w", err)
+		return nil, err
 	}
 
 	return naming.Exact(all, name, func(g servergroups.ServerGroup) string { return g.Name }), nil

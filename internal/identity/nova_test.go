@@ -9,6 +9,8 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/config/clouds"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloudtest"
 )
 
 func TestEnsureServerGroup(t *testing.T) {
@@ -20,18 +22,18 @@ func TestEnsureServerGroup(t *testing.T) {
 	t.Run("keeps a group with the policy, ignoring near misses", func(t *testing.T) {
 		t.Parallel()
 
-		f := newFakeAPI(t)
-		f.reply("GET", "/compute/os-server-groups", 200, groups(
+		f := cloudtest.New(t)
+		f.Reply("GET", "/compute/os-server-groups", 200, groups(
 			map[string]any{"id": "sg-near", "name": "unikorn-identity-foo-2", "policy": "affinity"},
 			map[string]any{"id": "sg-1", "name": "unikorn-identity-foo", "policy": "soft-anti-affinity"},
 		))
 
-		id, err := ensureServerGroup(ctx, f.client("/compute/"), "unikorn-identity-foo", "soft-anti-affinity")
+		id, err := ensureServerGroup(ctx, f.ServiceClient("/compute/", "/compute/"), "unikorn-identity-foo", "soft-anti-affinity")
 		if err != nil || id != "sg-1" {
 			t.Fatalf("ensureServerGroup = %q, %v", id, err)
 		}
 
-		if f.count("POST /compute/os-server-groups") != 0 {
+		if f.Count("POST /compute/os-server-groups") != 0 {
 			t.Fatal("made a twin")
 		}
 	})
@@ -39,19 +41,19 @@ func TestEnsureServerGroup(t *testing.T) {
 	t.Run("replaces a group with another policy", func(t *testing.T) {
 		t.Parallel()
 
-		f := newFakeAPI(t)
-		f.reply("GET", "/compute/os-server-groups", 200, groups(
+		f := cloudtest.New(t)
+		f.Reply("GET", "/compute/os-server-groups", 200, groups(
 			map[string]any{"id": "sg-1", "name": "unikorn-identity-foo", "policies": []string{"affinity"}},
 		))
-		f.reply("DELETE", "/compute/os-server-groups/sg-1", 204, nil)
-		f.reply("POST", "/compute/os-server-groups", 200, map[string]any{"server_group": map[string]any{"id": "sg-2", "name": "unikorn-identity-foo"}})
+		f.Reply("DELETE", "/compute/os-server-groups/sg-1", 204, nil)
+		f.Reply("POST", "/compute/os-server-groups", 200, map[string]any{"server_group": map[string]any{"id": "sg-2", "name": "unikorn-identity-foo"}})
 
-		id, err := ensureServerGroup(ctx, f.client("/compute/"), "unikorn-identity-foo", "anti-affinity")
+		id, err := ensureServerGroup(ctx, f.ServiceClient("/compute/", "/compute/"), "unikorn-identity-foo", "anti-affinity")
 		if err != nil || id != "sg-2" {
 			t.Fatalf("ensureServerGroup = %q, %v", id, err)
 		}
 
-		sent := member(t, f.bodyOf("POST /compute/os-server-groups"), "server_group")
+		sent := f.Last(t, "POST /compute/os-server-groups").JSON(t, "server_group")
 		if sent["policy"] != "anti-affinity" || sent["policies"] != nil {
 			t.Fatalf("created with %v, want the 2.64+ policy field", sent)
 		}
@@ -60,13 +62,13 @@ func TestEnsureServerGroup(t *testing.T) {
 	t.Run("two groups of the name are an error", func(t *testing.T) {
 		t.Parallel()
 
-		f := newFakeAPI(t)
-		f.reply("GET", "/compute/os-server-groups", 200, groups(
+		f := cloudtest.New(t)
+		f.Reply("GET", "/compute/os-server-groups", 200, groups(
 			map[string]any{"id": "sg-1", "name": "unikorn-identity-foo"},
 			map[string]any{"id": "sg-2", "name": "unikorn-identity-foo"},
 		))
 
-		_, err := ensureServerGroup(ctx, f.client("/compute/"), "unikorn-identity-foo", "affinity")
+		_, err := ensureServerGroup(ctx, f.ServiceClient("/compute/", "/compute/"), "unikorn-identity-foo", "affinity")
 
 		var dup *naming.DuplicateError
 		if !errors.As(err, &dup) {
@@ -77,13 +79,13 @@ func TestEnsureServerGroup(t *testing.T) {
 	t.Run("no policy deletes the group", func(t *testing.T) {
 		t.Parallel()
 
-		f := newFakeAPI(t)
-		f.reply("GET", "/compute/os-server-groups", 200, groups(map[string]any{"id": "sg-1", "name": "unikorn-identity-foo"}))
-		f.reply("DELETE", "/compute/os-server-groups/sg-1", 204, nil)
+		f := cloudtest.New(t)
+		f.Reply("GET", "/compute/os-server-groups", 200, groups(map[string]any{"id": "sg-1", "name": "unikorn-identity-foo"}))
+		f.Reply("DELETE", "/compute/os-server-groups/sg-1", 204, nil)
 
-		id, err := ensureServerGroup(ctx, f.client("/compute/"), "unikorn-identity-foo", "")
-		if err != nil || id != "" || f.count("DELETE /compute/os-server-groups/sg-1") != 1 {
-			t.Fatalf("ensureServerGroup = %q, %v; calls %v", id, err, f.calls())
+		id, err := ensureServerGroup(ctx, f.ServiceClient("/compute/", "/compute/"), "unikorn-identity-foo", "")
+		if err != nil || id != "" || f.Count("DELETE /compute/os-server-groups/sg-1") != 1 {
+			t.Fatalf("ensureServerGroup = %q, %v; calls %v", id, err, f.Calls())
 		}
 	})
 }
@@ -94,33 +96,33 @@ func TestEnsureKeypair(t *testing.T) {
 	ctx := context.Background()
 	key := "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKey1 alice@example"
 
-	f := newFakeAPI(t)
-	f.reply("GET", "/compute/os-keypairs/unikorn-openstack-provider", 200, map[string]any{"keypair": map[string]any{
+	f := cloudtest.New(t)
+	f.Reply("GET", "/compute/os-keypairs/unikorn-openstack-provider", 200, map[string]any{"keypair": map[string]any{
 		"name": "unikorn-openstack-provider", "public_key": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKey1 other-comment\n",
 	}})
 
 	// Same key, other comment: kept.
-	if err := ensureKeypair(ctx, f.client("/compute/"), naming.KeypairName, key); err != nil {
+	if err := ensureKeypair(ctx, f.ServiceClient("/compute/", "/compute/"), naming.KeypairName, key); err != nil {
 		t.Fatal(err)
 	}
 
-	if n := len(f.calls()); n != 1 {
-		t.Fatalf("calls %v, want only the lookup", f.calls())
+	if n := len(f.Calls()); n != 1 {
+		t.Fatalf("calls %v, want only the lookup", f.Calls())
 	}
 
 	// Another key: replaced.
-	f.reply("DELETE", "/compute/os-keypairs/unikorn-openstack-provider", 202, nil)
-	f.reply("POST", "/compute/os-keypairs", 200, map[string]any{"keypair": map[string]any{"name": "unikorn-openstack-provider"}})
+	f.Reply("DELETE", "/compute/os-keypairs/unikorn-openstack-provider", 202, nil)
+	f.Reply("POST", "/compute/os-keypairs", 200, map[string]any{"keypair": map[string]any{"name": "unikorn-openstack-provider"}})
 
-	if err := ensureKeypair(ctx, f.client("/compute/"), naming.KeypairName, "ssh-ed25519 AAAAOther"); err != nil {
+	if err := ensureKeypair(ctx, f.ServiceClient("/compute/", "/compute/"), naming.KeypairName, "ssh-ed25519 AAAAOther"); err != nil {
 		t.Fatal(err)
 	}
 
-	if f.count("DELETE /compute/os-keypairs/unikorn-openstack-provider") != 1 || f.count("POST /compute/os-keypairs") != 1 {
-		t.Fatalf("calls %v, want delete then import", f.calls())
+	if f.Count("DELETE /compute/os-keypairs/unikorn-openstack-provider") != 1 || f.Count("POST /compute/os-keypairs") != 1 {
+		t.Fatalf("calls %v, want delete then import", f.Calls())
 	}
 
-	sent := member(t, f.bodyOf("POST /compute/os-keypairs"), "keypair")
+	sent := f.Last(t, "POST /compute/os-keypairs").JSON(t, "keypair")
 	if sent["public_key"] != "ssh-ed25519 AAAAOther" || sent["private_key"] != nil {
 		t.Fatalf("imported %v", sent)
 	}
@@ -182,22 +184,6 @@ func TestNamePattern(t *testing.T) {
 			if err := naming.ValidateName(naming.KindIdentity, name); err != nil {
 				t.Errorf("%q passes the schema but not the naming contract: %v", name, err)
 			}
-		}
-	}
-}
-
-func TestSSHPublicKeyPattern(t *testing.T) {
-	t.Parallel()
-
-	for key, ok := range map[string]bool{
-		"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIA== me@host": true,
-		"ssh-rsa AAAAB3NzaC1yc2E=\n":                       true,
-		"ecdsa-sha2-nistp256 AAAAE2VjZHNh":                 true,
-		"-----BEGIN OPENSSH PRIVATE KEY-----":              false,
-		"not a key":                                        false,
-	} {
-		if sshPublicKeyPattern.MatchString(key) != ok {
-			t.Errorf("sshPublicKeyPattern(%q) = %v, want %v", key, !ok, ok)
 		}
 	}
 }

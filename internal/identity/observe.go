@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/projects"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
@@ -40,19 +41,7 @@ type Ref struct {
 // region's (in the order served) that differs from want, so that drift anywhere shows. want may
 // be nil (import).
 func (s *Service) Observe(ctx context.Context, ref Ref, want Quotas) (*Identity, error) {
-	c := s.cloud
-
-	domainID, err := c.ManagedDomainID(ctx)
-	if err != nil {
-		return nil, err
-	}
-
-	mgr, err := c.Manager(ctx)
-	if err != nil {
-		return nil, err
-	}
-
-	sc, err := mgr.Keystone()
+	sc, domainID, err := s.manager(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -62,10 +51,9 @@ func (s *Service) Observe(ctx context.Context, ref Ref, want Quotas) (*Identity,
 		return nil, err
 	}
 
-	name, ok := strings.CutPrefix(project.Name, naming.IdentityPrefix)
-	if !ok {
-		return nil, fmt.Errorf("keystone project %s (%q) is not an identity project: its name does not start with %q",
-			project.ID, project.Name, naming.IdentityPrefix)
+	name, err := identityName(project)
+	if err != nil {
+		return nil, err
 	}
 
 	out := &Identity{ProjectID: project.ID, Name: name, Description: project.Description}
@@ -105,6 +93,70 @@ func (s *Service) Observe(ctx context.Context, ref Ref, want Quotas) (*Identity,
 	}
 
 	return out, nil
+}
+
+// Locate finds an identity for import by its Keystone project ID, its name or its project's
+// name (unikorn-identity-<name>), in the managed domain: the ID is tried first. The Located
+// ID and ProjectID are the project's ID; Name is the identity's name.
+func (s *Service) Locate(ctx context.Context, idOrName string) (cloud.Located, error) {
+	sc, domainID, err := s.manager(ctx)
+	if err != nil {
+		return cloud.Located{}, err
+	}
+
+	name := ""
+	if n := strings.TrimPrefix(idOrName, naming.IdentityPrefix); NamePattern.MatchString(n) {
+		name = n
+	}
+
+	project, err := lookupProject(ctx, sc, domainID, idOrName, name)
+	if err != nil {
+		return cloud.Located{}, err
+	}
+
+	if project == nil {
+		return cloud.Located{}, fmt.Errorf("no identity project with the ID or name %q in the managed domain", idOrName)
+	}
+
+	if name, err = identityName(project); err != nil {
+		return cloud.Located{}, err
+	}
+
+	return cloud.Located{ID: project.ID, ProjectID: project.ID, Name: name}, nil
+}
+
+// List lists the identities of the managed domain: its projects named unikorn-identity-<name>.
+func (s *Service) List(ctx context.Context) ([]cloud.Located, error) {
+	sc, domainID, err := s.manager(ctx)
+	if err != nil {
+		return nil, err
+	}
+
+	all, err := listAll(ctx, projects.List(sc, projects.ListOpts{DomainID: domainID}), projects.ExtractProjects, "the Keystone projects of the managed domain")
+	if err != nil {
+		return nil, err
+	}
+
+	var out []cloud.Located
+
+	for _, p := range all {
+		if name, err := identityName(&p); err == nil {
+			out = append(out, cloud.Located{ID: p.ID, ProjectID: p.ID, Name: name})
+		}
+	}
+
+	return out, nil
+}
+
+// identityName is the identity's name of its project: the project's name without the prefix.
+func identityName(p *projects.Project) (string, error) {
+	name, ok := strings.CutPrefix(p.Name, naming.IdentityPrefix)
+	if !ok {
+		return "", fmt.Errorf("keystone project %s (%q) is not an identity project: its name does not start with %q",
+			p.ID, p.Name, naming.IdentityPrefix)
+	}
+
+	return name, nil
 }
 
 // userRoles are the role names (of the mapping) directly granted to userID on projectID.
@@ -195,10 +247,8 @@ func (s *Service) observeCredentials(ctx context.Context, sc *gophercloud.Servic
 
 // observeNova reads the server group and keypair of every served region through the trust.
 func (s *Service) observeNova(ctx context.Context, out *Identity) error {
-	c := s.cloud
-
-	sess := s.usableIdentityScope(ctx, out.ProjectID)
-	if sess == nil {
+	ts := s.usableIdentityScope(ctx, out.ProjectID)
+	if ts == nil {
 		// The trust exists but cannot be used (e.g. its roles were revoked): report what
 		// can be seen, and let the next apply repair the trust.
 		out.TrustID = ""
@@ -209,19 +259,19 @@ func (s *Service) observeNova(ctx context.Context, out *Identity) error {
 	out.NovaChecked = true
 	out.ServerGroups = map[string]string{}
 
-	for i, region := range c.Regions() {
-		compute, err := sess.Compute(region)
+	for i, t := range ts {
+		compute, err := t.Compute()
 		if err != nil {
 			return err
 		}
 
 		sg, err := findServerGroup(ctx, compute, naming.IdentityServerGroup(out.Name))
 		if err != nil {
-			return fmt.Errorf("server group in region %s: %w", region, err)
+			return fmt.Errorf("server group in region %s: %w", t.Region(), err)
 		}
 
 		if sg != nil {
-			out.ServerGroups[region] = sg.ID
+			out.ServerGroups[t.Region()] = sg.ID
 			if i == 0 || out.ServerGroupPolicy == "" {
 				out.ServerGroupPolicy = serverGroupPolicy(*sg)
 			}
@@ -229,7 +279,7 @@ func (s *Service) observeNova(ctx context.Context, out *Identity) error {
 
 		kp, err := getKeypair(ctx, compute, naming.KeypairName)
 		if err != nil {
-			return fmt.Errorf("keypair in region %s: %w", region, err)
+			return fmt.Errorf("keypair in region %s: %w", t.Region(), err)
 		}
 
 		if kp != nil {
@@ -238,7 +288,7 @@ func (s *Service) observeNova(ctx context.Context, out *Identity) error {
 			}
 
 			if sameKey(kp.PublicKey, out.SSHPublicKey) {
-				out.Keypairs = append(out.Keypairs, region)
+				out.Keypairs = append(out.Keypairs, t.Region())
 			}
 		}
 	}
@@ -246,15 +296,15 @@ func (s *Service) observeNova(ctx context.Context, out *Identity) error {
 	return nil
 }
 
-// usableIdentityScope is the identity scope of projectID, or nil (logged) when the trust
-// cannot be used.
-func (s *Service) usableIdentityScope(ctx context.Context, projectID string) *cloud.Session {
-	sess, err := s.cloud.Identity(ctx, projectID)
+// usableIdentityScope binds the identity's project in every served region through the trust,
+// or is nil (logged) when the trust cannot be used.
+func (s *Service) usableIdentityScope(ctx context.Context, projectID string) []*cloud.Tenant {
+	ts, err := s.tenants(ctx, projectID, cloud.AsIdentity)
 	if err != nil {
 		tflog.Warn(ctx, "Cannot act in the identity scope", map[string]any{"error": err.Error()})
 
 		return nil
 	}
 
-	return sess
+	return ts
 }

@@ -41,7 +41,7 @@ type QuotaGroup struct {
 	Description string
 	Fields      []QuotaField
 
-	client   func(s *cloud.Session, region string) (*gophercloud.ServiceClient, error)
+	client   func(t *cloud.Tenant) (*gophercloud.ServiceClient, error)
 	path     []string // URL parts before the project ID
 	envelope string   // JSON key around the quotas
 }
@@ -59,7 +59,7 @@ var QuotaGroups = []QuotaGroup{
 			{"snapshots", "Number of volume snapshots."},
 			{"volumes", "Number of volumes."},
 		},
-		client:   (*cloud.Session).BlockStorage,
+		client:   (*cloud.Tenant).BlockStorage,
 		path:     []string{"os-quota-sets"},
 		envelope: "quota_set",
 	},
@@ -74,7 +74,7 @@ var QuotaGroups = []QuotaGroup{
 			{"server_group_members", "Number of servers per server group."},
 			{"server_groups", "Number of server groups."},
 		},
-		client:   (*cloud.Session).Compute,
+		client:   (*cloud.Tenant).Compute,
 		path:     []string{"os-quota-sets"},
 		envelope: "quota_set",
 	},
@@ -87,7 +87,7 @@ var QuotaGroups = []QuotaGroup{
 			{"member", "Number of pool members."},
 			{"pool", "Number of pools."},
 		},
-		client:   (*cloud.Session).LoadBalancer,
+		client:   (*cloud.Tenant).LoadBalancer,
 		path:     []string{"lbaas", "quotas"},
 		envelope: "quota",
 	},
@@ -104,7 +104,7 @@ var QuotaGroups = []QuotaGroup{
 			{"subnet", "Number of subnets."},
 			{"subnetpool", "Number of subnet pools."},
 		},
-		client:   (*cloud.Session).Network,
+		client:   (*cloud.Tenant).Network,
 		path:     []string{"quotas"},
 		envelope: "quota",
 	},
@@ -252,28 +252,11 @@ func deleteQuotas(ctx context.Context, sc *gophercloud.ServiceClient, g QuotaGro
 // applyQuotas sets q in every served region, in the privileged scope, and returns the quotas
 // the services answered with, merged over the regions as by mergeQuotas.
 func (s *Service) applyQuotas(ctx context.Context, projectID string, q Quotas) (Quotas, error) {
-	priv, err := s.cloud.Privileged(ctx, projectID)
+	perRegion, err := s.eachQuotaGroup(ctx, projectID, func(ctx context.Context, sc *gophercloud.ServiceClient, g QuotaGroup) (map[string]int64, error) {
+		return putQuotas(ctx, sc, g, projectID, q)
+	})
 	if err != nil {
 		return nil, err
-	}
-
-	var perRegion []Quotas
-
-	for _, region := range s.cloud.Regions() {
-		got := Quotas{}
-
-		for _, g := range QuotaGroups {
-			sc, err := g.client(priv, region)
-			if err != nil {
-				return nil, err
-			}
-
-			if got[g.Name], err = putQuotas(ctx, sc, g, projectID, q); err != nil {
-				return nil, fmt.Errorf("region %s: %w", region, err)
-			}
-		}
-
-		perRegion = append(perRegion, got)
 	}
 
 	tflog.Debug(ctx, "Set the identity's quotas", map[string]any{"regions": s.cloud.Regions()})
@@ -283,50 +266,61 @@ func (s *Service) applyQuotas(ctx context.Context, projectID string, q Quotas) (
 
 // readQuotas reads the quotas of every served region and merges them (see mergeQuotas).
 func (s *Service) readQuotas(ctx context.Context, projectID string, want Quotas) (Quotas, error) {
-	priv, err := s.cloud.Privileged(ctx, projectID)
+	perRegion, err := s.regionQuotas(ctx, projectID)
 	if err != nil {
 		return nil, err
 	}
 
-	var perRegion []Quotas
+	return mergeQuotas(perRegion, want), nil
+}
 
-	for _, region := range s.cloud.Regions() {
+// regionQuotas reads the quotas of every served region, in the order served.
+func (s *Service) regionQuotas(ctx context.Context, projectID string) ([]Quotas, error) {
+	return s.eachQuotaGroup(ctx, projectID, func(ctx context.Context, sc *gophercloud.ServiceClient, g QuotaGroup) (map[string]int64, error) {
+		return getQuotas(ctx, sc, g, projectID)
+	})
+}
+
+// resetQuotas removes the project's quota records in every served region, so that no service
+// keeps a row for a project that is about to disappear.
+func (s *Service) resetQuotas(ctx context.Context, projectID string) error {
+	_, err := s.eachQuotaGroup(ctx, projectID, func(ctx context.Context, sc *gophercloud.ServiceClient, g QuotaGroup) (map[string]int64, error) {
+		return nil, deleteQuotas(ctx, sc, g, projectID)
+	})
+
+	return err
+}
+
+// eachQuotaGroup calls do with the client of every quota group in every served region, in the
+// privileged scope, and collects what it returns: one Quotas per region, in the order served.
+func (s *Service) eachQuotaGroup(ctx context.Context, projectID string,
+	do func(ctx context.Context, sc *gophercloud.ServiceClient, g QuotaGroup) (map[string]int64, error),
+) ([]Quotas, error) {
+	ts, err := s.tenants(ctx, projectID, cloud.Privileged)
+	if err != nil {
+		return nil, err
+	}
+
+	perRegion := make([]Quotas, 0, len(ts))
+
+	for _, t := range ts {
 		q := Quotas{}
 
 		for _, g := range QuotaGroups {
-			sc, err := g.client(priv, region)
+			sc, err := g.client(t)
 			if err != nil {
 				return nil, err
 			}
 
-			if q[g.Name], err = getQuotas(ctx, sc, g, projectID); err != nil {
-				return nil, fmt.Errorf("region %s: %w", region, err)
+			if q[g.Name], err = do(ctx, sc, g); err != nil {
+				return nil, fmt.Errorf("region %s: %w", t.Region(), err)
 			}
 		}
 
 		perRegion = append(perRegion, q)
 	}
 
-	return mergeQuotas(perRegion, want), nil
-}
-
-// resetQuotas removes the project's quota records in every served region, so that no service
-// keeps a row for a project that is about to disappear.
-func (s *Service) resetQuotas(ctx context.Context, priv *cloud.Session, projectID string) error {
-	for _, region := range s.cloud.Regions() {
-		for _, g := range QuotaGroups {
-			sc, err := g.client(priv, region)
-			if err != nil {
-				return err
-			}
-
-			if err := deleteQuotas(ctx, sc, g, projectID); err != nil {
-				return fmt.Errorf("region %s: %w", region, err)
-			}
-		}
-	}
-
-	return nil
+	return perRegion, nil
 }
 
 // mergeQuotas folds the quotas of several regions into one: for each quota, the value of the

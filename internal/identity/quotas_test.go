@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloudtest"
 )
 
 func groupOf(t *testing.T, name string) QuotaGroup {
@@ -88,13 +90,13 @@ func TestQuotaParse(t *testing.T) {
 func TestPutQuotasSendsEveryField(t *testing.T) {
 	t.Parallel()
 
-	f := newFakeAPI(t)
-	f.reply("PUT", "/network/v2.0/quotas/p-1", 200, map[string]any{"quota": map[string]any{"port": 7, "network": -1}})
+	f := cloudtest.New(t)
+	f.Reply("PUT", "/network/v2.0/quotas/p-1", 200, map[string]any{"quota": map[string]any{"port": 7, "network": -1}})
 
 	q := UnlimitedQuotas()
 	q[QuotaNetwork]["port"] = 7
 
-	got, err := putQuotas(context.Background(), f.client("/network/v2.0/"), groupOf(t, QuotaNetwork), "p-1", q)
+	got, err := putQuotas(context.Background(), f.ServiceClient("/network/v2.0/", "/network/v2.0/"), groupOf(t, QuotaNetwork), "p-1", q)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,15 +105,15 @@ func TestPutQuotasSendsEveryField(t *testing.T) {
 		t.Fatalf("answer parsed as %v", got)
 	}
 
-	sent := member(t, f.bodyOf("PUT /network/v2.0/quotas/p-1"), "quota")
+	sent := f.Last(t, "PUT /network/v2.0/quotas/p-1").JSON(t, "quota")
 	if len(sent) != 9 || sent["port"] != float64(7) || sent["subnetpool"] != float64(-1) {
 		t.Fatalf("sent %v, want all 9 Neutron quotas", sent)
 	}
 
-	g := newFakeAPI(t)
-	g.reply("PUT", "/lb/v2.0/lbaas/quotas/p-1", 202, map[string]any{"quota": map[string]any{"load_balancer": 2}})
+	g := cloudtest.New(t)
+	g.Reply("PUT", "/lb/v2.0/lbaas/quotas/p-1", 202, map[string]any{"quota": map[string]any{"load_balancer": 2}})
 
-	if _, err := putQuotas(context.Background(), g.client("/lb/v2.0/"), groupOf(t, QuotaLoadBalancer), "p-1", q); err != nil {
+	if _, err := putQuotas(context.Background(), g.ServiceClient("/lb/v2.0/", "/lb/v2.0/"), groupOf(t, QuotaLoadBalancer), "p-1", q); err != nil {
 		t.Fatalf("octavia quotas at /v2.0/lbaas/quotas: %v", err)
 	}
 }

@@ -35,6 +35,50 @@ type cloudExpect struct {
 	policy      string                      // server group policy, "" for none
 }
 
+// identityArgs are the arguments of the unikorn_identity under test; empty ones are left out.
+type identityArgs struct {
+	description, organizationID, unikornProjectID string
+	roles                                         []string
+	quotas                                        string // the HCL object of `quotas`
+	serverGroup                                   string // the HCL object of `server_group`
+	sshPublicKey, expiresAt                       string
+	forceDestroy                                  bool
+}
+
+// config is the configuration of identity name with a.
+func (a identityArgs) config(name string) string {
+	var b strings.Builder
+
+	fmt.Fprintf(&b, "resource \"unikorn_identity\" \"test\" {\n  name = %q\n", name)
+
+	for _, arg := range []struct{ key, value string }{
+		{"description", a.description}, {"organization_id", a.organizationID}, {"unikorn_project_id", a.unikornProjectID},
+		{"ssh_public_key", a.sshPublicKey}, {"expires_at", a.expiresAt},
+	} {
+		if arg.value != "" {
+			fmt.Fprintf(&b, "  %s = %q\n", arg.key, arg.value)
+		}
+	}
+
+	if a.forceDestroy {
+		b.WriteString("  force_destroy = true\n")
+	}
+
+	if a.roles != nil {
+		fmt.Fprintf(&b, "  roles = [\"%s\"]\n", strings.Join(a.roles, `", "`))
+	}
+
+	for _, arg := range []struct{ key, value string }{{"quotas", a.quotas}, {"server_group", a.serverGroup}} {
+		if arg.value != "" {
+			fmt.Fprintf(&b, "  %s = %s\n", arg.key, arg.value)
+		}
+	}
+
+	b.WriteString("}\n")
+
+	return b.String()
+}
+
 // TestAccIdentity_basic creates an identity with tags, quotas, a server group and a keypair
 // and checks each object in Keystone, Nova, Neutron, Cinder and Octavia; then updates in
 // place (description, tags, quotas, server group policy, key, and roles, which re-issue the
@@ -50,211 +94,158 @@ func TestAccIdentity_basic(t *testing.T) {
 	trust := statecheck.CompareValue(compare.ValuesDiffer())
 	serverGroup := statecheck.CompareValue(compare.ValuesDiffer())
 
+	// The arguments of the updates: everything but the name changes in place.
+	updated := identityArgs{
+		description: "updated", organizationID: "org-b",
+		quotas:      "{\n    compute       = { instances = 5 }\n    block_storage = { volumes = 3, gigabytes = 100 }\n    load_balancer = { load_balancer = 2 }\n  }",
+		serverGroup: `{ policy = "anti-affinity" }`, sshPublicKey: key2, expiresAt: "2036-01-01T00:00:00Z",
+	}
+	withManager, memberOnly := updated, updated
+	withManager.roles = []string{"member", "load-balancer_member", "manager"}
+	memberOnly.roles = []string{"member"}
+	memberOnly.quotas = strings.Replace(updated.quotas, "instances = 5", "instances = 6", 1)
+
+	// What the cloud holds after each update: the updated arguments, with roles and quotas.
+	expectUpdated := func(roles []string, quotas map[string]map[string]int64) cloudExpect {
+		return cloudExpect{
+			tags: []string{"organization=org-b"}, description: "updated", userRoles: roles, quotas: quotas,
+			sshKey: key2, policy: "anti-affinity",
+		}
+	}
+
+	steps := []struct {
+		args      identityArgs
+		action    plancheck.ResourceActionType
+		planned   []plancheck.PlanCheck
+		state     []statecheck.StateCheck
+		cloud     cloudExpect
+		trustUsed bool // check that the trust works
+	}{
+		{
+			args: identityArgs{
+				description: "created by an acceptance test", organizationID: "org-a", unikornProjectID: "proj-a",
+				quotas:      "{\n    compute = { instances = 20, cores = 40 }\n    network = { port = 200 }\n  }",
+				serverGroup: "{}", sshPublicKey: key1, expiresAt: "2035-01-01T00:00:00Z",
+			},
+			action: plancheck.ResourceActionCreate,
+			state: []statecheck.StateCheck{
+				credential.AddStateValue(address, tfjsonpath.New("application_credential_id")),
+				trust.AddStateValue(address, tfjsonpath.New("trust_id")),
+				serverGroup.AddStateValue(address, tfjsonpath.New("server_group_id")),
+				statecheck.CompareValuePairs(address, tfjsonpath.New("id"), address, tfjsonpath.New("project_id"), compare.ValuesSame()),
+				statecheck.ExpectKnownValue(address, tfjsonpath.New("keypair_name"), knownvalue.StringExact(naming.KeypairName)),
+				statecheck.ExpectKnownValue(address, tfjsonpath.New("roles"), knownvalue.SetExact([]knownvalue.Check{
+					knownvalue.StringExact("member"), knownvalue.StringExact("load-balancer_member"),
+				})),
+				statecheck.ExpectKnownValue(address, tfjsonpath.New("quotas").AtMapKey("compute").AtMapKey("instances"), knownvalue.Int64Exact(20)),
+				statecheck.ExpectKnownValue(address, tfjsonpath.New("quotas").AtMapKey("compute").AtMapKey("ram"), knownvalue.Int64Exact(-1)),
+				statecheck.ExpectKnownValue(address, tfjsonpath.New("quotas").AtMapKey("block_storage").AtMapKey("volumes"), knownvalue.Int64Exact(-1)),
+				statecheck.ExpectKnownValue(address, tfjsonpath.New("server_group").AtMapKey("policy"), knownvalue.StringExact("soft-anti-affinity")),
+				statecheck.ExpectKnownValue(address, tfjsonpath.New("server_group_ids"), knownvalue.MapSizeExact(len(acctest.Regions()))),
+				statecheck.ExpectSensitiveValue(address, tfjsonpath.New("application_credential_secret")),
+				statecheck.ExpectSensitiveValue(address, tfjsonpath.New("clouds_yaml")),
+			},
+			cloud: cloudExpect{
+				tags:        []string{"organization=org-a", "project=proj-a"},
+				description: "created by an acceptance test",
+				userRoles:   []string{"load-balancer_member", "member"},
+				quotas: map[string]map[string]int64{
+					identity.QuotaCompute:      {"instances": 20, "cores": 40, "ram": -1, "key_pairs": -1},
+					identity.QuotaNetwork:      {"port": 200, "network": -1, "security_group_rule": -1},
+					identity.QuotaBlockStorage: {"volumes": -1, "gigabytes": -1},
+					identity.QuotaLoadBalancer: {"load_balancer": -1, "member": -1},
+				},
+				sshKey: key1,
+				policy: "soft-anti-affinity",
+			},
+			trustUsed: true,
+		},
+		{
+			// Everything but the name changes in place; only the server group is replaced.
+			args:   updated,
+			action: plancheck.ResourceActionUpdate,
+			state: []statecheck.StateCheck{
+				serverGroup.AddStateValue(address, tfjsonpath.New("server_group_id")),
+				// A new expiry is a new credential.
+				credential.AddStateValue(address, tfjsonpath.New("application_credential_id")),
+				statecheck.ExpectKnownValue(address, tfjsonpath.New("expires_at"), knownvalue.StringExact("2036-01-01T00:00:00Z")),
+				statecheck.ExpectKnownValue(address, tfjsonpath.New("unikorn_project_id"), knownvalue.Null()),
+			},
+			cloud: expectUpdated([]string{"load-balancer_member", "member"}, map[string]map[string]int64{
+				identity.QuotaCompute:      {"instances": 5, "cores": -1},
+				identity.QuotaNetwork:      {"port": -1},
+				identity.QuotaBlockStorage: {"volumes": 3, "gigabytes": 100},
+				identity.QuotaLoadBalancer: {"load_balancer": 2, "listener": -1},
+			}),
+		},
+		{
+			// Roles: regranted, then a new credential and trust; the project stays.
+			args:   withManager,
+			action: plancheck.ResourceActionUpdate,
+			planned: []plancheck.PlanCheck{
+				plancheck.ExpectUnknownValue(address, tfjsonpath.New("application_credential_id")),
+				plancheck.ExpectUnknownValue(address, tfjsonpath.New("trust_id")),
+			},
+			state: []statecheck.StateCheck{
+				credential.AddStateValue(address, tfjsonpath.New("application_credential_id")),
+				trust.AddStateValue(address, tfjsonpath.New("trust_id")),
+			},
+			cloud: expectUpdated([]string{"load-balancer_member", "manager", "member"},
+				map[string]map[string]int64{identity.QuotaCompute: {"instances": 5}}),
+			trustUsed: true,
+		},
+		{
+			// Dropping a role revokes it from the user, then re-issues credential and trust.
+			args:   memberOnly,
+			action: plancheck.ResourceActionUpdate,
+			state: []statecheck.StateCheck{
+				credential.AddStateValue(address, tfjsonpath.New("application_credential_id")),
+				trust.AddStateValue(address, tfjsonpath.New("trust_id")),
+			},
+			cloud:     expectUpdated([]string{"member"}, map[string]map[string]int64{identity.QuotaCompute: {"instances": 6}}),
+			trustUsed: true,
+		},
+	}
+
+	testSteps := make([]resource.TestStep, 0, len(steps)+2)
+
+	for _, st := range steps {
+		checks := []resource.TestCheckFunc{checkIdentityInCloud(t, st.cloud), checkCredentialUsable(t)}
+		if st.trustUsed {
+			checks = append(checks, checkTrustUsable(t))
+		}
+
+		testSteps = append(testSteps, resource.TestStep{
+			Config: st.args.config(name),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: append([]plancheck.PlanCheck{plancheck.ExpectResourceAction(address, st.action)}, st.planned...),
+			},
+			// Every step keeps the project and the user.
+			ConfigStateChecks: append([]statecheck.StateCheck{
+				sameID.AddStateValue(address, tfjsonpath.New("id")),
+				sameUser.AddStateValue(address, tfjsonpath.New("user_id")),
+			}, st.state...),
+			Check: resource.ComposeAggregateTestCheckFunc(checks...),
+		})
+	}
+
+	// Import by project ID (the resource's ID) and by name. The secret cannot be read back:
+	// it is all an import loses.
+	for _, id := range []string{"", name} {
+		testSteps = append(testSteps, resource.TestStep{
+			ResourceName:            address,
+			ImportState:             true,
+			ImportStateId:           id,
+			ImportStateVerify:       true,
+			ImportStateVerifyIgnore: []string{"application_credential_secret", "clouds_yaml"},
+		})
+	}
+
 	resource.ParallelTest(t, resource.TestCase{
 		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             acctest.CheckIdentityDestroy(t),
-		Steps: []resource.TestStep{
-			{
-				Config: fmt.Sprintf(`
-resource "unikorn_identity" "test" {
-  name               = %[1]q
-  description        = "created by an acceptance test"
-  organization_id    = "org-a"
-  unikorn_project_id = "proj-a"
-  quotas = {
-    compute = { instances = 20, cores = 40 }
-    network = { port = 200 }
-  }
-  server_group   = {}
-  ssh_public_key = %[2]q
-  expires_at     = "2035-01-01T00:00:00Z"
-}
-`, name, key1),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(address, plancheck.ResourceActionCreate)},
-				},
-				ConfigStateChecks: []statecheck.StateCheck{
-					sameID.AddStateValue(address, tfjsonpath.New("id")),
-					sameUser.AddStateValue(address, tfjsonpath.New("user_id")),
-					credential.AddStateValue(address, tfjsonpath.New("application_credential_id")),
-					trust.AddStateValue(address, tfjsonpath.New("trust_id")),
-					serverGroup.AddStateValue(address, tfjsonpath.New("server_group_id")),
-					statecheck.CompareValuePairs(address, tfjsonpath.New("id"), address, tfjsonpath.New("project_id"), compare.ValuesSame()),
-					statecheck.ExpectKnownValue(address, tfjsonpath.New("keypair_name"), knownvalue.StringExact(naming.KeypairName)),
-					statecheck.ExpectKnownValue(address, tfjsonpath.New("roles"), knownvalue.SetExact([]knownvalue.Check{
-						knownvalue.StringExact("member"), knownvalue.StringExact("load-balancer_member"),
-					})),
-					statecheck.ExpectKnownValue(address, tfjsonpath.New("quotas").AtMapKey("compute").AtMapKey("instances"), knownvalue.Int64Exact(20)),
-					statecheck.ExpectKnownValue(address, tfjsonpath.New("quotas").AtMapKey("compute").AtMapKey("ram"), knownvalue.Int64Exact(-1)),
-					statecheck.ExpectKnownValue(address, tfjsonpath.New("quotas").AtMapKey("block_storage").AtMapKey("volumes"), knownvalue.Int64Exact(-1)),
-					statecheck.ExpectKnownValue(address, tfjsonpath.New("server_group").AtMapKey("policy"), knownvalue.StringExact("soft-anti-affinity")),
-					statecheck.ExpectKnownValue(address, tfjsonpath.New("server_group_ids"), knownvalue.MapSizeExact(len(acctest.Regions()))),
-					statecheck.ExpectSensitiveValue(address, tfjsonpath.New("application_credential_secret")),
-					statecheck.ExpectSensitiveValue(address, tfjsonpath.New("clouds_yaml")),
-				},
-				Check: resource.ComposeAggregateTestCheckFunc(
-					checkIdentityInCloud(t, cloudExpect{
-						tags:        []string{"organization=org-a", "project=proj-a"},
-						description: "created by an acceptance test",
-						userRoles:   []string{"load-balancer_member", "member"},
-						quotas: map[string]map[string]int64{
-							identity.QuotaCompute:      {"instances": 20, "cores": 40, "ram": -1, "key_pairs": -1},
-							identity.QuotaNetwork:      {"port": 200, "network": -1, "security_group_rule": -1},
-							identity.QuotaBlockStorage: {"volumes": -1, "gigabytes": -1},
-							identity.QuotaLoadBalancer: {"load_balancer": -1, "member": -1},
-						},
-						sshKey: key1,
-						policy: "soft-anti-affinity",
-					}),
-					checkCredentialUsable(t),
-					checkTrustUsable(t),
-				),
-			},
-			{
-				// Everything but the name changes in place; only the server group is replaced.
-				Config: fmt.Sprintf(`
-resource "unikorn_identity" "test" {
-  name            = %[1]q
-  description     = "updated"
-  organization_id = "org-b"
-  quotas = {
-    compute       = { instances = 5 }
-    block_storage = { volumes = 3, gigabytes = 100 }
-    load_balancer = { load_balancer = 2 }
-  }
-  server_group   = { policy = "anti-affinity" }
-  ssh_public_key = %[2]q
-  expires_at     = "2036-01-01T00:00:00Z"
-}
-`, name, key2),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(address, plancheck.ResourceActionUpdate)},
-				},
-				ConfigStateChecks: []statecheck.StateCheck{
-					sameID.AddStateValue(address, tfjsonpath.New("id")),
-					sameUser.AddStateValue(address, tfjsonpath.New("user_id")),
-					serverGroup.AddStateValue(address, tfjsonpath.New("server_group_id")),
-					// A new expiry is a new credential.
-					credential.AddStateValue(address, tfjsonpath.New("application_credential_id")),
-					statecheck.ExpectKnownValue(address, tfjsonpath.New("expires_at"), knownvalue.StringExact("2036-01-01T00:00:00Z")),
-					statecheck.ExpectKnownValue(address, tfjsonpath.New("unikorn_project_id"), knownvalue.Null()),
-				},
-				Check: resource.ComposeAggregateTestCheckFunc(
-					checkIdentityInCloud(t, cloudExpect{
-						tags:        []string{"organization=org-b"},
-						description: "updated",
-						userRoles:   []string{"load-balancer_member", "member"},
-						quotas: map[string]map[string]int64{
-							identity.QuotaCompute:      {"instances": 5, "cores": -1},
-							identity.QuotaNetwork:      {"port": -1},
-							identity.QuotaBlockStorage: {"volumes": 3, "gigabytes": 100},
-							identity.QuotaLoadBalancer: {"load_balancer": 2, "listener": -1},
-						},
-						sshKey: key2,
-						policy: "anti-affinity",
-					}),
-					checkCredentialUsable(t),
-				),
-			},
-			{
-				// Roles: regranted, then a new credential and trust; the project stays.
-				Config: fmt.Sprintf(`
-resource "unikorn_identity" "test" {
-  name            = %[1]q
-  description     = "updated"
-  organization_id = "org-b"
-  roles           = ["member", "load-balancer_member", "manager"]
-  quotas = {
-    compute       = { instances = 5 }
-    block_storage = { volumes = 3, gigabytes = 100 }
-    load_balancer = { load_balancer = 2 }
-  }
-  server_group   = { policy = "anti-affinity" }
-  ssh_public_key = %[2]q
-  expires_at     = "2036-01-01T00:00:00Z"
-}
-`, name, key2),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction(address, plancheck.ResourceActionUpdate),
-						plancheck.ExpectUnknownValue(address, tfjsonpath.New("application_credential_id")),
-						plancheck.ExpectUnknownValue(address, tfjsonpath.New("trust_id")),
-					},
-				},
-				ConfigStateChecks: []statecheck.StateCheck{
-					sameID.AddStateValue(address, tfjsonpath.New("id")),
-					sameUser.AddStateValue(address, tfjsonpath.New("user_id")),
-					credential.AddStateValue(address, tfjsonpath.New("application_credential_id")),
-					trust.AddStateValue(address, tfjsonpath.New("trust_id")),
-				},
-				Check: resource.ComposeAggregateTestCheckFunc(
-					checkIdentityInCloud(t, cloudExpect{
-						tags:        []string{"organization=org-b"},
-						description: "updated",
-						userRoles:   []string{"load-balancer_member", "manager", "member"},
-						quotas:      map[string]map[string]int64{identity.QuotaCompute: {"instances": 5}},
-						sshKey:      key2,
-						policy:      "anti-affinity",
-					}),
-					checkCredentialUsable(t),
-					checkTrustUsable(t),
-				),
-			},
-			{
-				// Dropping a role revokes it from the user, then re-issues credential and trust.
-				Config: fmt.Sprintf(`
-resource "unikorn_identity" "test" {
-  name            = %[1]q
-  description     = "updated"
-  organization_id = "org-b"
-  roles           = ["member"]
-  quotas = {
-    compute       = { instances = 6 }
-    block_storage = { volumes = 3, gigabytes = 100 }
-    load_balancer = { load_balancer = 2 }
-  }
-  server_group   = { policy = "anti-affinity" }
-  ssh_public_key = %[2]q
-  expires_at     = "2036-01-01T00:00:00Z"
-}
-`, name, key2),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(address, plancheck.ResourceActionUpdate)},
-				},
-				ConfigStateChecks: []statecheck.StateCheck{
-					sameID.AddStateValue(address, tfjsonpath.New("id")),
-					credential.AddStateValue(address, tfjsonpath.New("application_credential_id")),
-					trust.AddStateValue(address, tfjsonpath.New("trust_id")),
-				},
-				Check: resource.ComposeAggregateTestCheckFunc(
-					checkIdentityInCloud(t, cloudExpect{
-						tags:        []string{"organization=org-b"},
-						description: "updated",
-						userRoles:   []string{"member"},
-						quotas:      map[string]map[string]int64{identity.QuotaCompute: {"instances": 6}},
-						sshKey:      key2,
-						policy:      "anti-affinity",
-					}),
-					checkCredentialUsable(t),
-					checkTrustUsable(t),
-				),
-			},
-			{
-				ResourceName:      address,
-				ImportState:       true,
-				ImportStateVerify: true,
-				// The secret cannot be read back: it is all an import loses.
-				ImportStateVerifyIgnore: []string{"application_credential_secret", "clouds_yaml"},
-			},
-			{
-				ResourceName:            address,
-				ImportState:             true,
-				ImportStateId:           name,
-				ImportStateVerify:       true,
-				ImportStateVerifyIgnore: []string{"application_credential_secret", "clouds_yaml"},
-			},
-		},
+		Steps:                    testSteps,
 	})
 }
 
@@ -262,11 +253,7 @@ resource "unikorn_identity" "test" {
 // re-issues them in place), then the project (the next apply creates the identity again).
 func TestAccIdentity_disappears(t *testing.T) {
 	name := acctest.IdentityName()
-	config := fmt.Sprintf(`
-resource "unikorn_identity" "test" {
-  name = %[1]q
-}
-`, name)
+	config := identityArgs{}.config(name)
 
 	var projectID, userID, credentialID string
 
@@ -347,12 +334,7 @@ func TestAccIdentity_adopt(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				PreConfig: func() { projectID, userID = acctest.PreCreateIdentity(t, name) },
-				Config: fmt.Sprintf(`
-resource "unikorn_identity" "test" {
-  name        = %[1]q
-  description = "adopted"
-}
-`, name),
+				Config:    identityArgs{description: "adopted"}.config(name),
 				Check: resource.ComposeAggregateTestCheckFunc(
 					func(s *terraform.State) error {
 						a := s.RootModule().Resources[address].Primary.Attributes
@@ -379,14 +361,7 @@ func TestAccIdentity_forceDestroy(t *testing.T) {
 	region := lastRegion()
 	netName := acctest.RandomName() + "-leftover"
 
-	config := func(force bool) string {
-		return fmt.Sprintf(`
-resource "unikorn_identity" "test" {
-  name          = %[1]q
-  force_destroy = %[2]t
-}
-`, name, force)
-	}
+	config := func(force bool) string { return identityArgs{forceDestroy: force}.config(name) }
 
 	var projectID, networkID string
 
@@ -446,14 +421,7 @@ resource "unikorn_identity" "test" {
 func TestAccIdentity_failedCreateIsRecorded(t *testing.T) {
 	name := acctest.IdentityName()
 
-	config := func(key string) string {
-		return fmt.Sprintf(`
-resource "unikorn_identity" "test" {
-  name           = %[1]q
-  ssh_public_key = %[2]q
-}
-`, name, key)
-	}
+	config := func(key string) string { return identityArgs{sshPublicKey: key}.config(name) }
 
 	resource.ParallelTest(t, resource.TestCase{
 		PreCheck:                 func() { acctest.PreCheck(t) },

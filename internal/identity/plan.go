@@ -1,0 +1,90 @@
+package identity
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
+)
+
+// ModifyPlan marks what the next apply will re-issue, so that a repair shows in the plan: a
+// missing user, credential or trust, a role change (new credential and trust), a new expiry,
+// a missing or re-policied server group, a missing keypair. It also checks that a new
+// expires_at lies in the future.
+func (r *identityResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	p, ok := adapter.OpenPlan[identityModel](ctx, req, &resp.Diagnostics)
+	if !ok || !checkExpiry(p.Plan, p.State, time.Now(), &resp.Diagnostics) {
+		return
+	}
+
+	planRepairs(&p.Plan, p.State)
+	p.Save(ctx, resp)
+}
+
+// checkExpiry refuses a new expires_at that is not after now; false when it did.
+func checkExpiry(plan identityModel, state *identityModel, now time.Time, diags *diag.Diagnostics) bool {
+	if plan.ExpiresAt.IsNull() || plan.ExpiresAt.IsUnknown() || (state != nil && plan.ExpiresAt.Equal(state.ExpiresAt)) {
+		return true
+	}
+
+	if t, err := time.Parse(time.RFC3339, plan.ExpiresAt.ValueString()); err == nil && !t.After(now) {
+		diags.AddAttributeError(path.Root("expires_at"), "expires_at is in the past",
+			fmt.Sprintf("The application credential cannot expire at %s: that is not in the future.", plan.ExpiresAt.ValueString()))
+
+		return false
+	}
+
+	return true
+}
+
+// planRepairs marks in plan the computed values that the apply will make or re-make, given
+// the prior state (nil on create).
+func planRepairs(plan, state *identityModel) {
+	switch {
+	case plan.SSHPublicKey.IsUnknown():
+		plan.KeypairName = types.StringUnknown()
+	case plan.SSHPublicKey.IsNull():
+		plan.KeypairName = types.StringNull()
+	default:
+		plan.KeypairName = types.StringValue(naming.KeypairName)
+	}
+
+	switch {
+	case plan.ServerGroup.IsNull():
+		plan.ServerGroupID = types.StringNull()
+		plan.ServerGroupIDs = types.MapNull(types.StringType)
+	case state == nil || state.ServerGroupID.IsNull() || !plan.ServerGroup.Equal(state.ServerGroup):
+		plan.ServerGroupID = types.StringUnknown()
+		plan.ServerGroupIDs = types.MapUnknown(types.StringType)
+	default:
+		plan.ServerGroupID = state.ServerGroupID
+		plan.ServerGroupIDs = state.ServerGroupIDs
+	}
+
+	if state != nil {
+		userMissing := state.UserID.IsNull()
+		rolesChanged := !plan.Roles.Equal(state.Roles)
+
+		if userMissing {
+			plan.UserID = types.StringUnknown()
+		}
+
+		if userMissing || rolesChanged || !plan.ExpiresAt.Equal(state.ExpiresAt) ||
+			state.ApplicationCredentialID.IsNull() || state.ApplicationCredentialSecret.IsNull() {
+			plan.ApplicationCredentialID = types.StringUnknown()
+			plan.ApplicationCredentialSecret = types.StringUnknown()
+			plan.CloudsYAML = types.StringUnknown()
+		}
+
+		if userMissing || rolesChanged || state.TrustID.IsNull() {
+			plan.TrustID = types.StringUnknown()
+		}
+	}
+}

@@ -1,0 +1,301 @@
+package identity
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/setdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
+)
+
+// maxQuota is the largest quota the services accept (a 32-bit signed integer).
+const maxQuota = 1<<31 - 1
+
+func (r *identityResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A Unikorn identity: the Keystone project and user, in the provider's managed domain, that a tenant's " +
+			"networks, security groups, servers and load balancers live in. It makes, in this order: the project " +
+			"`unikorn-identity-<name>`; the service user's `manager` (and the identity's roles) grant on it; quotas in every " +
+			"region the provider serves; the user `unikorn-identity-<name>` with a random password that is used during the " +
+			"apply only and never stored; the user's role grants; its application credential (exported as `clouds_yaml`); the " +
+			"Keystone trust through which the provider acts as that user; and, optionally, a Nova server group and keypair in " +
+			"every served region, owned by that user.\n\n" +
+			"Every step first looks its object up by its deterministic name and adopts it, so an apply that was interrupted at " +
+			"any point finishes the same identity when run again, without a twin. A missing credential or trust is re-created " +
+			"on the next apply without replacing the project. Deleting an identity refuses while its project still holds " +
+			"servers, ports, floating IPs, networks, routers, security groups or load balancers in any served region, unless " +
+			"`force_destroy` is set.\n\n" +
+			"**Import** by Keystone project ID or by `name`. The application credential's secret cannot be read back from " +
+			"Keystone, so after an import `application_credential_secret` and `clouds_yaml` are empty and the next apply " +
+			"issues a fresh application credential (the old one is deleted).",
+		Attributes: map[string]schema.Attribute{
+			"application_credential_id": adapter.IDAttribute("ID of the identity's application credential `unikorn-identity-<name>`."),
+			"application_credential_secret": schema.StringAttribute{
+				Computed:  true,
+				Sensitive: true,
+				MarkdownDescription: "Secret of the application credential. Known only to the apply that issued the credential: it " +
+					"cannot be imported.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"clouds_yaml": schema.StringAttribute{
+				Computed:  true,
+				Sensitive: true,
+				MarkdownDescription: "A ready `clouds.yaml` with one cloud named `unikorn-identity-<name>` that authenticates with the " +
+					"application credential (`auth_type: v3applicationcredential`) against the provider's Keystone, in the " +
+					"provider's default region.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"description": schema.StringAttribute{
+				Optional:            true,
+				Computed:            true,
+				Default:             stringdefault.StaticString(""),
+				MarkdownDescription: "Description of the Keystone project. Updated in place.",
+			},
+			"expires_at": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "When the application credential expires, in RFC 3339 (e.g. `2030-01-01T00:00:00Z`); it must " +
+					"be in the future when set or changed. Changing it issues a new credential. Default: never.",
+				Validators: []validator.String{rfc3339Check},
+			},
+			"force_destroy": schema.BoolAttribute{
+				Optional: true,
+				Computed: true,
+				Default:  booldefault.StaticBool(false),
+				MarkdownDescription: "Delete the tenant objects still in the identity's project (load balancers, servers, floating " +
+					"IPs, routers, ports, networks, security groups, in every served region) when the identity is destroyed. " +
+					"Without it, destroy fails and lists them. Default `false`.",
+			},
+			"id": adapter.IDAttribute("The Keystone project ID. Tenant resources refer to the identity by it (`identity_id`)."),
+			"keypair_name": schema.StringAttribute{
+				Computed: true,
+				MarkdownDescription: "Name of the Nova keypair made from `ssh_public_key` in every served region " +
+					"(`" + naming.KeypairName + "`); null without a key.",
+			},
+			"name": nameAttribute(),
+			"organization_id": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "Unikorn organization the identity belongs to: the project tag `organization=<id>`. Updated in place.",
+				Validators:          []validator.String{tagValueCheck},
+			},
+			"project_id": adapter.IDAttribute("The Keystone project ID (the same as `id`)."),
+			"quotas":     quotasAttribute(),
+			"roles": schema.SetAttribute{
+				Optional:    true,
+				Computed:    true,
+				ElementType: types.StringType,
+				Default: setdefault.StaticValue(types.SetValueMust(types.StringType,
+					[]attr.Value{types.StringValue(RoleMember), types.StringValue(RoleLoadBalancerMember)})),
+				MarkdownDescription: "Roles of the identity's user on its project, delegated by its application credential and trust " +
+					"(and granted to the service user too). Any of `" + strings.Join(KnownRoles, "`, `") + "`, each mapped onto a " +
+					"Keystone role by the provider's `roles` argument. Default `[\"member\", \"load-balancer_member\"]`. Changing " +
+					"them regrants the roles, then issues a new credential and trust.",
+				Validators: []validator.Set{
+					setvalidator.SizeAtLeast(1),
+					setvalidator.ValueStringsAre(stringvalidator.OneOf(KnownRoles...)),
+				},
+			},
+			"server_group": schema.SingleNestedAttribute{
+				Optional: true,
+				MarkdownDescription: "Make the Nova server group `unikorn-identity-<name>` in every served region, as the identity's " +
+					"user. Changing the policy replaces only the server group.",
+				Attributes: map[string]schema.Attribute{
+					"policy": schema.StringAttribute{
+						Optional: true,
+						Computed: true,
+						Default:  stringdefault.StaticString(DefaultServerGroupPolicy),
+						MarkdownDescription: "Nova policy of the group: one of `" + strings.Join(ServerGroupPolicies, "`, `") +
+							"`. Default `" + DefaultServerGroupPolicy + "`.",
+						Validators: []validator.String{stringvalidator.OneOf(ServerGroupPolicies...)},
+					},
+				},
+			},
+			"server_group_id": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "ID of the server group in the provider's default region; null without `server_group`.",
+			},
+			"server_group_ids": schema.MapAttribute{
+				Computed:            true,
+				ElementType:         types.StringType,
+				MarkdownDescription: "ID of the server group in each served region, by region name; null without `server_group`.",
+			},
+			"ssh_public_key": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "An OpenSSH public key, imported as the Nova keypair `" + naming.KeypairName + "` of the " +
+					"identity's user in every served region. The provider never generates private keys. Changing it replaces " +
+					"only the keypair.",
+				Validators: []validator.String{sshPublicKeyCheck},
+			},
+			"timeouts": adapter.TimeoutsAttribute(ctx),
+			"trust_id": adapter.IDAttribute("ID of the Keystone trust from the identity's user to the provider's service user on the " +
+				"project (impersonation on, the identity's roles), through which the provider acts as the identity's user."),
+			"unikorn_project_id": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "Unikorn project the identity belongs to: the project tag `project=<id>`. Updated in place.",
+				Validators:          []validator.String{tagValueCheck},
+			},
+			"user_id": adapter.IDAttribute("ID of the Keystone user `unikorn-identity-<name>`."),
+		},
+	}
+}
+
+// quotasAttribute is the `quotas` attribute: one nested object per service, each quota
+// defaulting to unlimited.
+func quotasAttribute() schema.SingleNestedAttribute {
+	groups := map[string]schema.Attribute{}
+
+	for _, g := range QuotaGroups {
+		fields := map[string]schema.Attribute{}
+
+		for _, f := range g.Fields {
+			fields[f.Key] = schema.Int64Attribute{
+				Optional:            true,
+				Computed:            true,
+				Default:             int64default.StaticInt64(Unlimited),
+				MarkdownDescription: f.Description + " `-1` (the default) means unlimited.",
+				Validators:          []validator.Int64{int64validator.Between(Unlimited, maxQuota)},
+			}
+		}
+
+		groups[g.Name] = schema.SingleNestedAttribute{
+			Optional:            true,
+			Computed:            true,
+			Default:             objectdefault.StaticValue(quotaGroupValue(g, nil)),
+			MarkdownDescription: g.Description + " Every quota left out is unlimited.",
+			Attributes:          fields,
+		}
+	}
+
+	return schema.SingleNestedAttribute{
+		Optional: true,
+		Computed: true,
+		Default:  objectdefault.StaticValue(quotasValue(UnlimitedQuotas())),
+		MarkdownDescription: "Quotas of the identity's project, set in every region the provider serves. Every quota left " +
+			"out is unlimited (`-1`), as in Unikorn. Updated in place.",
+		Attributes: groups,
+	}
+}
+
+func quotaGroupType(g QuotaGroup) types.ObjectType {
+	attrs := map[string]attr.Type{}
+	for _, f := range g.Fields {
+		attrs[f.Key] = types.Int64Type
+	}
+
+	return types.ObjectType{AttrTypes: attrs}
+}
+
+func quotasType() types.ObjectType {
+	attrs := map[string]attr.Type{}
+	for _, g := range QuotaGroups {
+		attrs[g.Name] = quotaGroupType(g)
+	}
+
+	return types.ObjectType{AttrTypes: attrs}
+}
+
+// quotaGroupValue is one group's object; quotas missing from values are unlimited.
+func quotaGroupValue(g QuotaGroup, values map[string]int64) types.Object {
+	attrs := map[string]attr.Value{}
+
+	for _, f := range g.Fields {
+		v, ok := values[f.Key]
+		if !ok {
+			v = Unlimited
+		}
+
+		attrs[f.Key] = types.Int64Value(v)
+	}
+
+	return types.ObjectValueMust(quotaGroupType(g).AttrTypes, attrs)
+}
+
+func quotasValue(q Quotas) types.Object {
+	attrs := map[string]attr.Value{}
+	for _, g := range QuotaGroups {
+		attrs[g.Name] = quotaGroupValue(g, q[g.Name])
+	}
+
+	return types.ObjectValueMust(quotasType().AttrTypes, attrs)
+}
+
+// nameAttribute is the identity's `name`: the kit's name fragment, with Unikorn's narrower rule
+// for identity names in place of the general one (which every name it accepts passes; see
+// TestNamePattern).
+func nameAttribute() schema.StringAttribute {
+	a := adapter.NameAttribute(naming.KindIdentity,
+		"Name of the identity, 1 to 40 characters of `a-z`, `0-9` and `-`. The Keystone project, user, "+
+			"application credential and server group are called `unikorn-identity-<name>`.")
+	a.Validators = []validator.String{nameCheck}
+
+	return a
+}
+
+// nameCheck is Unikorn's rule for identity names (NamePattern).
+var nameCheck = adapter.StringCheck("name", "1 to 40 characters of lower-case letters, digits and hyphens", func(s string) error {
+	if !NamePattern.MatchString(s) {
+		return fmt.Errorf("must be 1 to 40 characters of lower-case letters, digits and hyphens, not %q", s)
+	}
+
+	return nil
+})
+
+// maxTagValue is the longest value of a project tag this provider writes (Keystone allows
+// tags of up to 255 characters, "organization=" included).
+const maxTagValue = 200
+
+// tagValueCheck is Keystone's rule for the values of the project tags organization=<id> and
+// project=<id>.
+var tagValueCheck = adapter.StringCheck("tag value",
+	fmt.Sprintf(`1 to %d characters without "/", "," or white space (Keystone tag rules)`, maxTagValue), func(s string) error {
+		switch {
+		case s == "" || utf8.RuneCountInString(s) > maxTagValue:
+			return fmt.Errorf("must be 1 to %d characters long, not %d", maxTagValue, utf8.RuneCountInString(s))
+		case strings.ContainsAny(s, "/,") || strings.IndexFunc(s, unicode.IsSpace) >= 0:
+			return fmt.Errorf(`must not contain "/", "," or white space (Keystone tag rules), as %q does`, s)
+		}
+
+		return nil
+	})
+
+// rfc3339Check checks an RFC 3339 time.
+var rfc3339Check = adapter.StringCheck("RFC 3339 time", "an RFC 3339 time, e.g. 2030-01-01T00:00:00Z", func(s string) error {
+	if _, err := time.Parse(time.RFC3339, s); err != nil {
+		return fmt.Errorf("%q must be an RFC 3339 time, e.g. 2030-01-01T00:00:00Z: %w", s, err)
+	}
+
+	return nil
+})
+
+// sshPublicKeyPattern is an OpenSSH public key line.
+var sshPublicKeyPattern = regexp.MustCompile(
+	`^(ssh-(rsa|dss|ed25519)|ecdsa-sha2-nistp(256|384|521)|sk-(ssh-ed25519|ecdsa-sha2-nistp256)@openssh\.com) [A-Za-z0-9+/]+={0,3}( [^\n]*)?\s*$`)
+
+// sshPublicKeyCheck checks one OpenSSH public key line (never a private key).
+var sshPublicKeyCheck = adapter.StringCheck("SSH public key", "one OpenSSH public key line", func(s string) error {
+	if !sshPublicKeyPattern.MatchString(s) {
+		return fmt.Errorf(`must be one OpenSSH public key line, e.g. "ssh-ed25519 AAAA... comment"`)
+	}
+
+	return nil
+})
