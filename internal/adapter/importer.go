@@ -3,7 +3,11 @@ package adapter
 import (
 	"context"
 	"errors"
+	"fmt"
+	"maps"
+	"slices"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 
@@ -13,29 +17,69 @@ import (
 // Locator finds a tenant object for import in a resolved region by ID or by user-given name.
 type Locator func(ctx context.Context, region, idOrName string) (cloud.Located, error)
 
+// GlobalLocator finds a global object (one without a region, such as an identity) for import
+// by ID or by user-given name.
+type GlobalLocator func(ctx context.Context, idOrName string) (cloud.Located, error)
+
 // ImportRegional imports a regional tenant object from `REGION/ID`, `REGION/name`, `ID` or
 // `name` (a bare one means the provider's default region): it finds the object with locate and
 // sets `id`, `identity_id`, `name` and `region`; Read fills in the rest. It returns what was
-// found, false on failure (the diagnostics say why).
+// found, false on failure (reported under "Error importing <noun>").
 func (b *ResourceBase[T]) ImportRegional(ctx context.Context, req resource.ImportStateRequest,
 	resp *resource.ImportStateResponse, locate Locator,
 ) (cloud.Located, bool) {
-	summary := "Error " + Import.gerund() + " " + b.kind.Noun
+	return b.importWith(ctx, req, resp, func(ctx context.Context) (cloud.Located, map[string]string, error) {
+		region, idOrName, err := SplitImportID(req.ID)
+		if err == nil {
+			region, err = b.Cloud().ResolveRegion(region)
+		}
 
-	c := b.Cloud()
-	if c == nil {
-		resp.Diagnostics.AddError(summary, "The provider is not configured.")
+		if err != nil {
+			return cloud.Located{}, nil, err
+		}
+
+		loc, err := locate(ctx, region, idOrName)
+
+		return loc, map[string]string{"identity_id": loc.ProjectID, "region": region}, err
+	})
+}
+
+// ImportGlobal imports a global object from `ID` or `name`: it finds the object with locate
+// and sets `id` and `name`; Read fills in the rest. Like ImportRegional otherwise.
+func (b *ResourceBase[T]) ImportGlobal(ctx context.Context, req resource.ImportStateRequest,
+	resp *resource.ImportStateResponse, locate GlobalLocator,
+) (cloud.Located, bool) {
+	return b.importWith(ctx, req, resp, func(ctx context.Context) (cloud.Located, map[string]string, error) {
+		if req.ID == "" {
+			return cloud.Located{}, nil, errors.New("empty import ID: give the ID or the name")
+		}
+
+		loc, err := locate(ctx, req.ID)
+
+		return loc, nil, err
+	})
+}
+
+// importWith runs find as the import operation and writes `id`, `name` and the extra
+// attributes it returns.
+func (b *ResourceBase[T]) importWith(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse,
+	find func(context.Context) (cloud.Located, map[string]string, error),
+) (cloud.Located, bool) {
+	ctx, op, ok := b.Begin(ctx, Import, timeouts.Value{}, &resp.Diagnostics)
+	defer op.End(ctx)
+
+	if !ok {
 		return cloud.Located{}, false
 	}
 
-	region, idOrName, err := SplitImportID(req.ID)
-	if err == nil {
-		region, err = c.ResolveRegion(region)
-	}
+	var (
+		loc   cloud.Located
+		extra map[string]string
+		err   = errors.New("the provider is not configured")
+	)
 
-	var loc cloud.Located
-	if err == nil {
-		loc, err = locate(ctx, region, idOrName)
+	if b.Configured() {
+		loc, extra, err = find(ctx)
 	}
 
 	if err == nil && loc.ID == "" {
@@ -43,12 +87,15 @@ func (b *ResourceBase[T]) ImportRegional(ctx context.Context, req resource.Impor
 	}
 
 	if err != nil {
-		resp.Diagnostics.AddError(summary, err.Error())
+		op.Fail(fmt.Sprintf("%q", req.ID), err)
 		return cloud.Located{}, false
 	}
 
-	for attr, v := range map[string]string{"id": loc.ID, "identity_id": loc.ProjectID, "name": loc.Name, "region": region} {
-		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(attr), v)...)
+	attrs := map[string]string{"id": loc.ID, "name": loc.Name}
+	maps.Copy(attrs, extra)
+
+	for _, attr := range slices.Sorted(maps.Keys(attrs)) {
+		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(attr), attrs[attr])...)
 	}
 
 	return loc, !resp.Diagnostics.HasError()

@@ -166,7 +166,7 @@ func (c *Client) CheckGrants(ctx context.Context, features ...Feature) (*Grants,
 		return nil, &GrantError{User: c.settings.userDisplay(), Missing: []MissingGrant{{
 			Grant:     "admin on the service user's own project " + c.baseProjectDisplay(),
 			NeededFor: "reading its own role assignments (the grant check) and every admin-only call",
-			Command:   c.roleAddAdmin("--project "+c.baseProjectDisplay()),
+			Command:   c.roleAddAdmin("--project " + c.baseProjectDisplay()),
 		}}}
 	case err != nil:
 		return nil, fmt.Errorf("reading the role assignments of the service user %s: %w", c.settings.userDisplay(), err)
@@ -240,7 +240,7 @@ func (c *Client) checkGrants(g *Grants, features []Feature) error {
 		missing = append(missing, MissingGrant{
 			Grant:     fmt.Sprintf("admin (or manager) on the managed domain %s", c.settings.domain),
 			NeededFor: "identities (projects, users, role grants and trusts in the managed domain)",
-			Command:   c.roleAddAdmin("--domain "+c.settings.domain),
+			Command:   c.roleAddAdmin("--domain " + c.settings.domain),
 		})
 	}
 
@@ -249,7 +249,7 @@ func (c *Client) checkGrants(g *Grants, features []Feature) error {
 			missing = append(missing, MissingGrant{
 				Grant:     "admin on the service user's own project " + c.baseProjectDisplay() + " (or admin on the managed domain, inherited to its projects)",
 				NeededFor: string(f),
-				Command:   c.roleAddAdmin("--project "+c.baseProjectDisplay()),
+				Command:   c.roleAddAdmin("--project " + c.baseProjectDisplay()),
 			})
 		}
 	}
@@ -319,7 +319,7 @@ func (c *Client) AdminRefusal(service, call string, err error) error {
 	}
 
 	scope := "the identity's project (privileged scope)"
-	grant := c.roleAddAdmin("--domain "+c.settings.domain+" --inherited")
+	grant := c.roleAddAdmin("--domain " + c.settings.domain + " --inherited")
 
 	if c.GrantModel() == CloudAdmin {
 		scope = "the service user's own project " + c.baseProjectDisplay()

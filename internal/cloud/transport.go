@@ -54,6 +54,12 @@ func defaultRetryTuning(maxRetries int) retryTuning {
 }
 
 // sleepContext waits d or until ctx ends.
+// Sleep waits for d, or until ctx ends (then it returns ctx's error): the one
+// context-aware sleep of the provider, for the cores' short pauses.
+func Sleep(ctx context.Context, d time.Duration) error {
+	return sleepContext(ctx, d)
+}
+
 func sleepContext(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return ctx.Err()

@@ -101,7 +101,7 @@ func (e *ensurer) run(ctx context.Context) error {
 		// the same second: drop the cached ones and let the second pass.
 		c.ForgetProject(project.ID)
 
-		if err := pause(ctx, revocationGrace); err != nil {
+		if err := cloud.Sleep(ctx, revocationGrace); err != nil {
 			return err
 		}
 	}
@@ -139,7 +139,7 @@ func (e *ensurer) run(ctx context.Context) error {
 		// As above, for the user's (and the trust's) tokens.
 		c.ForgetProject(project.ID)
 
-		if err := pause(ctx, revocationGrace); err != nil {
+		if err := cloud.Sleep(ctx, revocationGrace); err != nil {
 			return err
 		}
 	}
@@ -234,7 +234,7 @@ func (e *ensurer) userSession(ctx context.Context, userID, projectID string) (*g
 		// Keystone revokes the user's tokens issued up to the second of the change (at second
 		// precision), which would include a token asked for right now: let that second pass
 		// on Keystone's clock.
-		if err := pause(ctx, revocationGrace); err != nil {
+		if err := cloud.Sleep(ctx, revocationGrace); err != nil {
 			return nil, err
 		}
 

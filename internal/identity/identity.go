@@ -293,19 +293,6 @@ func listAll[T any](ctx context.Context, pager pagination.Pager, extract func(pa
 // same second as the change would be revoked too.
 const revocationGrace = 1100 * time.Millisecond
 
-// pause waits d, or until ctx ends.
-func pause(ctx context.Context, d time.Duration) error {
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-timer.C:
-		return nil
-	}
-}
-
 // randomPassword is 256 random bits, URL-safe base64.
 func randomPassword() (string, error) {
 	b := make([]byte, 32)

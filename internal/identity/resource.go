@@ -213,7 +213,7 @@ func (r *identityResource) Delete(ctx context.Context, req resource.DeleteReques
 // ImportState imports an identity by its Keystone project ID or by its name; Read fills in
 // everything else.
 func (r *identityResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	importGlobal(ctx, &r.ResourceBase, req, resp, func(ctx context.Context, idOrName string) (cloud.Located, error) {
+	r.ImportGlobal(ctx, req, resp, func(ctx context.Context, idOrName string) (cloud.Located, error) {
 		return r.service().Locate(ctx, idOrName)
 	})
 }

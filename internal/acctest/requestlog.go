@@ -1,0 +1,258 @@
+package acctest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-log/tflogtest"
+
+	unikorn "github.com/unikorn-cloud/terraform-provider-unikorn/internal/provider"
+)
+
+// RequestLog captures the OpenStack request log (the "openstack" tflog subsystem, where the
+// cloud client logs every HTTP request with its method, service and path) of the provider
+// under test, separately for each provider configuration, i.e. each provider process of a
+// real run (terraform-plugin-testing configures the provider afresh for every CLI command).
+// It serves the provider through ProviderFactories; the wrapper intercepts Configure and
+// the data sources' Read to hand them a logger that writes into the log, and is otherwise
+// transparent (it does not forward optional provider interfaces such as functions, which
+// the catalog tests do not use).
+//
+// The subsystem must log at DEBUG: leave TF_LOG_PROVIDER_UNIKORN_OPENSTACK unset (or set it
+// to DEBUG or TRACE).
+type RequestLog struct {
+	mu   sync.Mutex
+	runs []*ProviderRun
+	byPD map[any]*ProviderRun
+}
+
+// ProviderRun is the log of one provider configuration.
+type ProviderRun struct {
+	mu    sync.Mutex
+	out   bytes.Buffer
+	reads int
+}
+
+// Request is one entry of the request log.
+type Request struct {
+	Method  string
+	Service string
+	Path    string
+	Status  int
+}
+
+// String is "GET image /v2/images".
+func (r Request) String() string {
+	return fmt.Sprintf("%s %s %s", r.Method, r.Service, r.Path)
+}
+
+// NewRequestLog returns an empty log.
+func NewRequestLog() *RequestLog {
+	return &RequestLog{byPD: map[any]*ProviderRun{}}
+}
+
+// ProviderFactories serve the provider under test with its request log captured here.
+func (l *RequestLog) ProviderFactories() map[string]func() (tfprotov6.ProviderServer, error) {
+	return map[string]func() (tfprotov6.ProviderServer, error){
+		"unikorn": providerserver.NewProtocol6WithError(&loggingProvider{Provider: unikorn.New("acctest")(), log: l}),
+	}
+}
+
+// Runs are the provider configurations so far, in order.
+func (l *RequestLog) Runs() []*ProviderRun {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+
+	return append([]*ProviderRun(nil), l.runs...)
+}
+
+// DataSourceReads is how many data sources were read in this run.
+func (r *ProviderRun) DataSourceReads() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+
+	return r.reads
+}
+
+// Entries are the run's log entries with the given message, each as its JSON fields.
+func (r *ProviderRun) Entries(message string) ([]map[string]any, error) {
+	r.mu.Lock()
+	raw := bytes.Clone(r.out.Bytes())
+	r.mu.Unlock()
+
+	entries, err := tflogtest.MultilineJSONDecode(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("decoding the provider log: %w", err)
+	}
+
+	var out []map[string]any
+
+	for _, e := range entries {
+		if e["@message"] == message {
+			out = append(out, e)
+		}
+	}
+
+	return out, nil
+}
+
+// Requests are the OpenStack requests of the run, in order.
+func (r *ProviderRun) Requests() ([]Request, error) {
+	entries, err := r.Entries("OpenStack API request")
+	if err != nil {
+		return nil, err
+	}
+
+	var out []Request
+
+	for _, e := range entries {
+
+		req := Request{}
+		req.Method, _ = e["method"].(string)
+		req.Service, _ = e["service"].(string)
+		req.Path, _ = e["path"].(string)
+
+		if status, ok := e["status"].(float64); ok {
+			req.Status = int(status)
+		}
+
+		out = append(out, req)
+	}
+
+	return out, nil
+}
+
+// Count is how many requests of the run have method and a path ending in pathSuffix.
+func (r *ProviderRun) Count(method, pathSuffix string) (int, error) {
+	reqs, err := r.Requests()
+	if err != nil {
+		return 0, err
+	}
+
+	n := 0
+
+	for _, req := range reqs {
+		if req.Method == method && strings.HasSuffix(req.Path, pathSuffix) {
+			n++
+		}
+	}
+
+	return n, nil
+}
+
+func (r *ProviderRun) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+
+	return r.out.Write(p)
+}
+
+// context returns ctx (deadline and cancellation) with a root provider logger that writes
+// into the run instead of the logger terraform-plugin-testing installed.
+func (r *ProviderRun) context(ctx context.Context) context.Context {
+	return loggerContext{Context: ctx, values: tflogtest.RootLogger(context.Background(), r)}
+}
+
+// loggerContext takes its deadline and cancellation from the embedded context and its
+// values (the logger) from values: terraform-plugin-testing registers a logging sink in the
+// context that would otherwise take precedence over any new root logger.
+type loggerContext struct {
+	context.Context
+	values context.Context
+}
+
+func (c loggerContext) Value(key any) any {
+	return c.values.Value(key)
+}
+
+type loggingProvider struct {
+	provider.Provider
+
+	log *RequestLog
+}
+
+func (p *loggingProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
+	run := &ProviderRun{}
+
+	p.Provider.Configure(run.context(ctx), req, resp)
+
+	p.log.mu.Lock()
+	defer p.log.mu.Unlock()
+
+	p.log.runs = append(p.log.runs, run)
+
+	if resp.DataSourceData != nil {
+		p.log.byPD[resp.DataSourceData] = run
+	}
+}
+
+func (p *loggingProvider) DataSources(ctx context.Context) []func() datasource.DataSource {
+	inner := p.Provider.DataSources(ctx)
+	out := make([]func() datasource.DataSource, len(inner))
+
+	for i, newInner := range inner {
+		out[i] = func() datasource.DataSource {
+			return &loggingDataSource{DataSource: newInner(), log: p.log}
+		}
+	}
+
+	return out
+}
+
+type loggingDataSource struct {
+	datasource.DataSource
+
+	log *RequestLog
+	run *ProviderRun
+}
+
+var (
+	_ datasource.DataSourceWithConfigure        = (*loggingDataSource)(nil)
+	_ datasource.DataSourceWithConfigValidators = (*loggingDataSource)(nil)
+	_ datasource.DataSourceWithValidateConfig   = (*loggingDataSource)(nil)
+)
+
+func (d *loggingDataSource) Configure(ctx context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	if req.ProviderData != nil {
+		d.log.mu.Lock()
+		d.run = d.log.byPD[req.ProviderData]
+		d.log.mu.Unlock()
+	}
+
+	if c, ok := d.DataSource.(datasource.DataSourceWithConfigure); ok {
+		c.Configure(ctx, req, resp)
+	}
+}
+
+func (d *loggingDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	if d.run != nil {
+		d.run.mu.Lock()
+		d.run.reads++
+		d.run.mu.Unlock()
+
+		ctx = d.run.context(ctx)
+	}
+
+	d.DataSource.Read(ctx, req, resp)
+}
+
+func (d *loggingDataSource) ConfigValidators(ctx context.Context) []datasource.ConfigValidator {
+	if v, ok := d.DataSource.(datasource.DataSourceWithConfigValidators); ok {
+		return v.ConfigValidators(ctx)
+	}
+
+	return nil
+}
+
+func (d *loggingDataSource) ValidateConfig(ctx context.Context, req datasource.ValidateConfigRequest, resp *datasource.ValidateConfigResponse) {
+	if v, ok := d.DataSource.(datasource.DataSourceWithValidateConfig); ok {
+		v.ValidateConfig(ctx, req, resp)
+	}
+}
