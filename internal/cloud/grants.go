@@ -299,10 +299,10 @@ func (c *Client) GrantModel() GrantModel {
 	return c.grants.Model
 }
 
-// Admin is the scope in which an admin-only call on projectID's behalf is made: the service
-// user's own project under the cloud admin model (the call names the target project), the
-// privileged scope inside projectID under the inherited model.
-func (c *Client) Admin(ctx context.Context, projectID string) (*Session, error) {
+// adminSession is the session of the Admin scope for projectID: the service user's own project
+// under the cloud admin model (the call names the target project), the privileged scope inside
+// projectID under the inherited model (and before the grants were checked).
+func (c *Client) adminSession(ctx context.Context, projectID string) (*Session, error) {
 	if c.GrantModel() == CloudAdmin {
 		return c.base, nil
 	}
@@ -312,19 +312,20 @@ func (c *Client) Admin(ctx context.Context, projectID string) (*Session, error) 
 
 // AdminRefusal wraps the error of an admin-only call that was refused anyway (policies differ
 // per cloud) so that it names the service, the call, the scope used and the grant that would
-// allow it.
+// allow it; other errors are returned as they are.
 func (c *Client) AdminRefusal(service, call string, err error) error {
 	if !gophercloud.ResponseCodeIs(err, http.StatusForbidden) {
 		return err
 	}
 
 	scope := "the identity's project (privileged scope)"
-	grant := c.roleAddAdmin("--domain " + c.settings.domain + " --inherited")
+	allow := "admin on the managed domain, inherited to its projects: " +
+		c.roleAddAdmin("--domain "+c.settings.domain+" --inherited")
 
 	if c.GrantModel() == CloudAdmin {
-		scope = "the service user's own project " + c.baseProjectDisplay()
-		grant = "the cloud's " + service + " policy must allow admin for it (admin holds in that scope)"
+		scope = "the service user's own project " + c.baseProjectDisplay() + " (admin)"
+		allow = "a " + service + " policy that lets admin do it (the stock policy does)"
 	}
 
-	return fmt.Errorf("%s refused %s in %s (%w); what allows it: %s", service, call, scope, err, grant)
+	return fmt.Errorf("%s refused %s in %s: %w; what allows it: %s", service, call, scope, err, allow)
 }

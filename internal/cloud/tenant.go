@@ -20,11 +20,19 @@ const (
 	// AsIdentity acts as the identity's own user through its Keystone trust: what is created
 	// with it is owned by that user (ports, servers, floating IPs, load balancers).
 	AsIdentity
+	// Admin is where the calls that stock policy reserves for admin are made on the
+	// identity's behalf (quota updates, Neutron's default security group, VLAN provider
+	// networks): the service user's own project under the cloud-admin grant model, naming the
+	// identity's project in the call; the privileged scope under the inherited model.
+	Admin
 )
 
 func (s Scope) String() string {
-	if s == AsIdentity {
+	switch s {
+	case AsIdentity:
 		return scopeIdentity.String()
+	case Admin:
+		return "admin"
 	}
 
 	return scopePrivileged.String()
@@ -56,6 +64,8 @@ func (c *Client) Tenant(ctx context.Context, projectID, region string, scope Sco
 	switch scope {
 	case AsIdentity:
 		sess, err = c.Identity(ctx, projectID)
+	case Admin:
+		sess, err = c.adminSession(ctx, projectID)
 	default:
 		sess, err = c.Privileged(ctx, projectID)
 	}
@@ -73,7 +83,8 @@ func NewTenant(sess *Session, projectID, region string) *Tenant {
 	return &Tenant{session: sess, projectID: projectID, region: region}
 }
 
-// ProjectID is the identity's Keystone project.
+// ProjectID is the identity's Keystone project (also under the Admin scope, whose token may
+// be scoped elsewhere: calls name this project).
 func (t *Tenant) ProjectID() string { return t.projectID }
 
 // Region is the resolved region.

@@ -89,14 +89,21 @@ func (s *Service) Delete(ctx context.Context, ref Ref, force bool) error {
 		}
 	}
 
-	for _, t := range priv {
+	// Stock policy lets only admin remove a project's default security group.
+	admin, err := s.tenants(ctx, projectID, cloud.Admin)
+	if err != nil {
+		return err
+	}
+
+	for _, t := range admin {
 		network, err := t.Network()
 		if err != nil {
 			return err
 		}
 
 		if err := deleteDefaultSecurityGroups(ctx, network, projectID); err != nil {
-			return fmt.Errorf("region %s: %w", t.Region(), err)
+			return fmt.Errorf("region %s: %w", t.Region(),
+				c.AdminRefusal("Neutron", "deleting the default security group of project "+projectID, err))
 		}
 	}
 

@@ -249,7 +249,7 @@ func deleteQuotas(ctx context.Context, sc *gophercloud.ServiceClient, g QuotaGro
 	return nil
 }
 
-// applyQuotas sets q in every served region, in the privileged scope, and returns the quotas
+// applyQuotas sets q in every served region, in the admin scope, and returns the quotas
 // the services answered with, merged over the regions as by mergeQuotas.
 func (s *Service) applyQuotas(ctx context.Context, projectID string, q Quotas) (Quotas, error) {
 	perRegion, err := s.eachQuotaGroup(ctx, projectID, func(ctx context.Context, sc *gophercloud.ServiceClient, g QuotaGroup) (map[string]int64, error) {
@@ -292,11 +292,12 @@ func (s *Service) resetQuotas(ctx context.Context, projectID string) error {
 }
 
 // eachQuotaGroup calls do with the client of every quota group in every served region, in the
-// privileged scope, and collects what it returns: one Quotas per region, in the order served.
+// admin scope (cloud.Admin), and collects what it returns: one Quotas per region, in the order served.
 func (s *Service) eachQuotaGroup(ctx context.Context, projectID string,
 	do func(ctx context.Context, sc *gophercloud.ServiceClient, g QuotaGroup) (map[string]int64, error),
 ) ([]Quotas, error) {
-	ts, err := s.tenants(ctx, projectID, cloud.Privileged)
+	// Stock policy reserves quota updates for admin (and lets admin read and set any project's).
+	ts, err := s.tenants(ctx, projectID, cloud.Admin)
 	if err != nil {
 		return nil, err
 	}
@@ -313,7 +314,8 @@ func (s *Service) eachQuotaGroup(ctx context.Context, projectID string,
 			}
 
 			if q[g.Name], err = do(ctx, sc, g); err != nil {
-				return nil, fmt.Errorf("region %s: %w", t.Region(), err)
+				return nil, fmt.Errorf("region %s: %w", t.Region(),
+					s.cloud.AdminRefusal(g.Service, "the quotas of project "+projectID, err))
 			}
 		}
 

@@ -180,7 +180,23 @@ func (p *unikornProvider) Configure(ctx context.Context, req provider.ConfigureR
 		return
 	}
 
-	tflog.Info(ctx, "Unikorn provider configured", map[string]any{"default_region": client.DefaultRegion()})
+	if cfg.Domain != "" {
+		// One read of the service user's grants, so that a missing one is named here with
+		// the command that adds it, never met as a 403 halfway through an apply.
+		features := []cloud.Feature{cloud.FeatureQuotas}
+		if !data.ProviderNetwork.IsNull() {
+			features = append(features, cloud.FeatureProviderNetwork)
+		}
+
+		if _, err := client.CheckGrants(ctx, features...); err != nil {
+			addGrantError(&resp.Diagnostics, err)
+			return
+		}
+	}
+
+	tflog.Info(ctx, "Unikorn provider configured", map[string]any{
+		"default_region": client.DefaultRegion(), "grant_model": client.GrantModel().String(),
+	})
 
 	meta := &Meta{cloud: client}
 
@@ -246,6 +262,19 @@ func addConfigureError(diags *diag.Diagnostics, err error) {
 	default:
 		diags.AddError("Unable to configure the Unikorn provider", err.Error())
 	}
+}
+
+// addGrantError reports what the grant check found: a missing grant, or a managed domain
+// that does not exist or that the service user cannot see.
+func addGrantError(diags *diag.Diagnostics, err error) {
+	var grantErr *cloud.GrantError
+
+	if errors.As(err, &grantErr) {
+		diags.AddError("Service user lacks grants", err.Error())
+		return
+	}
+
+	diags.AddAttributeError(path.Root("domain"), "Managed domain not usable", err.Error())
 }
 
 // envList splits a comma-separated environment variable into its non-empty items.

@@ -64,6 +64,19 @@ func TestAccProvider_configure(t *testing.T) {
 			wantErr:   `(?s)Region "` + missing + `".*not in the Keystone catalog`,
 		},
 		{
+			// A second service user of the local cloud, admin on its own project only: the
+			// grant it lacks is named at Configure with the command that adds it.
+			name:      "service user without the managed domain's grant",
+			arguments: func(*testing.T) string { return `  cloud = "unikorn-nogrant"` },
+			wantErr: words(`Service user lacks grants`) + `.*` + words(`admin (or manager) on the managed domain unikorn`) +
+				`.*` + words(`openstack role add --user unikorn-nogrant --user-domain Default --domain unikorn admin`),
+		},
+		{
+			name:      "managed domain that does not exist",
+			arguments: func(*testing.T) string { return fmt.Sprintf("  domain = %q", missing) },
+			wantErr:   words(`Managed domain not usable`) + `.*` + words(missing),
+		},
+		{
 			name:      "wrong password",
 			arguments: func(*testing.T) string { return fmt.Sprintf("  password = %q", "wrong-"+acctest.RandomName()) },
 			wantErr:   `(?s)Unable to authenticate to OpenStack.*password`,
@@ -182,4 +195,14 @@ func copyCloudsYAML(t *testing.T, name string) string {
 	}
 
 	return file
+}
+
+// words is a pattern of the words of s in order, whatever white space the CLI wraps them with.
+func words(s string) string {
+	parts := strings.Fields(s)
+	for i, p := range parts {
+		parts[i] = regexp.QuoteMeta(p)
+	}
+
+	return "(?s)" + strings.Join(parts, `\s+`)
 }
