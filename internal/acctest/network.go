@@ -3,12 +3,15 @@ package acctest
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/projects"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/layer3/routers"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/provider"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/quotas"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/security/groups"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/security/rules"
@@ -17,6 +20,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/subnets"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
 
@@ -66,14 +70,27 @@ func NetworkTenant(t *testing.T) string {
 func TenantNeutron(t *testing.T, projectID, region string) *gophercloud.ServiceClient {
 	t.Helper()
 
-	sess, err := Client(t).Privileged(context.Background(), projectID)
-	if err != nil {
-		t.Fatalf("privileged scope of %s: %v", projectID, err)
+	tenant, err := Client(t).Tenant(context.Background(), projectID, region, cloud.Privileged)
+	if err == nil {
+		var sc *gophercloud.ServiceClient
+		if sc, err = tenant.Network(); err == nil {
+			return sc
+		}
 	}
 
-	sc, err := sess.Network(region)
+	t.Fatalf("the Neutron client of project %s in %s (privileged scope): %v", projectID, region, err)
+
+	return nil
+}
+
+// baseNeutron is the Neutron client of region in the provider's configured scope (an admin
+// one: it sees every project).
+func baseNeutron(t *testing.T, region string) *gophercloud.ServiceClient {
+	t.Helper()
+
+	sc, err := Client(t).Base().Network(region)
 	if err != nil {
-		t.Fatalf("Neutron client of %s: %v", region, err)
+		t.Fatalf("the Neutron client of %s: %v", region, err)
 	}
 
 	return sc
@@ -93,17 +110,7 @@ func purgeNeutron(ctx context.Context, sc *gophercloud.ServiceClient, projectID 
 	note("listing routers", err)
 
 	for _, r := range rs {
-		ps, err := listPorts(ctx, sc, ports.ListOpts{DeviceID: r.ID})
-		note("listing router ports", err)
-
-		for _, p := range ps {
-			if p.DeviceOwner == "network:router_interface" || p.DeviceOwner == "network:router_interface_distributed" {
-				_, err := routers.RemoveInterface(ctx, sc, r.ID, routers.RemoveInterfaceOpts{PortID: p.ID}).Extract()
-				note("detaching router "+r.ID, err)
-			}
-		}
-
-		note("deleting router "+r.ID, routers.Delete(ctx, sc, r.ID).ExtractErr())
+		note("deleting router "+r.ID, DeleteRouter(ctx, sc, r.ID))
 	}
 
 	ps, err := listPorts(ctx, sc, ports.ListOpts{ProjectID: projectID})
@@ -131,6 +138,34 @@ func purgeNeutron(ctx context.Context, sc *gophercloud.ServiceClient, projectID 
 
 	if len(errs) > 0 {
 		return fmt.Errorf("%s", strings.Join(errs, "; "))
+	}
+
+	return nil
+}
+
+// routerInterfaceOwners are the device owners of a router's interface ports.
+var routerInterfaceOwners = []string{"network:router_interface", "network:router_interface_distributed", "network:ha_router_replicated_interface"}
+
+// DeleteRouter detaches router id from its subnets and deletes it; 404s count as done.
+func DeleteRouter(ctx context.Context, sc *gophercloud.ServiceClient, id string) error {
+	ps, err := listPorts(ctx, sc, ports.ListOpts{DeviceID: id})
+	if err != nil {
+		return fmt.Errorf("listing the ports of router %s: %w", id, err)
+	}
+
+	for _, p := range ps {
+		if !slices.Contains(routerInterfaceOwners, p.DeviceOwner) {
+			continue
+		}
+
+		_, err := routers.RemoveInterface(ctx, sc, id, routers.RemoveInterfaceOpts{PortID: p.ID}).Extract()
+		if err != nil && !gophercloud.ResponseCodeIs(err, 404) {
+			return fmt.Errorf("detaching router %s from port %s: %w", id, p.ID, err)
+		}
+	}
+
+	if err := routers.Delete(ctx, sc, id).ExtractErr(); err != nil && !gophercloud.ResponseCodeIs(err, 404) {
+		return fmt.Errorf("deleting router %s: %w", id, err)
 	}
 
 	return nil
@@ -223,33 +258,55 @@ func NeutronCreateBareNetwork(t *testing.T, projectID, region, neutronName strin
 	return n.ID
 }
 
-// NeutronNetworkVLAN is the segmentation ID of network id in region (0 when it is no VLAN
-// network).
+// NeutronNetworkVLAN is the physical network and segmentation ID of network id in region (0
+// when it is no VLAN network).
 func NeutronNetworkVLAN(t *testing.T, region, id string) (physnet string, vlan int) {
 	t.Helper()
 
-	var body struct {
-		Network struct {
-			Type    string `json:"provider:network_type"`
-			Physnet string `json:"provider:physical_network"`
-			VLAN    *int   `json:"provider:segmentation_id"`
-		} `json:"network"`
+	var n provider.NetworkProviderExt
+	if err := networks.Get(context.Background(), baseNeutron(t, region), id).ExtractInto(&n); err != nil {
+		t.Fatalf("reading network %s: %v", id, err)
 	}
 
-	sc, err := Client(t).Base().Network(region)
+	vlan, err := strconv.Atoi(n.SegmentationID)
+	if n.NetworkType != "vlan" || err != nil {
+		return n.PhysicalNetwork, 0
+	}
+
+	return n.PhysicalNetwork, vlan
+}
+
+// NeutronCreateVLANNetwork makes, out of band, a VLAN network with segmentation ID vlan on
+// physnet in projectID (whose privileged scope is an admin one), and returns its ID.
+func NeutronCreateVLANNetwork(t *testing.T, projectID, region, physnet string, vlan int) string {
+	t.Helper()
+
+	n, err := networks.Create(context.Background(), TenantNeutron(t, projectID, region), provider.CreateOptsExt{
+		CreateOptsBuilder: networks.CreateOpts{Name: RandomName()},
+		Segments:          []provider.Segment{{NetworkType: "vlan", PhysicalNetwork: physnet, SegmentationID: vlan}},
+	}).Extract()
+	if err != nil {
+		t.Fatalf("creating a VLAN %d network: %v", vlan, err)
+	}
+
+	return n.ID
+}
+
+// ExternalSubnetCIDR is the prefix of the first subnet of external network networkID in region.
+func ExternalSubnetCIDR(t *testing.T, region, networkID string) string {
+	t.Helper()
+
+	pages, err := subnets.List(baseNeutron(t, region), subnets.ListOpts{NetworkID: networkID}).AllPages(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	if _, err := sc.Get(context.Background(), sc.ServiceURL("networks", id), &body, nil); err != nil {
-		t.Fatalf("reading network %s: %v", id, err)
+	all, err := subnets.ExtractSubnets(pages)
+	if err != nil || len(all) == 0 {
+		t.Fatalf("the subnets of external network %s in %s: %v (%d)", networkID, region, err, len(all))
 	}
 
-	if body.Network.Type != "vlan" || body.Network.VLAN == nil {
-		return body.Network.Physnet, 0
-	}
-
-	return body.Network.Physnet, *body.Network.VLAN
+	return all[0].CIDR
 }
 
 // NeutronDeleteNetwork deletes, out of band, network-<name> of projectID in region with its
@@ -272,17 +329,8 @@ func NeutronDeleteNetwork(t *testing.T, projectID, region, name string) {
 	}
 
 	for _, r := range naming.Exact(rs, neutronName, func(r routers.Router) string { return r.Name }) {
-		for _, n := range ns {
-			for _, s := range n.Subnets {
-				_, err := routers.RemoveInterface(ctx, sc, r.ID, routers.RemoveInterfaceOpts{SubnetID: s}).Extract()
-				if err != nil && !gophercloud.ResponseCodeIs(err, 404) {
-					t.Fatalf("detaching router %s: %v", r.ID, err)
-				}
-			}
-		}
-
-		if err := routers.Delete(ctx, sc, r.ID).ExtractErr(); err != nil {
-			t.Fatalf("deleting router %s: %v", r.ID, err)
+		if err := DeleteRouter(ctx, sc, r.ID); err != nil {
+			t.Fatal(err)
 		}
 	}
 
@@ -307,19 +355,8 @@ func NeutronDeleteRouter(t *testing.T, projectID, region, name string) {
 	}
 
 	for _, r := range naming.Exact(rs, naming.Router(name), func(r routers.Router) string { return r.Name }) {
-		ps, err := listPorts(ctx, sc, ports.ListOpts{DeviceID: r.ID, DeviceOwner: "network:router_interface"})
-		if err != nil {
+		if err := DeleteRouter(ctx, sc, r.ID); err != nil {
 			t.Fatal(err)
-		}
-
-		for _, p := range ps {
-			if _, err := routers.RemoveInterface(ctx, sc, r.ID, routers.RemoveInterfaceOpts{PortID: p.ID}).Extract(); err != nil {
-				t.Fatalf("detaching router %s: %v", r.ID, err)
-			}
-		}
-
-		if err := routers.Delete(ctx, sc, r.ID).ExtractErr(); err != nil {
-			t.Fatalf("deleting router %s: %v", r.ID, err)
 		}
 	}
 }

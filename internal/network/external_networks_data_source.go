@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -18,15 +19,13 @@ var _ datasource.DataSourceWithConfigure = (*externalNetworksDataSource)(nil)
 
 // NewExternalNetworksDataSource is the constructor the provider lists.
 func NewExternalNetworksDataSource() datasource.DataSource {
-	return &externalNetworksDataSource{}
+	return &externalNetworksDataSource{
+		DataSourceBase: adapter.NewDataSourceBase[meta](adapter.Kind{TypeName: "external_networks", Noun: "external networks"}),
+	}
 }
 
 type externalNetworksDataSource struct {
-	meta meta
-}
-
-func (d *externalNetworksDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_external_networks"
+	adapter.DataSourceBase[meta]
 }
 
 var externalNetworkAttrTypes = map[string]attr.Type{
@@ -80,12 +79,6 @@ func (d *externalNetworksDataSource) Schema(_ context.Context, _ datasource.Sche
 	}
 }
 
-func (d *externalNetworksDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	if m, ok := adapter.ProviderData[meta](req.ProviderData, &resp.Diagnostics); ok {
-		d.meta = m
-	}
-}
-
 func (d *externalNetworksDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var data externalNetworksDataModel
 
@@ -94,46 +87,49 @@ func (d *externalNetworksDataSource) Read(ctx context.Context, req datasource.Re
 		return
 	}
 
-	client := d.meta.Cloud()
+	const summary = "Error listing external networks"
+
+	if !d.Configured() {
+		resp.Diagnostics.AddError(summary, "The provider is not configured.")
+		return
+	}
+
+	client := d.Meta.Cloud()
 
 	region, err := client.ResolveRegion(data.Region.ValueString())
 	if err != nil {
-		resp.Diagnostics.AddError("Error listing external networks", err.Error())
+		resp.Diagnostics.AddAttributeError(path.Root("region"), adapter.SummaryRegionNotServed, err.Error())
 		return
 	}
 
 	sc, err := client.Base().Network(region)
+	if err == nil {
+		var nets []ExternalNetwork
+
+		nets, err = d.Meta.NetworkConfig().ExternalNetworks(ctx, sc, region)
+		data.set(region, nets)
+	}
+
 	if err != nil {
-		resp.Diagnostics.AddError("Error listing external networks", err.Error())
+		resp.Diagnostics.AddError(summary, fmt.Sprintf("region %s: %s", region, err))
 		return
 	}
 
-	nets, err := d.meta.NetworkConfig().ExternalNetworks(ctx, sc, region)
-	if err != nil {
-		resp.Diagnostics.AddError("Error listing external networks", fmt.Sprintf("region %s: %s", region, err))
-		return
-	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &data)...)
+}
 
+// set fills the data from the external networks of region.
+func (data *externalNetworksDataModel) set(region string, nets []ExternalNetwork) {
 	elems := make([]attr.Value, 0, len(nets))
 
 	for _, n := range nets {
-		tags := make([]attr.Value, len(n.Tags))
-		for i, t := range n.Tags {
-			tags[i] = types.StringValue(t)
-		}
-
-		subnets := make([]attr.Value, len(n.SubnetIDs))
-		for i, s := range n.SubnetIDs {
-			subnets[i] = types.StringValue(s)
-		}
-
 		elems = append(elems, types.ObjectValueMust(externalNetworkAttrTypes, map[string]attr.Value{
 			"description": types.StringValue(n.Description),
 			"id":          types.StringValue(n.ID),
 			"name":        types.StringValue(n.Name),
 			"status":      types.StringValue(n.Status),
-			"subnet_ids":  types.ListValueMust(types.StringType, subnets),
-			"tags":        types.SetValueMust(types.StringType, tags),
+			"subnet_ids":  adapter.StringList(n.SubnetIDs, types.ListValueMust(types.StringType, nil)),
+			"tags":        adapter.StringSet(n.Tags, types.SetValueMust(types.StringType, nil)),
 		}))
 	}
 
@@ -144,8 +140,6 @@ func (d *externalNetworksDataSource) Read(ctx context.Context, req datasource.Re
 	if len(nets) > 0 {
 		data.DefaultID = types.StringValue(nets[0].ID)
 	}
-
-	resp.Diagnostics.Append(resp.State.Set(ctx, &data)...)
 }
 
 type externalNetworksDataModel struct {

@@ -4,20 +4,21 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 
-	"github.com/gophercloud/gophercloud/v2"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloudtest"
 )
 
-// fakeNeutron is an in-memory Neutron v2.0 API with the behaviour that matters to this
-// package: fuzzy (prefix) name filters, VLAN segmentation IDs unique per physical network
-// (409 VlanIdInUse), default egress rules on new security groups, duplicate rules (409),
-// bulk rule creation, router interfaces as ports, and 409 on deleting objects in use.
+// fakeNeutron is an in-memory Neutron v2.0 API, served and recorded by cloudtest, with the
+// behaviour that matters to this package: fuzzy (prefix) name filters, filters repeated for
+// "any of", VLAN segmentation IDs unique per physical network (409 VlanIdInUse), default egress
+// rules on new security groups, duplicate rules (409), bulk rule creation, router interfaces as
+// ports, and 409 on deleting objects in use.
 type fakeNeutron struct {
 	mu sync.Mutex
 
@@ -32,7 +33,7 @@ type fakeNeutron struct {
 	// hiddenVLANs are taken by "another apply" but not yet visible in lists: the race.
 	hiddenVLANs map[int]bool
 
-	requests []string // "METHOD /path"
+	api *cloudtest.API
 }
 
 const fakeProject = "project-1"
@@ -49,29 +50,27 @@ func newFakeNeutron() *fakeNeutron {
 	}
 }
 
-// service starts an httptest server for f and returns a Service on it.
+// service serves f (once per fake) and returns a Service on it. The fake's own state is
+// shared by every service of it, as Neutron's is by every client.
 func (f *fakeNeutron) service(t *testing.T, cfg *Config) *Service {
 	t.Helper()
 
-	srv := httptest.NewServer(f)
-	t.Cleanup(srv.Close)
-
-	sc := &gophercloud.ServiceClient{
-		ProviderClient: &gophercloud.ProviderClient{HTTPClient: *srv.Client()},
-		Endpoint:       srv.URL + "/",
-		ResourceBase:   srv.URL + "/v2.0/",
+	if f.api == nil {
+		f.api = cloudtest.New(t)
+		f.api.Fallback(f)
 	}
 
-	return newService(sc, cfg, fakeProject, "RegionOne")
+	return newService(f.api.ServiceClient("/", "/v2.0/"), cfg, cloud.NewTenant(nil, fakeProject, "RegionOne"))
 }
 
-// calls returns and forgets the requests seen so far.
+// calls returns and forgets the requests seen so far, as "METHOD /path" below /v2.0.
 func (f *fakeNeutron) calls() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
+	out := f.api.Calls()
+	f.api.Reset()
 
-	out := f.requests
-	f.requests = nil
+	for i, c := range out {
+		out[i] = strings.Replace(c, " /v2.0/", " /", 1)
+	}
 
 	return out
 }
@@ -102,16 +101,10 @@ func (f *fakeNeutron) add(store map[string]map[string]any, obj map[string]any) s
 }
 
 func neutronErr(w http.ResponseWriter, status int, typ, msg string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(map[string]any{"NeutronError": map[string]any{"type": typ, "message": msg, "detail": ""}})
+	reply(w, status, map[string]any{"NeutronError": map[string]any{"type": typ, "message": msg, "detail": ""}})
 }
 
-func reply(w http.ResponseWriter, status int, body any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(body)
-}
+func reply(w http.ResponseWriter, status int, body any) { cloudtest.WriteJSON(w, status, body) }
 
 // matches applies list filters; name is a fuzzy prefix match, as some clouds do.
 func matches(obj map[string]any, q url.Values) bool {
@@ -123,6 +116,10 @@ func matches(obj map[string]any, q url.Values) bool {
 		want := values[0]
 
 		switch key {
+		case "network_id", "id":
+			if !slices.Contains(values, fmt.Sprint(obj[key])) {
+				return false
+			}
 		case "name":
 			name, _ := obj["name"].(string)
 			if !strings.HasPrefix(name, want) {
@@ -179,8 +176,6 @@ func (f *fakeNeutron) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 
-	f.requests = append(f.requests, r.Method+" "+strings.TrimPrefix(r.URL.Path, "/v2.0"))
-
 	parts := strings.Split(strings.Trim(strings.TrimPrefix(r.URL.Path, "/v2.0/"), "/"), "/")
 
 	stores := map[string]struct {
@@ -209,7 +204,7 @@ func (f *fakeNeutron) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	switch {
 	case len(parts) == 1 && r.Method == http.MethodGet:
-		var out []any
+		out := []any{}
 
 		for _, id := range sortedKeys(s.store) {
 			obj := s.store[id]
@@ -222,7 +217,7 @@ func (f *fakeNeutron) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	case len(parts) == 1 && r.Method == http.MethodPost:
 		if parts[0] == "security-group-rules" && body["security_group_rules"] != nil {
-			f.createRules(w, asList(body["security_group_rules"]))
+			f.createRules(w, asList(body["security_group_rules"]), true)
 			return
 		}
 
@@ -282,7 +277,7 @@ func (f *fakeNeutron) view(coll string, obj map[string]any) map[string]any {
 	}
 
 	if coll == "security-groups" {
-		var rules []any
+		rules := []any{}
 
 		for _, id := range sortedKeys(f.rules) {
 			if f.rules[id]["security_group_id"] == obj["id"] {
@@ -309,13 +304,24 @@ func (f *fakeNeutron) create(w http.ResponseWriter, coll, one string, obj map[st
 
 	switch coll {
 	case "networks":
+		// A single segment of the multi-provider extension reads back as provider:* attributes.
+		if segments := asList(obj["segments"]); len(segments) == 1 {
+			seg, _ := segments[0].(map[string]any)
+			for k, v := range seg {
+				obj[k] = v
+			}
+
+			delete(obj, "segments")
+		}
+
 		if obj["provider:network_type"] == "vlan" {
 			f64, _ := obj["provider:segmentation_id"].(float64)
 			seg := int(f64)
 
 			taken := f.hiddenVLANs[seg]
 			for _, n := range f.networks {
-				if n["provider:physical_network"] == obj["provider:physical_network"] && n["provider:segmentation_id"] == obj["provider:segmentation_id"] {
+				if n["provider:physical_network"] == obj["provider:physical_network"] &&
+					fmt.Sprint(n["provider:segmentation_id"]) == fmt.Sprint(obj["provider:segmentation_id"]) {
 					taken = true
 				}
 			}
@@ -354,7 +360,7 @@ func (f *fakeNeutron) create(w http.ResponseWriter, coll, one string, obj map[st
 			}
 		}
 	case "security-group-rules":
-		f.createRules(w, []any{obj})
+		f.createRules(w, []any{obj}, false)
 		return
 	}
 
@@ -373,7 +379,7 @@ func ruleKey(r map[string]any) string {
 		r["port_range_max"], prefix, r["remote_group_id"])
 }
 
-func (f *fakeNeutron) createRules(w http.ResponseWriter, in []any) {
+func (f *fakeNeutron) createRules(w http.ResponseWriter, in []any, bulk bool) {
 	var created []any
 
 	seen := map[string]bool{}
@@ -410,7 +416,7 @@ func (f *fakeNeutron) createRules(w http.ResponseWriter, in []any) {
 		f.rules[fmt.Sprint(r["id"])] = r
 	}
 
-	if len(in) == 1 {
+	if !bulk {
 		reply(w, http.StatusCreated, map[string]any{"security_group_rule": created[0]})
 		return
 	}

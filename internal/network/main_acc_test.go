@@ -2,10 +2,7 @@ package network_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net/url"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -17,6 +14,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/networks"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/ports"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/subnets"
+	"github.com/gophercloud/gophercloud/v2/pagination"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
@@ -26,105 +24,70 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	resource.AddTestSweepers("unikorn_network", &resource.Sweeper{Name: "unikorn_network", F: sweepTestProjects})
+	acctest.AddSweeper("unikorn_network", nil, sweepRouters.Run, sweepNetworks.Run, sweepSecurityGroups.Run)
 	resource.TestMain(m)
 }
 
-// sweepTestProjects deletes the networks and security groups whose names carry the test
-// prefix, in every region and project. Run with `go test ./internal/network/ -sweep=all`.
-func sweepTestProjects(_ string) error {
-	ctx := context.Background()
+// The sweeper deletes, in every region and project, the routers (with their interfaces),
+// networks and security groups whose names carry the test prefix. Run with
+// `go test ./internal/network/ -sweep=all`.
+var (
+	sweepRouters = neutronSweep("router", naming.NetworkPrefix,
+		func(sc *gophercloud.ServiceClient) pagination.Pager { return routers.List(sc, routers.ListOpts{}) }, routers.ExtractRouters,
+		func(r routers.Router) (string, string) { return r.Name, r.ID }, acctest.DeleteRouter)
+	sweepNetworks = neutronSweep("network", naming.NetworkPrefix,
+		func(sc *gophercloud.ServiceClient) pagination.Pager { return networks.List(sc, networks.ListOpts{}) }, networks.ExtractNetworks,
+		func(n networks.Network) (string, string) { return n.Name, n.ID },
+		func(ctx context.Context, sc *gophercloud.ServiceClient, id string) error {
+			return networks.Delete(ctx, sc, id).ExtractErr()
+		})
+	sweepSecurityGroups = neutronSweep("security group", naming.SecurityGroupPrefix,
+		func(sc *gophercloud.ServiceClient) pagination.Pager { return groups.List(sc, groups.ListOpts{}) }, groups.ExtractGroups,
+		func(g groups.SecGroup) (string, string) { return g.Name, g.ID },
+		func(ctx context.Context, sc *gophercloud.ServiceClient, id string) error {
+			return groups.Delete(ctx, sc, id).ExtractErr()
+		})
+)
 
-	c, err := cloud.New(ctx, cloud.Config{
-		Cloud:      os.Getenv("OS_CLOUD"),
-		CloudsYAML: os.Getenv("OS_CLIENT_CONFIG_FILE"),
-		Regions:    acctest.Regions(),
-		Domain:     os.Getenv("UNIKORN_DOMAIN"),
-	})
-	if err != nil {
-		return err
-	}
-
-	var errs []error
-
-	for _, region := range c.Regions() {
-		sc, err := c.Base().Network(region)
-		if err != nil {
-			return err
-		}
-
-		for _, prefix := range []string{naming.NetworkPrefix + acctest.NamePrefix, naming.SecurityGroupPrefix + acctest.NamePrefix} {
-			errs = append(errs, sweepPrefix(ctx, sc, prefix))
-		}
-	}
-
-	return errors.Join(errs...)
-}
-
-func sweepPrefix(ctx context.Context, sc *gophercloud.ServiceClient, prefix string) error {
-	var errs []error
-
-	rpages, err := routers.List(sc, routers.ListOpts{}).AllPages(ctx)
-	if err != nil {
-		return err
-	}
-
-	rs, _ := routers.ExtractRouters(rpages)
-
-	for _, r := range rs {
-		if !strings.HasPrefix(r.Name, prefix) {
-			continue
-		}
-
-		ppages, err := ports.List(sc, ports.ListOpts{DeviceID: r.ID, DeviceOwner: "network:router_interface"}).AllPages(ctx)
-		if err == nil {
-			ps, _ := ports.ExtractPorts(ppages)
-			for _, p := range ps {
-				_, err := routers.RemoveInterface(ctx, sc, r.ID, routers.RemoveInterfaceOpts{PortID: p.ID}).Extract()
-				errs = append(errs, err)
+// neutronSweep sweeps the Neutron objects called prefix+acctest.NamePrefix+..., through the
+// provider's configured scope (which sees every project).
+func neutronSweep[T any](what, prefix string, pager func(*gophercloud.ServiceClient) pagination.Pager,
+	extract func(pagination.Page) ([]T, error), nameID func(T) (string, string),
+	del func(ctx context.Context, sc *gophercloud.ServiceClient, id string) error,
+) acctest.Sweep[T] {
+	return acctest.Sweep[T]{
+		What:   what,
+		Prefix: prefix + acctest.NamePrefix,
+		List: func(ctx context.Context, c *cloud.Client, region string) ([]T, error) {
+			sc, err := c.Base().Network(region)
+			if err != nil {
+				return nil, err
 			}
-		}
 
-		errs = append(errs, routers.Delete(ctx, sc, r.ID).ExtractErr())
+			pages, err := pager(sc).AllPages(ctx)
+			if err != nil {
+				return nil, err
+			}
+
+			return extract(pages)
+		},
+		Name: func(o T) string { name, _ := nameID(o); return name },
+		ID:   func(o T) string { _, id := nameID(o); return id },
+		Delete: func(ctx context.Context, c *cloud.Client, region, id string) error {
+			sc, err := c.Base().Network(region)
+			if err != nil {
+				return err
+			}
+
+			return del(ctx, sc, id)
+		},
 	}
-
-	npages, err := networks.List(sc, networks.ListOpts{}).AllPages(ctx)
-	if err != nil {
-		return err
-	}
-
-	ns, _ := networks.ExtractNetworks(npages)
-
-	for _, n := range ns {
-		if strings.HasPrefix(n.Name, prefix) {
-			errs = append(errs, networks.Delete(ctx, sc, n.ID).ExtractErr())
-		}
-	}
-
-	gpages, err := groups.List(sc, groups.ListOpts{}).AllPages(ctx)
-	if err != nil {
-		return err
-	}
-
-	gs, _ := groups.ExtractGroups(gpages)
-
-	for _, g := range gs {
-		if strings.HasPrefix(g.Name, prefix) {
-			errs = append(errs, groups.Delete(ctx, sc, g.ID).ExtractErr())
-		}
-	}
-
-	return errors.Join(errs...)
 }
 
-// tenant skips the test without TF_ACC, and otherwise returns a fresh project in the managed
-// domain (deleted with everything in it when the test ends).
+// tenant returns, for an acceptance test, a fresh project in the managed domain (deleted with
+// everything in it when the test ends).
 func tenant(t *testing.T) string {
 	t.Helper()
-
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
 
 	acctest.PreCheck(t)
 
@@ -280,16 +243,4 @@ func atoi(s string) int {
 	_, _ = fmt.Sscan(s, &n)
 
 	return n
-}
-
-// importID returns an ImportStateIdFunc that builds "REGION/<attribute>" of address.
-func importID(address, attribute string) resource.ImportStateIdFunc {
-	return func(s *terraform.State) (string, error) {
-		rs, ok := s.RootModule().Resources[address]
-		if !ok {
-			return "", fmt.Errorf("%s is not in the state", address)
-		}
-
-		return url.PathEscape(rs.Primary.Attributes["region"]) + "/" + rs.Primary.Attributes[attribute], nil
-	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -26,12 +25,7 @@ func TestAccMeasure_requestCounts(t *testing.T) {
 	def, _ := regions(t)
 	ctx := context.Background()
 
-	c, err := cloud.New(ctx, cloud.Config{
-		Cloud:      os.Getenv("OS_CLOUD"),
-		CloudsYAML: os.Getenv("OS_CLIENT_CONFIG_FILE"),
-		Regions:    acctest.Regions(),
-		Domain:     os.Getenv("UNIKORN_DOMAIN"),
-	})
+	c, err := acctest.NewClient(ctx, "terraform-provider-unikorn-acctest-measure")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,18 +55,22 @@ func TestAccMeasure_requestCounts(t *testing.T) {
 	var svc *network.Service
 
 	measure("privileged scope (one Keystone token)", func() error {
-		svc, err = network.NewService(ctx, c, network.NewConfig(network.ExternalNetworkSelector{}, nil), project, def)
+		tenant, err := c.Tenant(ctx, project, def, cloud.Privileged)
+		if err == nil {
+			svc, err = network.NewService(tenant, network.NewConfig(network.ExternalNetworkSelector{}, nil))
+		}
+
 		return err
 	})
 
 	name := acctest.RandomName()
 	a, _ := network.PlanAddressing(mustPrefix("10.50.0.0/24"), nil)
-	spec := network.NetworkSpec{Name: name, Addressing: a, DNSNameservers: []string{"192.0.2.53"}}
+	spec := network.Spec{Name: name, Addressing: a, DNSNameservers: []string{"192.0.2.53"}}
 
 	var net *network.Network
 
 	measure("network create", func() error {
-		net, err = svc.EnsureNetwork(ctx, spec, network.NetworkRef{})
+		net, err = svc.EnsureNetwork(ctx, spec, network.Ref{})
 		return err
 	})
 

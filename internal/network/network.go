@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"slices"
 	"strings"
 
-	"github.com/hashicorp/terraform-plugin-log/tflog"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/layer3/routers"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/networks"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/ports"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/subnets"
 
-	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
 
@@ -28,8 +29,8 @@ type Route struct {
 	NextHop     string // IP address
 }
 
-// NetworkSpec is what a unikorn_network asks for.
-type NetworkSpec struct {
+// Spec is what a unikorn_network asks for.
+type Spec struct {
 	// Name is the user-given name; the network, subnet and router are network-<name>.
 	Name           string
 	Addressing     Addressing
@@ -41,8 +42,8 @@ type NetworkSpec struct {
 	ExternalNetworkID string
 }
 
-// NetworkRef holds the IDs already known (from state) of a network's objects; any may be "".
-type NetworkRef struct {
+// Ref holds the IDs already known (from state) of a network's objects; any may be "".
+type Ref struct {
 	NetworkID string
 	SubnetID  string
 	RouterID  string
@@ -70,8 +71,8 @@ func (n *Network) Complete() bool {
 }
 
 // Ref is the IDs of what exists.
-func (n *Network) Ref() NetworkRef {
-	ref := NetworkRef{NetworkID: n.ID}
+func (n *Network) Ref() Ref {
+	ref := Ref{NetworkID: n.ID}
 	if n.Subnet != nil {
 		ref.SubnetID = n.Subnet.ID
 	}
@@ -108,22 +109,18 @@ func (n *Network) setNetwork(net neutronNetwork) {
 	n.ProjectID = net.ProjectID
 	n.VLANID = nil
 
-	if strings.EqualFold(net.NetworkType, "vlan") && net.SegmentationID.Valid {
-		id := net.SegmentationID.Value
+	if id, ok := net.vlanID(); ok {
 		n.VLANID = &id
 	}
 }
 
-func toSubnet(s neutronSubnet) *Subnet {
+func toSubnet(s subnets.Subnet) *Subnet {
 	out := &Subnet{
 		ID:             s.ID,
 		Description:    s.Description,
 		CIDR:           s.CIDR,
+		GatewayIP:      s.GatewayIP,
 		DNSNameservers: slices.Clone(s.DNSNameservers),
-	}
-
-	if s.GatewayIP != nil {
-		out.GatewayIP = *s.GatewayIP
 	}
 
 	for _, p := range s.AllocationPools {
@@ -134,83 +131,44 @@ func toSubnet(s neutronSubnet) *Subnet {
 	}
 
 	for _, r := range s.HostRoutes {
-		out.Routes = append(out.Routes, Route(r))
+		out.Routes = append(out.Routes, Route{Destination: r.DestinationCIDR, NextHop: r.NextHop})
 	}
 
 	return out
 }
 
-func toRouter(r neutronRouter) *Router {
-	return &Router{ID: r.ID, Description: r.Description, ExternalNetworkID: r.gatewayNetworkID()}
+func toRouter(r routers.Router) *Router {
+	return &Router{ID: r.ID, Description: r.Description, ExternalNetworkID: r.GatewayInfo.NetworkID}
 }
 
 // findNetwork finds network-<name> of the project: by knownID first, then by exact name.
 func (s *Service) findNetwork(ctx context.Context, name, knownID string) (neutronNetwork, bool, error) {
-	if knownID != "" {
-		var net neutronNetwork
-
-		err := s.neutron.get(ctx, collNetworks, knownID, &net)
-		if err == nil {
-			return net, true, nil
-		}
-
-		if !isNotFound(err) {
-			return net, false, fmt.Errorf("reading network %s: %w", knownID, err)
-		}
-
-		tflog.Debug(ctx, "The network is gone by ID; looking it up by name", map[string]any{"network_id": knownID})
-	}
-
-	return findOne(ctx, s.neutron, collNetworks, kindNetwork, naming.Network(name), url.Values{"project_id": {s.projectID}},
-		func(n neutronNetwork) string { return n.Name }, func(n neutronNetwork) string { return n.ID })
+	return networkLookup(s.sc, s.ProjectID()).find(ctx, naming.Network(name), knownID)
 }
 
 // findSubnet finds the subnet network-<name> of networkID: by knownID first, then by exact name.
-func (s *Service) findSubnet(ctx context.Context, name, networkID, knownID string) (neutronSubnet, bool, error) {
-	if knownID != "" {
-		var sub neutronSubnet
-
-		err := s.neutron.get(ctx, collSubnets, knownID, &sub)
-		if err == nil && sub.NetworkID == networkID {
-			return sub, true, nil
-		}
-
-		if err != nil && !isNotFound(err) {
-			return sub, false, fmt.Errorf("reading subnet %s: %w", knownID, err)
-		}
-	}
-
-	return findOne(ctx, s.neutron, collSubnets, kindSubnet, naming.Subnet(name), url.Values{"network_id": {networkID}},
-		func(n neutronSubnet) string { return n.Name }, func(n neutronSubnet) string { return n.ID })
+func (s *Service) findSubnet(ctx context.Context, name, networkID, knownID string) (subnets.Subnet, bool, error) {
+	return subnetLookup(s.sc, networkID).find(ctx, naming.Subnet(name), knownID)
 }
 
 // findRouter finds the router network-<name> of the project: by knownID first, then by exact name.
-func (s *Service) findRouter(ctx context.Context, name, knownID string) (neutronRouter, bool, error) {
-	if knownID != "" {
-		var r neutronRouter
+func (s *Service) findRouter(ctx context.Context, name, knownID string) (routers.Router, bool, error) {
+	return routerLookup(s.sc, s.ProjectID()).find(ctx, naming.Router(name), knownID)
+}
 
-		err := s.neutron.get(ctx, collRouters, knownID, &r)
-		if err == nil {
-			return r, true, nil
-		}
-
-		if !isNotFound(err) {
-			return r, false, fmt.Errorf("reading router %s: %w", knownID, err)
-		}
-	}
-
-	return findOne(ctx, s.neutron, collRouters, kindRouter, naming.Router(name), url.Values{"project_id": {s.projectID}},
-		func(n neutronRouter) string { return n.Name }, func(n neutronRouter) string { return n.ID })
+// listPorts lists the ports matching opts.
+func (s *Service) listPorts(ctx context.Context, opts ports.ListOptsBuilder) ([]ports.Port, error) {
+	return listAll(ctx, ports.List(s.sc, opts), ports.ExtractPorts)
 }
 
 // interfacePort finds the port that attaches routerID to subnetID; "" when there is none.
 func (s *Service) interfacePort(ctx context.Context, routerID, networkID, subnetID string) (string, error) {
-	ports, err := list[neutronPort](ctx, s.neutron, collPorts, url.Values{"device_id": {routerID}, "network_id": {networkID}})
+	all, err := s.listPorts(ctx, ports.ListOpts{DeviceID: routerID, NetworkID: networkID})
 	if err != nil {
 		return "", fmt.Errorf("listing the ports of router %s: %w", routerID, err)
 	}
 
-	for _, p := range ports {
+	for _, p := range all {
 		if p.DeviceID != routerID {
 			continue
 		}
@@ -228,7 +186,7 @@ func (s *Service) interfacePort(ctx context.Context, routerID, networkID, subnet
 // ObserveNetwork reads what exists of network name, starting from the known IDs and
 // re-finding by name what is gone by ID. It returns nil when the Neutron network itself is
 // gone.
-func (s *Service) ObserveNetwork(ctx context.Context, name string, known NetworkRef) (*Network, error) {
+func (s *Service) ObserveNetwork(ctx context.Context, name string, known Ref) (*Network, error) {
 	net, found, err := s.findNetwork(ctx, name, known.NetworkID)
 	if err != nil {
 		return nil, err
@@ -271,9 +229,14 @@ func (s *Service) ObserveNetwork(ctx context.Context, name string, known Network
 
 // EnsureNetwork makes network spec.Name exist as specified: each part is looked up (by the
 // known ID, then by exact name) and adopted when it exists, created when it does not, and
-// converged in place. It returns what exists even when it fails part way, so that the caller
-// can record it.
-func (s *Service) EnsureNetwork(ctx context.Context, spec NetworkSpec, known NetworkRef) (*Network, error) {
+// converged in place. Before anything is made it checks that the prefix does not overlap the
+// router's external network (an *OverlapError). It returns what exists even when it fails
+// part way, so that the caller can record it.
+func (s *Service) EnsureNetwork(ctx context.Context, spec Spec, known Ref) (*Network, error) {
+	if err := s.cfg.CheckExternalOverlap(ctx, s.sc, s.Region(), spec.Addressing.CIDR, spec.ExternalNetworkID); err != nil {
+		return nil, err
+	}
+
 	out := &Network{}
 
 	net, found, err := s.findNetwork(ctx, spec.Name, known.NetworkID)
@@ -288,10 +251,13 @@ func (s *Service) EnsureNetwork(ctx context.Context, spec NetworkSpec, known Net
 			return nil, err
 		}
 	} else if net.Description != spec.Description {
-		if err := s.neutron.update(ctx, collNetworks, net.ID, map[string]any{"description": spec.Description}, &net); err != nil {
+		updated, err := s.updateNetworkDescription(ctx, net.ID, spec.Description)
+		if err != nil {
 			out.setNetwork(net)
 			return out, fmt.Errorf("updating the description of network %s: %w", net.ID, err)
 		}
+
+		net = updated
 	}
 
 	out.setNetwork(net)
@@ -322,13 +288,9 @@ func (s *Service) EnsureNetwork(ctx context.Context, spec NetworkSpec, known Net
 	}
 
 	if out.InterfacePortID == "" {
-		var attached struct {
-			PortID string `json:"port_id"`
-		}
-
-		err := s.neutron.action(ctx, collRouters, r.ID, "add_router_interface", map[string]any{"subnet_id": sub.ID}, &attached)
+		attached, err := routers.AddInterface(ctx, s.sc, r.ID, routers.AddInterfaceOpts{SubnetID: sub.ID}).Extract()
 		if err != nil {
-			return out, fmt.Errorf("attaching router %s to subnet %s: %w", r.ID, sub.ID, err)
+			return out, fmt.Errorf("attaching router %s to subnet %s: %w", r.ID, sub.ID, apiError(err))
 		}
 
 		out.InterfacePortID = attached.PortID
@@ -337,77 +299,90 @@ func (s *Service) EnsureNetwork(ctx context.Context, spec NetworkSpec, known Net
 	return out, nil
 }
 
+// updateNetworkDescription sets the description of network id.
+func (s *Service) updateNetworkDescription(ctx context.Context, id, description string) (neutronNetwork, error) {
+	var out neutronNetwork
+
+	err := networks.Update(ctx, s.sc, id, networks.UpdateOpts{Description: &description}).ExtractInto(&out)
+
+	return out, apiError(err)
+}
+
 // createNetwork creates the Neutron network of spec, as a VLAN provider network when the
 // provider configures one.
-func (s *Service) createNetwork(ctx context.Context, spec NetworkSpec) (neutronNetwork, error) {
-	body := map[string]any{
-		"name":           naming.Network(spec.Name),
-		"description":    spec.Description,
-		"admin_state_up": true,
-	}
+func (s *Service) createNetwork(ctx context.Context, spec Spec) (neutronNetwork, error) {
+	up := true
+	opts := networks.CreateOpts{Name: naming.Network(spec.Name), Description: spec.Description, AdminStateUp: &up}
 
 	if pn := s.cfg.ProviderNetwork; pn != nil {
-		return createVLANNetwork(ctx, s.neutron, body, pn)
+		return createVLANNetwork(ctx, s.sc, opts, pn)
 	}
 
 	var out neutronNetwork
-	if err := s.neutron.create(ctx, collNetworks, body, &out); err != nil {
-		return out, fmt.Errorf("creating network %s: %w", naming.Network(spec.Name), err)
+	if err := networks.Create(ctx, s.sc, opts).ExtractInto(&out); err != nil {
+		return out, fmt.Errorf("creating network %s: %w", naming.Network(spec.Name), apiError(err))
 	}
 
 	return out, nil
 }
 
-// subnetFields are the mutable fields of the subnet of spec.
-func subnetFields(spec NetworkSpec) map[string]any {
+// subnetFields are the mutable fields of the subnet of spec, as an update that sets them all.
+func subnetFields(spec Spec) subnets.UpdateOpts {
 	a := spec.Addressing
 
-	dns := spec.DNSNameservers
+	dns := slices.Clone(spec.DNSNameservers)
 	if dns == nil {
 		dns = []string{}
 	}
 
-	routes := make([]neutronHostRoute, 0, len(spec.Routes))
+	routes := make([]subnets.HostRoute, 0, len(spec.Routes))
 	for _, r := range spec.Routes {
-		routes = append(routes, neutronHostRoute(r))
+		routes = append(routes, subnets.HostRoute{DestinationCIDR: r.Destination, NextHop: r.NextHop})
 	}
 
-	return map[string]any{
-		"description":      spec.Description,
-		"gateway_ip":       a.Gateway.String(),
-		"allocation_pools": []allocationPool{{Start: a.Pool.Start.String(), End: a.Pool.End.String()}},
-		"dns_nameservers":  dns,
-		"host_routes":      routes,
+	description, gateway := spec.Description, a.Gateway.String()
+
+	return subnets.UpdateOpts{
+		Description:     &description,
+		GatewayIP:       &gateway,
+		AllocationPools: []subnets.AllocationPool{{Start: a.Pool.Start.String(), End: a.Pool.End.String()}},
+		DNSNameservers:  &dns,
+		HostRoutes:      &routes,
 	}
 }
 
-// subnetDiff returns the fields of want that differ on the existing subnet.
-func subnetDiff(sub neutronSubnet, spec NetworkSpec) map[string]any {
+// subnetDiff is the update of the fields of spec that differ on the existing subnet; false
+// when none does.
+func subnetDiff(sub subnets.Subnet, spec Spec) (subnets.UpdateOpts, bool) {
 	want := subnetFields(spec)
 	have := toSubnet(sub)
-	diff := map[string]any{}
+
+	var diff subnets.UpdateOpts
 
 	if have.Description != spec.Description {
-		diff["description"] = want["description"]
+		diff.Description = want.Description
 	}
 
 	if have.GatewayIP != spec.Addressing.Gateway.String() {
-		diff["gateway_ip"] = want["gateway_ip"]
+		diff.GatewayIP = want.GatewayIP
 	}
 
 	if len(have.AllocationPools) != 1 || have.AllocationPools[0] != spec.Addressing.Pool {
-		diff["allocation_pools"] = want["allocation_pools"]
+		diff.AllocationPools = want.AllocationPools
 	}
 
 	if !slices.Equal(have.DNSNameservers, spec.DNSNameservers) {
-		diff["dns_nameservers"] = want["dns_nameservers"]
+		diff.DNSNameservers = want.DNSNameservers
 	}
 
 	if !sameRoutes(have.Routes, spec.Routes) {
-		diff["host_routes"] = want["host_routes"]
+		diff.HostRoutes = want.HostRoutes
 	}
 
-	return diff
+	changed := diff.Description != nil || diff.GatewayIP != nil || diff.AllocationPools != nil ||
+		diff.DNSNameservers != nil || diff.HostRoutes != nil
+
+	return diff, changed
 }
 
 // sameRoutes compares host routes as sets.
@@ -426,13 +401,13 @@ func sameRoutes(a, b []Route) bool {
 }
 
 // ensureSubnet finds or creates the subnet of spec in networkID and converges it.
-func (s *Service) ensureSubnet(ctx context.Context, spec NetworkSpec, networkID, knownID string, fresh bool) (neutronSubnet, error) {
+func (s *Service) ensureSubnet(ctx context.Context, spec Spec, networkID, knownID string, fresh bool) (subnets.Subnet, error) {
 	name := naming.Subnet(spec.Name)
 
 	if !fresh {
 		sub, found, err := s.findSubnet(ctx, spec.Name, networkID, knownID)
 		if err != nil {
-			return neutronSubnet{}, err
+			return subnets.Subnet{}, err
 		}
 
 		if found {
@@ -441,77 +416,88 @@ func (s *Service) ensureSubnet(ctx context.Context, spec NetworkSpec, networkID,
 					"delete the network or set cidr = %q", name, sub.ID, networkID, sub.CIDR, spec.Addressing.CIDR, sub.CIDR)
 			}
 
-			diff := subnetDiff(sub, spec)
-			if len(diff) == 0 {
+			diff, changed := subnetDiff(sub, spec)
+			if !changed {
 				return sub, nil
 			}
 
-			if err := s.neutron.update(ctx, collSubnets, sub.ID, diff, &sub); err != nil {
-				return sub, fmt.Errorf("updating subnet %s (%s): %w", name, sub.ID, err)
+			updated, err := subnets.Update(ctx, s.sc, sub.ID, diff).Extract()
+			if err != nil {
+				return sub, fmt.Errorf("updating subnet %s (%s): %w", name, sub.ID, apiError(err))
 			}
 
-			return sub, nil
+			return *updated, nil
 		}
 	}
 
-	body := subnetFields(spec)
-	body["name"] = name
-	body["network_id"] = networkID
-	body["ip_version"] = 4
-	body["cidr"] = spec.Addressing.CIDR.String()
-	body["enable_dhcp"] = true
+	fields := subnetFields(spec)
+	dhcp := true
 
-	var sub neutronSubnet
-	if err := s.neutron.create(ctx, collSubnets, body, &sub); err != nil {
-		return neutronSubnet{}, fmt.Errorf("creating subnet %s in network %s: %w", name, networkID, err)
+	created, err := subnets.Create(ctx, s.sc, subnets.CreateOpts{
+		Name:            name,
+		NetworkID:       networkID,
+		IPVersion:       4,
+		CIDR:            spec.Addressing.CIDR.String(),
+		EnableDHCP:      &dhcp,
+		Description:     *fields.Description,
+		GatewayIP:       fields.GatewayIP,
+		AllocationPools: fields.AllocationPools,
+		DNSNameservers:  *fields.DNSNameservers,
+		HostRoutes:      *fields.HostRoutes,
+	}).Extract()
+	if err != nil {
+		return subnets.Subnet{}, fmt.Errorf("creating subnet %s in network %s: %w", name, networkID, apiError(err))
 	}
 
-	return sub, nil
+	return *created, nil
 }
 
 // ensureRouter finds or creates the router of spec and converges its gateway and description.
-func (s *Service) ensureRouter(ctx context.Context, spec NetworkSpec, knownID string) (neutronRouter, bool, error) {
+func (s *Service) ensureRouter(ctx context.Context, spec Spec, knownID string) (routers.Router, bool, error) {
 	name := naming.Router(spec.Name)
 
 	r, found, err := s.findRouter(ctx, spec.Name, knownID)
 	if err != nil {
-		return neutronRouter{}, false, err
+		return routers.Router{}, false, err
 	}
 
 	external := spec.ExternalNetworkID
-	if external == "" && (!found || r.gatewayNetworkID() == "") {
-		if external, err = s.cfg.DefaultExternalNetwork(ctx, s.neutron.sc, s.region); err != nil {
+	if external == "" && (!found || r.GatewayInfo.NetworkID == "") {
+		if external, err = s.cfg.DefaultExternalNetwork(ctx, s.sc, s.Region()); err != nil {
 			return r, false, err
 		}
 	}
 
 	if !found {
-		body := map[string]any{
-			"name":                  name,
-			"description":           spec.Description,
-			"external_gateway_info": map[string]any{"network_id": external},
+		created, err := routers.Create(ctx, s.sc, routers.CreateOpts{
+			Name:        name,
+			Description: spec.Description,
+			GatewayInfo: &routers.GatewayInfo{NetworkID: external},
+		}).Extract()
+		if err != nil {
+			return routers.Router{}, false, fmt.Errorf("creating router %s on external network %s: %w", name, external, apiError(err))
 		}
 
-		if err := s.neutron.create(ctx, collRouters, body, &r); err != nil {
-			return neutronRouter{}, false, fmt.Errorf("creating router %s on external network %s: %w", name, external, err)
-		}
-
-		return r, true, nil
+		return *created, true, nil
 	}
 
-	diff := map[string]any{}
+	var diff routers.UpdateOpts
+
 	if r.Description != spec.Description {
-		diff["description"] = spec.Description
+		diff.Description = &spec.Description
 	}
 
-	if external != "" && r.gatewayNetworkID() != external {
-		diff["external_gateway_info"] = map[string]any{"network_id": external}
+	if external != "" && r.GatewayInfo.NetworkID != external {
+		diff.GatewayInfo = &routers.GatewayInfo{NetworkID: external}
 	}
 
-	if len(diff) > 0 {
-		if err := s.neutron.update(ctx, collRouters, r.ID, diff, &r); err != nil {
-			return r, false, fmt.Errorf("updating router %s (%s): %w", name, r.ID, err)
+	if diff.Description != nil || diff.GatewayInfo != nil {
+		updated, err := routers.Update(ctx, s.sc, r.ID, diff).Extract()
+		if err != nil {
+			return r, false, fmt.Errorf("updating router %s (%s): %w", name, r.ID, apiError(err))
 		}
+
+		r = *updated
 	}
 
 	return r, false, nil
@@ -534,114 +520,121 @@ func (e *InUseError) Error() string {
 
 func (e *InUseError) Unwrap() error { return e.Err }
 
-// inUse builds the error for a 409 on deleting what, listing the ports that query finds
+// describePort names a port for a human: name (or ID), ID, owner and device.
+func describePort(p ports.Port) string {
+	name := p.Name
+	if name == "" {
+		name = "(unnamed)"
+	}
+
+	owner := p.DeviceOwner
+	if owner == "" {
+		owner = "no owner"
+	}
+
+	device := ""
+	if p.DeviceID != "" {
+		device = ", device " + p.DeviceID
+	}
+
+	return fmt.Sprintf("port %s (%s, owner %s%s)", name, p.ID, owner, device)
+}
+
+// inUse builds the error for a 409 on deleting what, listing the ports that opts finds
 // (Neutron's own DHCP ports, which it removes itself, left out).
-func (s *Service) inUse(ctx context.Context, what string, query url.Values, cause error) error {
-	ports, err := list[neutronPort](ctx, s.neutron, collPorts, query)
+func (s *Service) inUse(ctx context.Context, what string, opts ports.ListOpts, cause error) error {
+	all, err := s.listPorts(ctx, opts)
 	if err != nil {
 		return &InUseError{What: what, Err: errors.Join(cause, err)}
 	}
 
 	var described []string
 
-	for _, p := range ports {
-		if p.DeviceOwner == "network:dhcp" {
-			continue
+	for _, p := range all {
+		if p.DeviceOwner != "network:dhcp" {
+			described = append(described, describePort(p))
 		}
-
-		described = append(described, p.describe())
 	}
 
 	return &InUseError{What: what, Ports: described, Err: cause}
 }
 
+// deleteOrInUse deletes what with del: 404 is success, a 409 an *InUseError naming the ports
+// that inUse finds.
+func (s *Service) deleteOrInUse(ctx context.Context, what string, del func() error, inUse ports.ListOpts) error {
+	err := apiError(del())
+
+	switch {
+	case err == nil, isNotFound(err):
+		return nil
+	case isConflict(err):
+		return s.inUse(ctx, what, inUse, err)
+	}
+
+	return fmt.Errorf("deleting %s: %w", what, err)
+}
+
+// resolveRef fills in the IDs of network name that known does not hold, by exact name.
+func (s *Service) resolveRef(ctx context.Context, name string, known Ref) (Ref, error) {
+	ref := known
+
+	var err error
+
+	if ref.NetworkID == "" {
+		ref.NetworkID, err = networkLookup(s.sc, s.ProjectID()).findID(ctx, naming.Network(name))
+	}
+
+	if err == nil && ref.SubnetID == "" && ref.NetworkID != "" {
+		ref.SubnetID, err = subnetLookup(s.sc, ref.NetworkID).findID(ctx, naming.Subnet(name))
+	}
+
+	if err == nil && ref.RouterID == "" {
+		ref.RouterID, err = routerLookup(s.sc, s.ProjectID()).findID(ctx, naming.Router(name))
+	}
+
+	return ref, err
+}
+
 // DeleteNetwork deletes network name: the router interface, the router, the subnet and the
 // network, in that order. IDs not known are looked up by name; anything already gone (404)
 // counts as deleted. A part still in use fails with an *InUseError that names the ports.
-func (s *Service) DeleteNetwork(ctx context.Context, name string, known NetworkRef) error {
-	ref := known
-
-	if ref.NetworkID == "" {
-		net, found, err := s.findNetwork(ctx, name, "")
-		if err != nil {
-			return err
-		}
-
-		if found {
-			ref.NetworkID = net.ID
-		}
-	}
-
-	if ref.SubnetID == "" && ref.NetworkID != "" {
-		sub, found, err := s.findSubnet(ctx, name, ref.NetworkID, "")
-		if err != nil {
-			return err
-		}
-
-		if found {
-			ref.SubnetID = sub.ID
-		}
-	}
-
-	if ref.RouterID == "" {
-		r, found, err := s.findRouter(ctx, name, "")
-		if err != nil {
-			return err
-		}
-
-		if found {
-			ref.RouterID = r.ID
-		}
+func (s *Service) DeleteNetwork(ctx context.Context, name string, known Ref) error {
+	ref, err := s.resolveRef(ctx, name, known)
+	if err != nil {
+		return err
 	}
 
 	if ref.RouterID != "" && ref.SubnetID != "" {
 		// 404: the router or its interface on the subnet is gone already.
-		err := s.neutron.action(ctx, collRouters, ref.RouterID, "remove_router_interface", map[string]any{"subnet_id": ref.SubnetID}, nil)
-		if err != nil && !isNotFound(err) {
+		_, err := routers.RemoveInterface(ctx, s.sc, ref.RouterID, routers.RemoveInterfaceOpts{SubnetID: ref.SubnetID}).Extract()
+		if err = apiError(err); err != nil && !isNotFound(err) {
 			return fmt.Errorf("detaching router %s from subnet %s: %w", ref.RouterID, ref.SubnetID, err)
 		}
 	}
 
-	if ref.RouterID != "" {
-		if err := s.neutron.delete(ctx, collRouters, ref.RouterID); err != nil && !isNotFound(err) {
-			if isConflict(err) {
-				return s.inUse(ctx, fmt.Sprintf("router %s (%s)", naming.Router(name), ref.RouterID),
-					url.Values{"device_id": {ref.RouterID}}, err)
-			}
-
-			return fmt.Errorf("deleting router %s: %w", ref.RouterID, err)
-		}
+	parts := []struct {
+		what, id string
+		del      func(id string) error
+		inUse    ports.ListOpts
+	}{
+		{"router " + naming.Router(name), ref.RouterID,
+			func(id string) error { return routers.Delete(ctx, s.sc, id).ExtractErr() }, ports.ListOpts{DeviceID: ref.RouterID}},
+		{"subnet " + naming.Subnet(name), ref.SubnetID,
+			func(id string) error { return subnets.Delete(ctx, s.sc, id).ExtractErr() },
+			ports.ListOpts{FixedIPs: []ports.FixedIPOpts{{SubnetID: ref.SubnetID}}}},
+		{"network " + naming.Network(name), ref.NetworkID,
+			func(id string) error { return networks.Delete(ctx, s.sc, id).ExtractErr() }, ports.ListOpts{NetworkID: ref.NetworkID}},
 	}
 
-	if ref.SubnetID != "" {
-		if err := s.neutron.delete(ctx, collSubnets, ref.SubnetID); err != nil && !isNotFound(err) {
-			if isConflict(err) {
-				return s.inUse(ctx, fmt.Sprintf("subnet %s (%s)", naming.Subnet(name), ref.SubnetID),
-					url.Values{"fixed_ips": {"subnet_id=" + ref.SubnetID}}, err)
-			}
-
-			return fmt.Errorf("deleting subnet %s: %w", ref.SubnetID, err)
+	for _, p := range parts {
+		if p.id == "" {
+			continue
 		}
-	}
 
-	if ref.NetworkID != "" {
-		if err := s.neutron.delete(ctx, collNetworks, ref.NetworkID); err != nil && !isNotFound(err) {
-			if isConflict(err) {
-				return s.inUse(ctx, fmt.Sprintf("network %s (%s)", naming.Network(name), ref.NetworkID),
-					url.Values{"network_id": {ref.NetworkID}}, err)
-			}
-
-			return fmt.Errorf("deleting network %s: %w", ref.NetworkID, err)
+		if err := s.deleteOrInUse(ctx, fmt.Sprintf("%s (%s)", p.what, p.id), func() error { return p.del(p.id) }, p.inUse); err != nil {
+			return err
 		}
 	}
 
 	return nil
-}
-
-// LocateNetwork finds, for an import, the network given by ID or by user-given name in
-// region, in whatever project it is (through the provider's configured scope, which must be
-// able to see every project's networks, as an admin's can).
-func LocateNetwork(ctx context.Context, c *cloud.Client, region, idOrName string) (Located, error) {
-	return locate(ctx, c, region, collNetworks, kindNetwork, naming.NetworkPrefix, idOrName,
-		func(n neutronNetwork) (string, string, string) { return n.ID, n.Name, n.ProjectID })
 }

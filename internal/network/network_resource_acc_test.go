@@ -22,13 +22,7 @@ const networkAddress = "unikorn_network.test"
 
 // networkConfig is one unikorn_network "test" in project with name and the extra arguments.
 func networkConfig(project, name, extra string) string {
-	return fmt.Sprintf(`
-resource "unikorn_network" "test" {
-  identity_id = %[1]q
-  name        = %[2]q
-%[3]s
-}
-`, project, name, extra)
+	return accKinds[0].config(project, name, "test", extra)
 }
 
 // TestAccNetwork_basic creates a network and checks every part in Neutron, updates DNS,
@@ -76,7 +70,7 @@ func TestAccNetwork_basic(t *testing.T) {
 			{
 				ResourceName:            networkAddress,
 				ImportState:             true,
-				ImportStateIdFunc:       importID(networkAddress, "id"),
+				ImportStateIdFunc:       acctest.ImportID(networkAddress, "id"),
 				ImportStateVerify:       true,
 				ImportStateVerifyIgnore: []string{"timeouts"},
 			},
@@ -128,58 +122,25 @@ func TestAccNetwork_basic(t *testing.T) {
 }
 
 // TestAccNetwork_multiRegion creates the same name in two regions for one identity: two
-// independent networks, each found again (and imported by ID and by name) in its own region.
+// independent networks, each routed through its own region's external network and found again
+// (and imported by ID and by name) in its own region.
 func TestAccNetwork_multiRegion(t *testing.T) {
 	project := tenant(t)
-	name := acctest.RandomName()
 	def, other := regions(t)
-
-	config := fmt.Sprintf(`
-resource "unikorn_network" "one" {
-  identity_id = %[1]q
-  name        = %[2]q
-  cidr        = "10.1.0.0/24"
-}
-
-resource "unikorn_network" "two" {
-  identity_id = %[1]q
-  name        = %[2]q
-  region      = %[3]q
-  cidr        = "10.2.0.0/24"
-}
-`, project, name, other)
-
-	steps := []resource.TestStep{{
-		Config: config,
-		ConfigStateChecks: []statecheck.StateCheck{
-			statecheck.ExpectKnownValue("unikorn_network.one", tfjsonpath.New("region"), knownvalue.StringExact(def)),
-			statecheck.ExpectKnownValue("unikorn_network.two", tfjsonpath.New("region"), knownvalue.StringExact(other)),
-			statecheck.CompareValuePairs("unikorn_network.one", tfjsonpath.New("id"), "unikorn_network.two", tfjsonpath.New("id"), compare.ValuesDiffer()),
-			statecheck.ExpectKnownValue("unikorn_network.two", tfjsonpath.New("external_network_id"), knownvalue.StringExact(publicNetworkID(t, other))),
-		},
-		Check: resource.ComposeAggregateTestCheckFunc(
-			checkNeutronNetwork(t, "unikorn_network.one"),
-			checkNeutronNetwork(t, "unikorn_network.two"),
-		),
-	}}
-
-	for _, address := range []string{"unikorn_network.one", "unikorn_network.two"} {
-		steps = append(steps,
-			resource.TestStep{
-				ResourceName: address, ImportState: true, ImportStateVerify: true, ImportStateVerifyIgnore: []string{"timeouts"},
-				ImportStateIdFunc: importID(address, "id"),
-			},
-			resource.TestStep{
-				ResourceName: address, ImportState: true, ImportStateVerify: true, ImportStateVerifyIgnore: []string{"timeouts"},
-				ImportStateIdFunc: importID(address, "name"),
-			},
-		)
-	}
 
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             acctest.CheckNetworkDestroy(t),
-		Steps:                    steps,
+		Steps: multiRegionSteps(t, accKinds[0], project, acctest.RandomName(), other,
+			[2]string{`cidr = "10.1.0.0/24"`, `cidr = "10.2.0.0/24"`},
+			[]statecheck.StateCheck{
+				statecheck.ExpectKnownValue("unikorn_network.one", tfjsonpath.New("region"), knownvalue.StringExact(def)),
+				statecheck.ExpectKnownValue("unikorn_network.two", tfjsonpath.New("external_network_id"), knownvalue.StringExact(publicNetworkID(t, other))),
+			},
+			resource.ComposeAggregateTestCheckFunc(
+				checkNeutronNetwork(t, "unikorn_network.one"),
+				checkNeutronNetwork(t, "unikorn_network.two"),
+			)),
 	})
 }
 
@@ -194,38 +155,12 @@ func TestAccNetwork_disappears(t *testing.T) {
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             acctest.CheckNetworkDestroy(t),
-		Steps: []resource.TestStep{
-			{
-				Config: config,
-				Check: func(*terraform.State) error {
-					acctest.NeutronDeleteNetwork(t, project, def, name)
-					return nil
-				},
-				ExpectNonEmptyPlan: true,
-			},
-			{
-				Config: config,
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(networkAddress, plancheck.ResourceActionCreate)},
-				},
-				Check: checkNeutronNetwork(t, networkAddress),
-			},
-			{
-				Config: config,
-				Check: func(*terraform.State) error {
-					acctest.NeutronDeleteRouter(t, project, def, name)
-					return nil
-				},
-				ExpectNonEmptyPlan: true,
-			},
-			{
-				Config: config,
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(networkAddress, plancheck.ResourceActionUpdate)},
-				},
-				Check: checkNeutronNetwork(t, networkAddress),
-			},
-		},
+		Steps: slices.Concat(
+			driftSteps(config, networkAddress, func(string) { acctest.NeutronDeleteNetwork(t, project, def, name) },
+				plancheck.ResourceActionCreate, checkNeutronNetwork(t, networkAddress)),
+			driftSteps(config, networkAddress, func(string) { acctest.NeutronDeleteRouter(t, project, def, name) },
+				plancheck.ResourceActionUpdate, checkNeutronNetwork(t, networkAddress)),
+		),
 	})
 }
 
@@ -294,26 +229,35 @@ func TestAccNetwork_adopt(t *testing.T) {
 	})
 }
 
-// TestAccNetwork_duplicate pre-creates two networks called network-<name>: the apply fails
-// with an error that names both IDs, and creates nothing.
-func TestAccNetwork_duplicate(t *testing.T) {
+// TestAccNetwork_cidrOverlapsExternalNetwork plans a network whose cidr overlaps the subnet
+// of its external network, the default one and the one named explicitly: both plans fail and
+// say so, and nothing is created.
+func TestAccNetwork_cidrOverlapsExternalNetwork(t *testing.T) {
 	project := tenant(t)
 	name := acctest.RandomName()
 	def, _ := regions(t)
+	public := publicNetworkID(t, def)
+	overlapping := acctest.ExternalSubnetCIDR(t, def, public)
 
-	one := acctest.NeutronCreateBareNetwork(t, project, def, naming.Network(name))
-	two := acctest.NeutronCreateBareNetwork(t, project, def, naming.Network(name))
+	want := regexpMust(fmt.Sprintf("cidr %s overlaps", overlapping))
 
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		Steps: []resource.TestStep{{
-			Config: networkConfig(project, name, `  cidr = "10.8.0.0/24"`),
-			ExpectError: regexp.MustCompile(fmt.Sprintf(`(?s)%s.*(%s.*%s|%s.*%s)`,
-				wrapped(fmt.Sprintf("consistency error: 2 networks named %q:", naming.Network(name))), one, two, two, one)),
-		}},
+		Steps: []resource.TestStep{
+			{
+				Config:      networkConfig(project, name, fmt.Sprintf("  cidr = %q", overlapping)),
+				PlanOnly:    true,
+				ExpectError: want,
+			},
+			{
+				Config:      networkConfig(project, name, fmt.Sprintf("  cidr = %q\n  external_network_id = %q", overlapping, public)),
+				PlanOnly:    true,
+				ExpectError: want,
+			},
+		},
 		CheckDestroy: func(*terraform.State) error {
-			if ids := acctest.NeutronNetworkIDs(t, project, def, naming.Network(name)); len(ids) != 2 {
-				return fmt.Errorf("networks %s: %v, want the two pre-created ones", naming.Network(name), ids)
+			if ids := acctest.NeutronNetworkIDs(t, project, def, naming.Network(name)); len(ids) != 0 {
+				return fmt.Errorf("networks %s were created: %v", naming.Network(name), ids)
 			}
 
 			return nil
@@ -352,28 +296,250 @@ func TestAccNetwork_portInUse(t *testing.T) {
 	})
 }
 
-// TestAccNetwork_planTimeValidation rejects bad arguments, and bad provider arguments, at
+// The tests that unikorn_network shares with unikorn_security_group, as tables over the two
+// kinds.
+
+// accKind describes one resource of the package to the shared tests.
+type accKind struct {
+	name      string // the test name: "network"
+	typ       string // "unikorn_network"
+	plural    string // as consistency errors name them: "networks"
+	cloudName func(string) string
+	// args are the arguments a minimal configuration needs besides identity_id and name.
+	args string
+	// createBare makes an object called neutronName out of band and returns its ID.
+	createBare func(t *testing.T, project, region, neutronName string) string
+	// ids lists the IDs of the objects called neutronName.
+	ids func(t *testing.T, project, region, neutronName string) []string
+	// check asks Neutron that the object at address is what the state says.
+	check   func(t *testing.T, address string) resource.TestCheckFunc
+	destroy func(t *testing.T) func(*terraform.State) error
+}
+
+var accKinds = []accKind{
+	{
+		name: "network", typ: "unikorn_network", plural: "networks", cloudName: naming.Network,
+		args:       `cidr = "10.8.0.0/24"`,
+		createBare: acctest.NeutronCreateBareNetwork,
+		ids:        acctest.NeutronNetworkIDs,
+		check:      checkNeutronNetwork,
+		destroy:    acctest.CheckNetworkDestroy,
+	},
+	{
+		name: "security group", typ: "unikorn_security_group", plural: "security groups", cloudName: naming.SecurityGroup,
+		args:       `rules = [{ direction = "ingress", protocol = "tcp", port = 22 }]`,
+		createBare: acctest.NeutronCreateSecurityGroup,
+		ids:        acctest.NeutronSecurityGroupIDs,
+		check: func(t *testing.T, address string) resource.TestCheckFunc {
+			return checkNeutronRules(t, address, nil, append([]string{"ingress IPv4 tcp 22-22 0.0.0.0/0"}, defaultEgress...)...)
+		},
+		destroy: acctest.CheckSecurityGroupDestroy,
+	},
+}
+
+// config is the resource `label` of the kind in project with name and the arguments.
+func (k accKind) config(project, name, label, args string) string {
+	return fmt.Sprintf(`
+resource %[1]q %[2]q {
+  identity_id = %[3]q
+  name        = %[4]q
+  %[5]s
+}
+`, k.typ, label, project, name, args)
+}
+
+func (k accKind) address(label string) string { return k.typ + "." + label }
+
+// forEachKind runs test for every kind, in parallel subtests.
+func forEachKind(t *testing.T, test func(t *testing.T, k accKind)) {
+	for _, k := range accKinds {
+		t.Run(k.name, func(t *testing.T) { test(t, k) })
+	}
+}
+
+// TestAccTenant_duplicate pre-creates two objects with the name: the apply fails with an
+// error that names both IDs, and creates nothing (the two pre-created ones stay the only ones).
+func TestAccTenant_duplicate(t *testing.T) {
+	forEachKind(t, func(t *testing.T, k accKind) {
+		project := tenant(t)
+		name := acctest.RandomName()
+		def, _ := regions(t)
+
+		one := k.createBare(t, project, def, k.cloudName(name))
+		two := k.createBare(t, project, def, k.cloudName(name))
+
+		resource.ParallelTest(t, resource.TestCase{
+			ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+			Steps: []resource.TestStep{{
+				Config: k.config(project, name, "test", k.args),
+				ExpectError: regexp.MustCompile(fmt.Sprintf(`(?s)%s.*(%s.*%s|%s.*%s)`,
+					wrapped(fmt.Sprintf("consistency error: 2 %s named %q:", k.plural, k.cloudName(name))), one, two, two, one)),
+			}},
+			CheckDestroy: func(*terraform.State) error {
+				if ids := k.ids(t, project, def, k.cloudName(name)); len(ids) != 2 {
+					return fmt.Errorf("%s %s: %v, want the two pre-created ones", k.plural, k.cloudName(name), ids)
+				}
+
+				return nil
+			},
+		})
+	})
+}
+
+// TestAccTenant_regionRule applies with the provider's default region RegionOne and region
+// unset, then changes only the provider's default to RegionTwo: the plan is empty and the
+// object stays in RegionOne, in the state and in the cloud. Setting region explicitly then
+// replaces the object into that region.
+func TestAccTenant_regionRule(t *testing.T) {
+	forEachKind(t, func(t *testing.T, k accKind) {
+		project := tenant(t)
+		name := acctest.RandomName()
+		address := k.address("test")
+		config := k.config(project, name, "test", k.args)
+
+		sameID := statecheck.CompareValue(compare.ValuesSame())
+		newID := statecheck.CompareValue(compare.ValuesDiffer())
+
+		inRegion := func(region string) resource.TestCheckFunc {
+			return resource.TestCheckResourceAttrWith(address, "id", func(id string) error {
+				if ids := k.ids(t, project, region, k.cloudName(name)); !slices.Equal(ids, []string{id}) {
+					return fmt.Errorf("%s %s in %s: %v, want exactly %s", k.plural, k.cloudName(name), region, ids, id)
+				}
+
+				return nil
+			})
+		}
+
+		resource.ParallelTest(t, resource.TestCase{
+			ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+			CheckDestroy:             k.destroy(t),
+			Steps: []resource.TestStep{
+				{
+					Config: acctest.ProviderRegion("RegionOne") + config,
+					ConfigStateChecks: []statecheck.StateCheck{
+						sameID.AddStateValue(address, tfjsonpath.New("id")),
+						newID.AddStateValue(address, tfjsonpath.New("id")),
+						statecheck.ExpectKnownValue(address, tfjsonpath.New("region"), knownvalue.StringExact("RegionOne")),
+					},
+					Check: resource.ComposeAggregateTestCheckFunc(k.check(t, address), inRegion("RegionOne")),
+				},
+				{
+					Config: acctest.ProviderRegion("RegionTwo") + config,
+					ConfigPlanChecks: resource.ConfigPlanChecks{
+						PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+					},
+					ConfigStateChecks: []statecheck.StateCheck{
+						sameID.AddStateValue(address, tfjsonpath.New("id")),
+						statecheck.ExpectKnownValue(address, tfjsonpath.New("region"), knownvalue.StringExact("RegionOne")),
+					},
+					Check: resource.ComposeAggregateTestCheckFunc(k.check(t, address), inRegion("RegionOne")),
+				},
+				{
+					Config: acctest.ProviderRegion("RegionOne") + k.config(project, name, "test", k.args+"\n  region = \"RegionTwo\""),
+					ConfigPlanChecks: resource.ConfigPlanChecks{
+						PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(address, plancheck.ResourceActionReplace)},
+					},
+					ConfigStateChecks: []statecheck.StateCheck{
+						newID.AddStateValue(address, tfjsonpath.New("id")),
+						statecheck.ExpectKnownValue(address, tfjsonpath.New("region"), knownvalue.StringExact("RegionTwo")),
+					},
+					Check: resource.ComposeAggregateTestCheckFunc(k.check(t, address), inRegion("RegionTwo"),
+						func(*terraform.State) error {
+							if ids := k.ids(t, project, "RegionOne", k.cloudName(name)); len(ids) != 0 {
+								return fmt.Errorf("%s %s is left in RegionOne: %v", k.plural, k.cloudName(name), ids)
+							}
+
+							return nil
+						}),
+				},
+			},
+		})
+	})
+}
+
+// driftSteps apply config and then change the cloud out of band with drift, which gets the
+// ID of the object at address (the next plan is not empty); then apply config again: the plan
+// takes action on address, and check asks the cloud that all is restored.
+func driftSteps(config, address string, drift func(id string), action plancheck.ResourceActionType,
+	check resource.TestCheckFunc,
+) []resource.TestStep {
+	return []resource.TestStep{
+		{
+			Config:             config,
+			Check:              resource.TestCheckResourceAttrWith(address, "id", func(id string) error { drift(id); return nil }),
+			ExpectNonEmptyPlan: true,
+		},
+		{
+			Config: config,
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(address, action)},
+			},
+			Check: check,
+		},
+	}
+}
+
+// multiRegionSteps are the steps of a test that makes the same name in two regions for one
+// identity, as "one" (default region, args[0]) and "two" (region other, args[1]): two
+// independent objects, each found again (and imported by REGION/ID and REGION/name) in its own
+// region.
+func multiRegionSteps(t *testing.T, k accKind, project, name, other string, args [2]string,
+	checks []statecheck.StateCheck, check resource.TestCheckFunc,
+) []resource.TestStep {
+	t.Helper()
+
+	one, two := k.address("one"), k.address("two")
+	config := k.config(project, name, "one", args[0]) + k.config(project, name, "two", args[1]+fmt.Sprintf("\n  region = %q", other))
+
+	steps := []resource.TestStep{{
+		Config: config,
+		ConfigStateChecks: append([]statecheck.StateCheck{
+			statecheck.ExpectKnownValue(two, tfjsonpath.New("region"), knownvalue.StringExact(other)),
+			statecheck.CompareValuePairs(one, tfjsonpath.New("id"), two, tfjsonpath.New("id"), compare.ValuesDiffer()),
+		}, checks...),
+		Check: check,
+	}}
+
+	steps = append(steps, acctest.ImportSteps(one)...)
+
+	return append(steps, acctest.ImportSteps(two)...)
+}
+
+// TestAccTenant_planTimeValidation rejects bad arguments, and bad provider arguments, at
 // plan time, before any API call.
-func TestAccNetwork_planTimeValidation(t *testing.T) {
-	for _, tt := range []struct{ provider, args, want string }{
-		{"", `cidr = "10.0.0.1/24"`, `has host bits set: did you mean 10.0.0.0/24?`},
-		{"", `cidr = "10.0.0.0/30"`, `the prefix length must be between 1 and 29`},
-		{"", `cidr = "2001:db8::/64"`, `is not an IPv4 prefix`},
-		{"", "cidr = \"10.0.0.0/24\"\n  allocation_pool = { start = \"10.0.0.1\", end = \"10.0.0.9\" }", `must start after the gateway 10.0.0.1`},
-		{"", "cidr = \"10.0.0.0/24\"\n  allocation_pool = { start = \"10.0.1.1\", end = \"10.0.1.9\" }", `is not inside 10.0.0.0/24`},
-		{"", "cidr = \"10.0.0.0/24\"\n  dns_nameservers = [\"8.8.8\"]", `is not an IP address`},
-		{"", "cidr = \"10.0.0.0/24\"\n  routes = { \"10.1.0.0/16\" = \"2001:db8::1\" }", `is not an IPv4 address`},
-		{"", "cidr = \"10.0.0.0/24\"\n  routes = { \"10.1.0.1/16\" = \"10.0.0.1\" }", `not in canonical form: write 10.1.0.0/16`},
-		{"", "cidr = \"10.0.0.0/24\"\n  region = \"Atlantis\"", `region "Atlantis" is not served by this provider`},
-		{vlanProvider(`[{ start = 100, end = 110 }, { start = 105, end = 120 }]`), `cidr = "10.0.0.0/24"`, `overlaps the range 100-110`},
-		{vlanProvider(`[{ start = 20, end = 10 }]`), `cidr = "10.0.0.0/24"`, `starts at 20, after its end 10`},
-		{vlanProvider(`[{ start = 0, end = 10 }]`), `cidr = "10.0.0.0/24"`, `must be between 1 and 4094`},
+func TestAccTenant_planTimeValidation(t *testing.T) {
+	network, group := accKinds[0], accKinds[1]
+
+	for _, tt := range []struct {
+		kind                 accKind
+		provider, args, want string
+	}{
+		{network, "", `cidr = "10.0.0.1/24"`, `has host bits set: did you mean 10.0.0.0/24?`},
+		{network, "", `cidr = "10.0.0.0/30"`, `the prefix length must be between 1 and 29`},
+		{network, "", `cidr = "2001:db8::/64"`, `is not an IPv4 prefix`},
+		{network, "", "cidr = \"10.0.0.0/24\"\n  allocation_pool = { start = \"10.0.0.1\", end = \"10.0.0.9\" }", `must start after the gateway 10.0.0.1`},
+		{network, "", "cidr = \"10.0.0.0/24\"\n  allocation_pool = { start = \"10.0.1.1\", end = \"10.0.1.9\" }", `is not inside 10.0.0.0/24`},
+		{network, "", "cidr = \"10.0.0.0/24\"\n  dns_nameservers = [\"8.8.8\"]", `is not an IP address`},
+		{network, "", "cidr = \"10.0.0.0/24\"\n  routes = { \"10.1.0.0/16\" = \"2001:db8::1\" }", `is not an IPv4 address`},
+		{network, "", "cidr = \"10.0.0.0/24\"\n  routes = { \"10.1.0.1/16\" = \"10.0.0.1\" }", `not in canonical form: write 10.1.0.0/16`},
+		{network, "", "cidr = \"10.0.0.0/24\"\n  routes = { \"10.1.0.0/16\" = \"10.9.0.1\" }", `goes through 10.9.0.1, which is not inside cidr 10.0.0.0/24`},
+		{network, "", "cidr = \"10.0.0.0/24\"\n  region = \"Atlantis\"", `region "Atlantis" is not served by this provider`},
+		{network, vlanProvider(`[{ start = 100, end = 110 }, { start = 105, end = 120 }]`), `cidr = "10.0.0.0/24"`, `overlaps the range 100-110`},
+		{network, vlanProvider(`[{ start = 20, end = 10 }]`), `cidr = "10.0.0.0/24"`, `starts at 20, after its end 10`},
+		{network, vlanProvider(`[{ start = 0, end = 10 }]`), `cidr = "10.0.0.0/24"`, `must be between 1 and 4094`},
+		{group, "", `rules = [{ direction = "ingress", protocol = "icmp", port = 22 }]`, `Ports need tcp or udp`},
+		{group, "", `rules = [{ direction = "ingress", protocol = "tcp", port = 0 }]`, `must be between 1 and 65535`},
+		{group, "", `rules = [{ direction = "ingress", protocol = "tcp", port_range = { min = 90, max = 80 } }]`, `Invalid port range`},
+		{group, "", `rules = [{ direction = "ingress", protocol = "tcp", port = 80, port_range = { min = 80, max = 90 } }]`, `Conflicting ports`},
+		{group, "", `rules = [{ direction = "ingress", protocol = "tcp", remote_ip_prefix = "10.0.0.1/8" }]`, `not in canonical form`},
+		{group, "", `rules = [{ direction = "ingress", protocol = "gre" }]`, `value must be one of`},
+		{group, "", `rules = [{ direction = "ingress", protocol = "tcp", port = 80 }, { direction = "ingress", protocol = "tcp", port_range = { min = 80, max = 80 } }]`, `Duplicate security group rules`},
 	} {
-		t.Run(tt.want, func(t *testing.T) {
+		t.Run(tt.kind.name+": "+tt.want, func(t *testing.T) {
 			resource.ParallelTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 				Steps: []resource.TestStep{{
-					Config:      tt.provider + networkConfig("plan-only", acctest.RandomName(), "  "+tt.args),
+					Config:      tt.provider + tt.kind.config("plan-only", acctest.RandomName(), "test", tt.args),
 					PlanOnly:    true,
 					ExpectError: regexpMust(tt.want),
 				}},

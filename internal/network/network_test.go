@@ -16,7 +16,13 @@ func withExternal(f *fakeNeutron) string {
 	return f.add(f.networks, map[string]any{"name": "public", "router:external": true, "project_id": "admin", "tags": []any{"public"}})
 }
 
-func testSpec(t *testing.T, name string) NetworkSpec {
+// externalFake is a fake with the external network "public", and its ID.
+func externalFake() (*fakeNeutron, string) {
+	f := newFakeNeutron()
+	return f, withExternal(f)
+}
+
+func testSpec(t *testing.T, name string) Spec {
 	t.Helper()
 
 	a, err := PlanAddressing(netip.MustParsePrefix("192.168.10.0/24"), nil)
@@ -24,7 +30,7 @@ func testSpec(t *testing.T, name string) NetworkSpec {
 		t.Fatal(err)
 	}
 
-	return NetworkSpec{
+	return Spec{
 		Name:           name,
 		Addressing:     a,
 		DNSNameservers: []string{"192.0.2.53"},
@@ -33,25 +39,44 @@ func testSpec(t *testing.T, name string) NetworkSpec {
 	}
 }
 
-func TestEnsureNetwork_createsEverythingInSevenRequests(t *testing.T) {
-	t.Parallel()
+// ensured is a fake with the external network "public", a service on it, and network a made
+// by EnsureNetwork (the recorded requests forgotten).
+func ensured(t *testing.T) (*fakeNeutron, *Service, *Network) {
+	t.Helper()
 
-	f := newFakeNeutron()
-	external := withExternal(f)
+	f, _ := externalFake()
+
 	svc := f.service(t, nil)
 
-	out, err := svc.EnsureNetwork(context.Background(), testSpec(t, "a"), NetworkRef{})
+	out, err := svc.EnsureNetwork(context.Background(), testSpec(t, "a"), Ref{})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	f.calls()
+
+	return f, svc, out
+}
+
+func TestEnsureNetwork_createsEverythingInEightRequests(t *testing.T) {
+	t.Parallel()
+
+	f, external := externalFake()
+	svc := f.service(t, nil)
+
+	out, err := svc.EnsureNetwork(context.Background(), testSpec(t, "a"), Ref{})
 	if err != nil {
 		t.Fatal(err)
 	}
 
 	calls := f.calls()
 	want := []string{
+		"GET /networks",  // the external networks (once per region and process)
+		"GET /subnets",   // their subnets, for the overlap check before anything is made (likewise)
 		"GET /networks",  // look up network-a
 		"POST /networks", // create it
 		"POST /subnets",  // a new network has no subnet: no lookup
-		"GET /routers",   // look up the router
-		"GET /networks",  // the external networks
+		"GET /routers",   // look up the router (its external network is known by now)
 		"POST /routers",  // create the router
 		"PUT /routers/" + out.Router.ID + "/add_router_interface",
 	}
@@ -92,8 +117,7 @@ func TestEnsureNetwork_createsEverythingInSevenRequests(t *testing.T) {
 func TestEnsureNetwork_nearMissNamesAreLeftAlone(t *testing.T) {
 	t.Parallel()
 
-	f := newFakeNeutron()
-	withExternal(f)
+	f, _ := externalFake()
 
 	// The fake's name filter is a prefix match: network-a finds network-ab.
 	ab := f.add(f.networks, map[string]any{"name": "network-ab"})
@@ -102,7 +126,7 @@ func TestEnsureNetwork_nearMissNamesAreLeftAlone(t *testing.T) {
 
 	svc := f.service(t, nil)
 
-	out, err := svc.EnsureNetwork(context.Background(), testSpec(t, "a"), NetworkRef{})
+	out, err := svc.EnsureNetwork(context.Background(), testSpec(t, "a"), Ref{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,12 +140,12 @@ func TestEnsureNetwork_nearMissNamesAreLeftAlone(t *testing.T) {
 	}
 
 	// Reading and deleting a by name never reaches ab either.
-	got, err := svc.ObserveNetwork(context.Background(), "a", NetworkRef{})
+	got, err := svc.ObserveNetwork(context.Background(), "a", Ref{})
 	if err != nil || got.ID != out.ID {
 		t.Fatalf("observe by name: %v, %+v", err, got)
 	}
 
-	if err := svc.DeleteNetwork(context.Background(), "a", NetworkRef{}); err != nil {
+	if err := svc.DeleteNetwork(context.Background(), "a", Ref{}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -137,15 +161,14 @@ func TestEnsureNetwork_nearMissNamesAreLeftAlone(t *testing.T) {
 func TestEnsureNetwork_duplicateNamesAreAnErrorNamingBoth(t *testing.T) {
 	t.Parallel()
 
-	f := newFakeNeutron()
-	withExternal(f)
+	f, _ := externalFake()
 
 	one := f.add(f.networks, map[string]any{"name": "network-a"})
 	two := f.add(f.networks, map[string]any{"name": "network-a"})
 
 	svc := f.service(t, nil)
 
-	_, err := svc.EnsureNetwork(context.Background(), testSpec(t, "a"), NetworkRef{})
+	_, err := svc.EnsureNetwork(context.Background(), testSpec(t, "a"), Ref{})
 
 	var dup *naming.DuplicateError
 	if !errors.As(err, &dup) {
@@ -164,13 +187,12 @@ func TestEnsureNetwork_duplicateNamesAreAnErrorNamingBoth(t *testing.T) {
 func TestEnsureNetwork_adoptsWhatAnInterruptedApplyLeft(t *testing.T) {
 	t.Parallel()
 
-	f := newFakeNeutron()
-	withExternal(f)
+	f, _ := externalFake()
 
 	net := f.add(f.networks, map[string]any{"name": "network-a", "description": "test"})
 	svc := f.service(t, nil)
 
-	out, err := svc.EnsureNetwork(context.Background(), testSpec(t, "a"), NetworkRef{})
+	out, err := svc.EnsureNetwork(context.Background(), testSpec(t, "a"), Ref{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,13 +210,12 @@ func TestEnsureNetwork_adoptsWhatAnInterruptedApplyLeft(t *testing.T) {
 func TestEnsureNetwork_adoptedSubnetWithOtherCIDRIsAnError(t *testing.T) {
 	t.Parallel()
 
-	f := newFakeNeutron()
-	withExternal(f)
+	f, _ := externalFake()
 
 	net := f.add(f.networks, map[string]any{"name": "network-a"})
 	f.add(f.subnets, map[string]any{"name": "network-a", "network_id": net, "cidr": "10.9.0.0/24"})
 
-	_, err := f.service(t, nil).EnsureNetwork(context.Background(), testSpec(t, "a"), NetworkRef{})
+	_, err := f.service(t, nil).EnsureNetwork(context.Background(), testSpec(t, "a"), Ref{})
 	if err == nil || !strings.Contains(err.Error(), "10.9.0.0/24") {
 		t.Fatalf("err = %v, want a CIDR mismatch", err)
 	}
@@ -203,20 +224,11 @@ func TestEnsureNetwork_adoptedSubnetWithOtherCIDRIsAnError(t *testing.T) {
 func TestEnsureNetwork_updatesInPlaceAndRestoresMissingParts(t *testing.T) {
 	t.Parallel()
 
-	f := newFakeNeutron()
-	withExternal(f)
-
-	svc := f.service(t, nil)
+	f, svc, out := ensured(t)
 	ctx := context.Background()
-
-	out, err := svc.EnsureNetwork(ctx, testSpec(t, "a"), NetworkRef{})
-	if err != nil {
-		t.Fatal(err)
-	}
 
 	// The router interface disappears out of band.
 	delete(f.ports, out.InterfacePortID)
-	f.calls()
 
 	spec := testSpec(t, "a")
 	spec.DNSNameservers = []string{"192.0.2.54", "192.0.2.55"}
@@ -246,18 +258,10 @@ func TestEnsureNetwork_updatesInPlaceAndRestoresMissingParts(t *testing.T) {
 func TestObserveNetwork_refindsByNameWhenGoneByID(t *testing.T) {
 	t.Parallel()
 
-	f := newFakeNeutron()
-	withExternal(f)
-
-	svc := f.service(t, nil)
+	_, svc, out := ensured(t)
 	ctx := context.Background()
 
-	out, err := svc.EnsureNetwork(ctx, testSpec(t, "a"), NetworkRef{})
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	stale := NetworkRef{NetworkID: "00000000-dead-4000-8000-000000000000", SubnetID: "gone", RouterID: "gone"}
+	stale := Ref{NetworkID: "00000000-dead-4000-8000-000000000000", SubnetID: "gone", RouterID: "gone"}
 
 	got, err := svc.ObserveNetwork(ctx, "a", stale)
 	if err != nil {
@@ -281,18 +285,8 @@ func TestObserveNetwork_refindsByNameWhenGoneByID(t *testing.T) {
 func TestDeleteNetwork_orderAnd404s(t *testing.T) {
 	t.Parallel()
 
-	f := newFakeNeutron()
-	withExternal(f)
-
-	svc := f.service(t, nil)
+	f, svc, out := ensured(t)
 	ctx := context.Background()
-
-	out, err := svc.EnsureNetwork(ctx, testSpec(t, "a"), NetworkRef{})
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	f.calls()
 
 	if err := svc.DeleteNetwork(ctx, "a", out.Ref()); err != nil {
 		t.Fatal(err)
@@ -318,23 +312,15 @@ func TestDeleteNetwork_orderAnd404s(t *testing.T) {
 func TestDeleteNetwork_reportsPortsInUseByNameAndOwner(t *testing.T) {
 	t.Parallel()
 
-	f := newFakeNeutron()
-	withExternal(f)
-
-	svc := f.service(t, nil)
+	f, svc, out := ensured(t)
 	ctx := context.Background()
-
-	out, err := svc.EnsureNetwork(ctx, testSpec(t, "a"), NetworkRef{})
-	if err != nil {
-		t.Fatal(err)
-	}
 
 	f.add(f.ports, map[string]any{
 		"name": "server-web", "network_id": out.ID, "device_owner": "compute:nova", "device_id": "vm-1",
 		"fixed_ips": []any{map[string]any{"subnet_id": out.Subnet.ID, "ip_address": "192.168.10.130"}},
 	})
 
-	err = svc.DeleteNetwork(ctx, "a", out.Ref())
+	err := svc.DeleteNetwork(ctx, "a", out.Ref())
 
 	var inUse *InUseError
 	if !errors.As(err, &inUse) {
@@ -351,8 +337,7 @@ func TestDeleteNetwork_reportsPortsInUseByNameAndOwner(t *testing.T) {
 func TestEnsureNetwork_vlanFromNeutronsTruth(t *testing.T) {
 	t.Parallel()
 
-	f := newFakeNeutron()
-	withExternal(f)
+	f, _ := externalFake()
 
 	// VLAN 100 is used by another project's network; 101 is being taken by a concurrent
 	// apply that Neutron does not list yet.
@@ -370,7 +355,7 @@ func TestEnsureNetwork_vlanFromNeutronsTruth(t *testing.T) {
 	svc := f.service(t, cfg)
 	ctx := context.Background()
 
-	out, err := svc.EnsureNetwork(ctx, testSpec(t, "a"), NetworkRef{})
+	out, err := svc.EnsureNetwork(ctx, testSpec(t, "a"), Ref{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -384,7 +369,7 @@ func TestEnsureNetwork_vlanFromNeutronsTruth(t *testing.T) {
 	}
 
 	// Nothing is left: the next network fails and says why.
-	_, err = svc.EnsureNetwork(ctx, testSpec(t, "b"), NetworkRef{})
+	_, err = svc.EnsureNetwork(ctx, testSpec(t, "b"), Ref{})
 
 	var full *ErrNoFreeVLAN
 	if !errors.As(err, &full) || !strings.Contains(err.Error(), "physnet1") {
@@ -401,7 +386,7 @@ func TestEnsureNetwork_externalNetworkSelector(t *testing.T) {
 
 	cfg := NewConfig(ExternalNetworkSelector{Tags: []string{"public"}}, nil)
 
-	out, err := f.service(t, cfg).EnsureNetwork(context.Background(), testSpec(t, "a"), NetworkRef{})
+	out, err := f.service(t, cfg).EnsureNetwork(context.Background(), testSpec(t, "a"), Ref{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -413,7 +398,7 @@ func TestEnsureNetwork_externalNetworkSelector(t *testing.T) {
 	// A selector nothing passes is an error that says so.
 	cfg = NewConfig(ExternalNetworkSelector{IDs: []string{"nope"}}, nil)
 
-	_, err = f.service(t, cfg).EnsureNetwork(context.Background(), testSpec(t, "b"), NetworkRef{})
+	_, err = f.service(t, cfg).EnsureNetwork(context.Background(), testSpec(t, "b"), Ref{})
 	if err == nil || !strings.Contains(err.Error(), "selector") {
 		t.Fatalf("err = %v", err)
 	}

@@ -1,7 +1,6 @@
 package network
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,193 +11,78 @@ import (
 	"strings"
 
 	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/external"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/provider"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/networks"
+	"github.com/gophercloud/gophercloud/v2/pagination"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
 
-// This file holds the few Neutron calls of the package, with explicit request and response
-// bodies: the provider attributes (provider:*, router:external) and the bulk rule POST are
-// simpler to state than to assemble from gophercloud's option builders.
+// This file is how the package talks to Neutron: typed gophercloud for every call (networks,
+// subnets, routers, ports, security groups and rules, the provider extension), plus what
+// gophercloud leaves to its callers: one error type that carries Neutron's own error type
+// (VlanIdInUse, OverQuota), and list filters its ListOpts cannot spell (below).
 
-// Collections of the Neutron v2.0 API: the URL path and the JSON key of a list.
-type collection struct {
-	path string // "security-groups"
-	key  string // "security_groups"
-	one  string // "security_group"
-}
-
-var (
-	collNetworks       = collection{"networks", "networks", "network"}
-	collSubnets        = collection{"subnets", "subnets", "subnet"}
-	collRouters        = collection{"routers", "routers", "router"}
-	collPorts          = collection{"ports", "ports", "port"}
-	collSecurityGroups = collection{"security-groups", "security_groups", "security_group"}
-	collRules          = collection{"security-group-rules", "security_group_rules", "security_group_rule"}
-)
-
-// neutronNetwork is a Neutron network with the provider and external extensions.
+// neutronNetwork is a Neutron network with the external and provider extensions (gophercloud
+// decodes each embedded part on its own).
 type neutronNetwork struct {
-	ID              string   `json:"id"`
-	Name            string   `json:"name"`
-	Description     string   `json:"description"`
-	ProjectID       string   `json:"project_id"`
-	Status          string   `json:"status"`
-	Subnets         []string `json:"subnets"`
-	Tags            []string `json:"tags"`
-	External        bool     `json:"router:external"`
-	NetworkType     string   `json:"provider:network_type"`
-	PhysicalNetwork string   `json:"provider:physical_network"`
-	SegmentationID  optInt   `json:"provider:segmentation_id"`
+	networks.Network
+	external.NetworkExternalExt
+	provider.NetworkProviderExt
 }
 
-// neutronSubnet is a Neutron subnet.
-type neutronSubnet struct {
-	ID              string             `json:"id"`
-	Name            string             `json:"name"`
-	Description     string             `json:"description"`
-	NetworkID       string             `json:"network_id"`
-	ProjectID       string             `json:"project_id"`
-	CIDR            string             `json:"cidr"`
-	IPVersion       int                `json:"ip_version"`
-	GatewayIP       *string            `json:"gateway_ip"`
-	AllocationPools []allocationPool   `json:"allocation_pools"`
-	DNSNameservers  []string           `json:"dns_nameservers"`
-	HostRoutes      []neutronHostRoute `json:"host_routes"`
-}
-
-type allocationPool struct {
-	Start string `json:"start"`
-	End   string `json:"end"`
-}
-
-type neutronHostRoute struct {
-	Destination string `json:"destination"`
-	NextHop     string `json:"nexthop"`
-}
-
-// neutronRouter is a Neutron router.
-type neutronRouter struct {
-	ID          string         `json:"id"`
-	Name        string         `json:"name"`
-	Description string         `json:"description"`
-	ProjectID   string         `json:"project_id"`
-	Status      string         `json:"status"`
-	Gateway     *routerGateway `json:"external_gateway_info"`
-}
-
-type routerGateway struct {
-	NetworkID string `json:"network_id"`
-}
-
-// gatewayNetworkID is the external network of the router's gateway, or "".
-func (r neutronRouter) gatewayNetworkID() string {
-	if r.Gateway == nil {
-		return ""
+// vlanID is the segmentation ID of a VLAN provider network; false for other networks.
+func (n neutronNetwork) vlanID() (int, bool) {
+	if !strings.EqualFold(n.NetworkType, "vlan") || n.SegmentationID == "" {
+		return 0, false
 	}
 
-	return r.Gateway.NetworkID
+	id, err := strconv.Atoi(n.SegmentationID)
+
+	return id, err == nil
 }
 
-// neutronPort is a Neutron port, as far as deletion reports need it.
-type neutronPort struct {
-	ID          string    `json:"id"`
-	Name        string    `json:"name"`
-	NetworkID   string    `json:"network_id"`
-	ProjectID   string    `json:"project_id"`
-	DeviceID    string    `json:"device_id"`
-	DeviceOwner string    `json:"device_owner"`
-	FixedIPs    []fixedIP `json:"fixed_ips"`
-}
+// query is a list filter that gophercloud's ListOpts cannot spell: a key repeated for "any of
+// these values" (the subnets of several networks in one request), and the provider
+// extension's provider:* attributes. It is the ListOptsBuilder of networks and subnets.
+type query url.Values
 
-type fixedIP struct {
-	SubnetID  string `json:"subnet_id"`
-	IPAddress string `json:"ip_address"`
-}
+func (q query) encode() (string, error) { return "?" + url.Values(q).Encode(), nil }
 
-// describe names a port for a human: name (or ID), ID, owner and device.
-func (p neutronPort) describe() string {
-	name := p.Name
-	if name == "" {
-		name = "(unnamed)"
+// ToNetworkListQuery makes query a networks.ListOptsBuilder.
+func (q query) ToNetworkListQuery() (string, error) { return q.encode() }
+
+// ToSubnetListQuery makes query a subnets.ListOptsBuilder.
+func (q query) ToSubnetListQuery() (string, error) { return q.encode() }
+
+// listAll reads every page of pager with extract.
+func listAll[T any](ctx context.Context, pager pagination.Pager, extract func(pagination.Page) ([]T, error)) ([]T, error) {
+	pages, err := pager.AllPages(ctx)
+	if err != nil {
+		return nil, apiError(err)
 	}
 
-	owner := p.DeviceOwner
-	if owner == "" {
-		owner = "no owner"
-	}
-
-	device := ""
-	if p.DeviceID != "" {
-		device = ", device " + p.DeviceID
-	}
-
-	return fmt.Sprintf("port %s (%s, owner %s%s)", name, p.ID, owner, device)
+	return extract(pages)
 }
 
-// neutronSecurityGroup is a Neutron security group with its rules.
-type neutronSecurityGroup struct {
-	ID          string        `json:"id"`
-	Name        string        `json:"name"`
-	Description string        `json:"description"`
-	ProjectID   string        `json:"project_id"`
-	Rules       []neutronRule `json:"security_group_rules"`
+// listNetworks lists the networks matching opts, with their extensions.
+func listNetworks(ctx context.Context, sc *gophercloud.ServiceClient, opts networks.ListOptsBuilder) ([]neutronNetwork, error) {
+	return listAll(ctx, networks.List(sc, opts), func(p pagination.Page) ([]neutronNetwork, error) {
+		var out []neutronNetwork
+		err := networks.ExtractNetworksInto(p, &out)
+
+		return out, err
+	})
 }
 
-// neutronRule is a Neutron security group rule. Absent values are nil.
-type neutronRule struct {
-	ID                   string  `json:"id,omitempty"`
-	SecurityGroupID      string  `json:"security_group_id"`
-	Direction            string  `json:"direction"`
-	EtherType            string  `json:"ethertype"`
-	Protocol             *string `json:"protocol,omitempty"`
-	PortRangeMin         *int    `json:"port_range_min,omitempty"`
-	PortRangeMax         *int    `json:"port_range_max,omitempty"`
-	RemoteIPPrefix       *string `json:"remote_ip_prefix,omitempty"`
-	RemoteGroupID        *string `json:"remote_group_id,omitempty"`
-	RemoteAddressGroupID *string `json:"remote_address_group_id,omitempty"`
-	Description          string  `json:"description,omitempty"`
-}
+// getNetwork reads one network with its extensions.
+func getNetwork(ctx context.Context, sc *gophercloud.ServiceClient, id string) (neutronNetwork, error) {
+	var out neutronNetwork
+	err := networks.Get(ctx, sc, id).ExtractInto(&out)
 
-// optInt is an integer that may be null, and that some Neutron plugins send as a string.
-type optInt struct {
-	Value int
-	Valid bool
-}
-
-func (o *optInt) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimSpace(b)
-	if bytes.Equal(b, []byte("null")) {
-		*o = optInt{}
-		return nil
-	}
-
-	if len(b) > 0 && b[0] == '"' {
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
-			return err
-		}
-
-		if s == "" {
-			*o = optInt{}
-			return nil
-		}
-
-		n, err := strconv.Atoi(s)
-		if err != nil {
-			return fmt.Errorf("not an integer: %q", s)
-		}
-
-		*o = optInt{Value: n, Valid: true}
-
-		return nil
-	}
-
-	var n int
-	if err := json.Unmarshal(b, &n); err != nil {
-		return err
-	}
-
-	*o = optInt{Value: n, Valid: true}
-
-	return nil
+	return out, apiError(err)
 }
 
 // APIError is an error answer of Neutron, with the type and message of its NeutronError body.
@@ -235,7 +119,6 @@ func apiError(err error) error {
 		NeutronError struct {
 			Type    string `json:"type"`
 			Message string `json:"message"`
-			Detail  string `json:"detail"`
 		} `json:"NeutronError"`
 	}
 
@@ -268,124 +151,50 @@ func isConflict(err error) bool {
 	return gophercloud.ResponseCodeIs(err, http.StatusConflict)
 }
 
-// neutron is a Neutron v2.0 client.
-type neutron struct {
-	sc *gophercloud.ServiceClient
+// lookup is how one kind of Neutron object is found again (DESIGN.md §5): by its recorded ID
+// first, then by its exact name (Neutron's name filter is fuzzy on some clouds; two exact
+// matches are a *naming.DuplicateError that names both).
+type lookup[T any] struct {
+	kind string
+	get  func(ctx context.Context, id string) (T, error)
+	// list lists the candidates called name (the filter may be fuzzy).
+	list     func(ctx context.Context, name string) ([]T, error)
+	name, id func(T) string
+	// belongs tells whether an object read by ID is still the one wanted (nil: always).
+	belongs func(T) bool
 }
 
-func (n neutron) url(path string, query url.Values) string {
-	u := n.sc.ServiceURL(path)
-	if len(query) > 0 {
-		u += "?" + query.Encode()
+// find finds the object called name (the Neutron name), starting from knownID ("" = none).
+func (l lookup[T]) find(ctx context.Context, name, knownID string) (T, bool, error) {
+	var zero T
+
+	if knownID != "" {
+		obj, err := l.get(ctx, knownID)
+
+		switch {
+		case err == nil && (l.belongs == nil || l.belongs(obj)):
+			return obj, true, nil
+		case err != nil && !isNotFound(err):
+			return zero, false, fmt.Errorf("reading %s %s: %w", l.kind, knownID, err)
+		}
+
+		tflog.Debug(ctx, "Gone by ID; looking it up by name", map[string]any{"kind": l.kind, "id": knownID, "name": name})
 	}
 
-	return u
-}
-
-// unwrap reads the object under key of a response body into out.
-func unwrap(body map[string]json.RawMessage, key string, out any) error {
-	raw, ok := body[key]
-	if !ok {
-		return fmt.Errorf("the answer holds no %q", key)
-	}
-
-	if err := json.Unmarshal(raw, out); err != nil {
-		return fmt.Errorf("reading the %s in the answer: %w", key, err)
-	}
-
-	return nil
-}
-
-// get reads one object of c by ID into out.
-func (n neutron) get(ctx context.Context, c collection, id string, out any) error {
-	var body map[string]json.RawMessage
-
-	_, err := n.sc.Get(ctx, n.url(c.path+"/"+url.PathEscape(id), nil), &body, &gophercloud.RequestOpts{OkCodes: []int{http.StatusOK}})
+	all, err := l.list(ctx, name)
 	if err != nil {
-		return apiError(err)
+		return zero, false, fmt.Errorf("looking up %s %s: %w", l.kind, name, err)
 	}
 
-	return unwrap(body, c.one, out)
+	return naming.One(l.kind, name, all, l.name, l.id)
 }
 
-// create POSTs one object of c and reads the answer into out.
-func (n neutron) create(ctx context.Context, c collection, in, out any) error {
-	var body map[string]json.RawMessage
-
-	_, err := n.sc.Post(ctx, n.url(c.path, nil), map[string]any{c.one: in}, &body,
-		&gophercloud.RequestOpts{OkCodes: []int{http.StatusCreated}})
-	if err != nil {
-		return apiError(err)
+// findID is the ID of the object called name (the Neutron name); "" when there is none.
+func (l lookup[T]) findID(ctx context.Context, name string) (string, error) {
+	obj, found, err := l.find(ctx, name, "")
+	if err != nil || !found {
+		return "", err
 	}
 
-	return unwrap(body, c.one, out)
-}
-
-// update PUTs the fields of in to one object of c and reads the answer into out.
-func (n neutron) update(ctx context.Context, c collection, id string, in, out any) error {
-	var body map[string]json.RawMessage
-
-	_, err := n.sc.Put(ctx, n.url(c.path+"/"+url.PathEscape(id), nil), map[string]any{c.one: in}, &body,
-		&gophercloud.RequestOpts{OkCodes: []int{http.StatusOK}})
-	if err != nil {
-		return apiError(err)
-	}
-
-	return unwrap(body, c.one, out)
-}
-
-// delete deletes one object of c by ID.
-func (n neutron) delete(ctx context.Context, c collection, id string) error {
-	_, err := n.sc.Delete(ctx, n.url(c.path+"/"+url.PathEscape(id), nil), &gophercloud.RequestOpts{OkCodes: []int{http.StatusNoContent}})
-
-	return apiError(err)
-}
-
-// action PUTs body to /<c>/<id>/<action> (router interfaces).
-func (n neutron) action(ctx context.Context, c collection, id, action string, body, out any) error {
-	_, err := n.sc.Put(ctx, n.url(c.path+"/"+url.PathEscape(id)+"/"+action, nil), body, out,
-		&gophercloud.RequestOpts{OkCodes: []int{http.StatusOK}})
-
-	return apiError(err)
-}
-
-// list reads every page of c matching query.
-func list[T any](ctx context.Context, n neutron, c collection, query url.Values) ([]T, error) {
-	var out []T
-
-	next := n.url(c.path, query)
-
-	for pages := 0; next != ""; pages++ {
-		if pages > 10000 {
-			return nil, fmt.Errorf("listing %s: too many pages", c.path)
-		}
-
-		var page map[string]json.RawMessage
-		if _, err := n.sc.Get(ctx, next, &page, &gophercloud.RequestOpts{OkCodes: []int{http.StatusOK}}); err != nil {
-			return nil, apiError(err)
-		}
-
-		var items []T
-		if raw, ok := page[c.key]; ok {
-			if err := json.Unmarshal(raw, &items); err != nil {
-				return nil, fmt.Errorf("reading the %s list: %w", c.path, err)
-			}
-		}
-
-		out = append(out, items...)
-		next = ""
-
-		if raw, ok := page[c.key+"_links"]; ok && len(items) > 0 {
-			var links []gophercloud.Link
-			if json.Unmarshal(raw, &links) == nil {
-				for _, l := range links {
-					if l.Rel == "next" {
-						next = l.Href
-					}
-				}
-			}
-		}
-	}
-
-	return out, nil
+	return l.id(obj), nil
 }

@@ -3,18 +3,21 @@ package network
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"net/netip"
-	"net/url"
 	"slices"
 	"strings"
 
-	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/security/groups"
+	secrules "github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/security/rules"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/ports"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
-	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
+
+// neutronRule is a Neutron security group rule; gophercloud reads an absent protocol, port
+// or remote as the zero value (no port of a rule is 0: ports need a protocol).
+type neutronRule = secrules.SecGroupRule
 
 // Rule directions and protocols of the schema.
 const (
@@ -142,40 +145,28 @@ func (r Rule) IsDefaultEgress() bool {
 // ruleFromNeutron translates a Neutron rule.
 func ruleFromNeutron(nr neutronRule) Rule {
 	r := Rule{
-		ID:             nr.ID,
-		Direction:      nr.Direction,
-		EtherType:      nr.EtherType,
-		Protocol:       ProtocolAny,
-		Description:    nr.Description,
-		NeutronDefault: isProtectedDefault(nr),
+		ID:                   nr.ID,
+		Direction:            nr.Direction,
+		EtherType:            nr.EtherType,
+		Protocol:             ProtocolAny,
+		PortMin:              nr.PortRangeMin,
+		PortMax:              nr.PortRangeMax,
+		Description:          nr.Description,
+		RemoteGroupID:        nr.RemoteGroupID,
+		RemoteAddressGroupID: nr.RemoteAddressGroupID,
+		NeutronDefault:       isProtectedDefault(nr),
 	}
 
-	if nr.Protocol != nil && *nr.Protocol != "" {
-		r.Protocol = *nr.Protocol
+	if nr.Protocol != "" {
+		r.Protocol = nr.Protocol
 		if nr.EtherType == etherTypeIPv6 && (r.Protocol == "ipv6-icmp" || r.Protocol == "icmpv6") {
 			r.Protocol = ProtocolICMP
 		}
 	}
 
-	if nr.PortRangeMin != nil {
-		r.PortMin = *nr.PortRangeMin
-	}
-
-	if nr.PortRangeMax != nil {
-		r.PortMax = *nr.PortRangeMax
-	}
-
-	if nr.RemoteGroupID != nil {
-		r.RemoteGroupID = *nr.RemoteGroupID
-	}
-
-	if nr.RemoteAddressGroupID != nil {
-		r.RemoteAddressGroupID = *nr.RemoteAddressGroupID
-	}
-
 	switch {
-	case nr.RemoteIPPrefix != nil && *nr.RemoteIPPrefix != "":
-		r.RemoteIPPrefix = *nr.RemoteIPPrefix
+	case nr.RemoteIPPrefix != "":
+		r.RemoteIPPrefix = nr.RemoteIPPrefix
 	case r.RemoteGroupID == "" && r.RemoteAddressGroupID == "":
 		// No remote at all means anywhere of the rule's family.
 		if nr.EtherType == etherTypeIPv6 {
@@ -191,39 +182,27 @@ func ruleFromNeutron(nr neutronRule) Rule {
 // isProtectedDefault tells whether a Neutron rule is one of Neutron's default egress rules
 // (no protocol, ports or remote of any kind), which reconciliation never deletes.
 func isProtectedDefault(nr neutronRule) bool {
-	return nr.Direction == DirectionEgress &&
-		(nr.Protocol == nil || *nr.Protocol == "") &&
-		nr.PortRangeMin == nil && nr.PortRangeMax == nil &&
-		(nr.RemoteIPPrefix == nil || *nr.RemoteIPPrefix == "") &&
-		(nr.RemoteGroupID == nil || *nr.RemoteGroupID == "") &&
-		(nr.RemoteAddressGroupID == nil || *nr.RemoteAddressGroupID == "")
+	return nr.Direction == DirectionEgress && nr.Protocol == "" && nr.PortRangeMin == 0 && nr.PortRangeMax == 0 &&
+		nr.RemoteIPPrefix == "" && nr.RemoteGroupID == "" && nr.RemoteAddressGroupID == ""
 }
 
-// toNeutron is the create body of r in group.
-func (r Rule) toNeutron(group string) neutronRule {
-	nr := neutronRule{
-		SecurityGroupID: group,
-		Direction:       r.Direction,
-		EtherType:       r.etherType(),
-		Description:     r.Description,
+// createOpts is the create request of r in group.
+func (r Rule) createOpts(group string) secrules.CreateOpts {
+	opts := secrules.CreateOpts{
+		SecGroupID:     group,
+		Direction:      secrules.RuleDirection(r.Direction),
+		EtherType:      secrules.RuleEtherType(r.etherType()),
+		Description:    r.Description,
+		PortRangeMin:   r.PortMin,
+		PortRangeMax:   r.PortMax,
+		RemoteIPPrefix: r.RemoteIPPrefix,
 	}
 
 	if r.Protocol != "" && r.Protocol != ProtocolAny {
-		p := r.Protocol
-		nr.Protocol = &p
+		opts.Protocol = secrules.RuleProtocol(r.Protocol)
 	}
 
-	if r.PortMin != 0 || r.PortMax != 0 {
-		lo, hi := r.PortMin, r.PortMax
-		nr.PortRangeMin, nr.PortRangeMax = &lo, &hi
-	}
-
-	if r.RemoteIPPrefix != "" {
-		p := r.RemoteIPPrefix
-		nr.RemoteIPPrefix = &p
-	}
-
-	return nr
+	return opts
 }
 
 // rulePlan is the outcome of reconciling a group's rules with the wanted set.
@@ -289,7 +268,7 @@ type SecurityGroup struct {
 	Rules []Rule
 }
 
-func toSecurityGroup(g neutronSecurityGroup, rules []neutronRule) *SecurityGroup {
+func toSecurityGroup(g groups.SecGroup, rules []neutronRule) *SecurityGroup {
 	out := &SecurityGroup{ID: g.ID, Name: g.Name, Description: g.Description, ProjectID: g.ProjectID}
 	for _, nr := range rules {
 		out.Rules = append(out.Rules, ruleFromNeutron(nr))
@@ -300,25 +279,8 @@ func toSecurityGroup(g neutronSecurityGroup, rules []neutronRule) *SecurityGroup
 
 // findSecurityGroup finds securitygroup-<name> of the project, with its rules: by knownID
 // first, then by exact name. Either way it is one request.
-func (s *Service) findSecurityGroup(ctx context.Context, name, knownID string) (neutronSecurityGroup, bool, error) {
-	if knownID != "" {
-		var g neutronSecurityGroup
-
-		err := s.neutron.get(ctx, collSecurityGroups, knownID, &g)
-		if err == nil {
-			return g, true, nil
-		}
-
-		if !isNotFound(err) {
-			return g, false, fmt.Errorf("reading security group %s: %w", knownID, err)
-		}
-
-		tflog.Debug(ctx, "The security group is gone by ID; looking it up by name", map[string]any{"security_group_id": knownID})
-	}
-
-	return findOne(ctx, s.neutron, collSecurityGroups, kindSecurityGroup, naming.SecurityGroup(name),
-		url.Values{"project_id": {s.projectID}},
-		func(g neutronSecurityGroup) string { return g.Name }, func(g neutronSecurityGroup) string { return g.ID })
+func (s *Service) findSecurityGroup(ctx context.Context, name, knownID string) (groups.SecGroup, bool, error) {
+	return groupLookup(s.sc, s.ProjectID()).find(ctx, naming.SecurityGroup(name), knownID)
 }
 
 // ObserveSecurityGroup reads security group name (re-found by name when gone by ID); nil
@@ -346,19 +308,24 @@ func (s *Service) EnsureSecurityGroup(ctx context.Context, spec SecurityGroupSpe
 	}
 
 	if !found {
-		body := map[string]any{"name": name, "description": spec.Description}
-		if err := s.neutron.create(ctx, collSecurityGroups, body, &g); err != nil {
-			return nil, fmt.Errorf("creating security group %s: %w", name, err)
-		}
-	} else if g.Description != spec.Description {
-		rules := g.Rules
-		if err := s.neutron.update(ctx, collSecurityGroups, g.ID, map[string]any{"description": spec.Description}, &g); err != nil {
-			return toSecurityGroup(g, rules), fmt.Errorf("updating the description of security group %s (%s): %w", name, g.ID, err)
+		created, err := groups.Create(ctx, s.sc, groups.CreateOpts{Name: name, Description: spec.Description}).Extract()
+		if err != nil {
+			return nil, fmt.Errorf("creating security group %s: %w", name, apiError(err))
 		}
 
-		if g.Rules == nil {
-			g.Rules = rules
+		g = *created
+	} else if g.Description != spec.Description {
+		updated, err := groups.Update(ctx, s.sc, g.ID, groups.UpdateOpts{Description: &spec.Description}).Extract()
+		if err != nil {
+			return toSecurityGroup(g, g.Rules), fmt.Errorf("updating the description of security group %s (%s): %w",
+				name, g.ID, apiError(err))
 		}
+
+		if updated.Rules == nil {
+			updated.Rules = g.Rules
+		}
+
+		g = *updated
 	}
 
 	plan := planRules(g.Rules, spec.Rules)
@@ -366,12 +333,9 @@ func (s *Service) EnsureSecurityGroup(ctx context.Context, spec SecurityGroupSpe
 
 	// Deletions first: Neutron calls a rule that differs only in its description a
 	// duplicate, so the old one must be gone before the new one is created.
-	var failed []neutronRule
-
 	for i, nr := range plan.Delete {
-		if err := s.neutron.delete(ctx, collRules, nr.ID); err != nil && !isNotFound(err) {
-			failed = append(failed, plan.Delete[i:]...)
-			return toSecurityGroup(g, append(current, failed...)),
+		if err := apiError(secrules.Delete(ctx, s.sc, nr.ID).ExtractErr()); err != nil && !isNotFound(err) {
+			return toSecurityGroup(g, append(current, plan.Delete[i:]...)),
 				fmt.Errorf("deleting rule %s of security group %s (%s): %w", nr.ID, name, g.ID, err)
 		}
 	}
@@ -401,22 +365,14 @@ func (s *Service) createRules(ctx context.Context, group string, rules []Rule) (
 		return nil, nil
 	}
 
-	body := make([]neutronRule, len(rules))
+	opts := make([]secrules.CreateOpts, len(rules))
 	for i, r := range rules {
-		body[i] = r.toNeutron(group)
+		opts[i] = r.createOpts(group)
 	}
 
-	var resp struct {
-		Rules []neutronRule `json:"security_group_rules"`
-	}
+	created, err := secrules.CreateBulk(ctx, s.sc, opts).Extract()
 
-	_, err := s.neutron.sc.Post(ctx, s.neutron.url(collRules.path, nil), map[string]any{collRules.key: body}, &resp,
-		&gophercloud.RequestOpts{OkCodes: []int{http.StatusCreated}})
-	if err != nil {
-		return nil, apiError(err)
-	}
-
-	return resp.Rules, nil
+	return created, apiError(err)
 }
 
 // DeleteSecurityGroup deletes security group name (its rules go with it). Already gone is
@@ -424,30 +380,14 @@ func (s *Service) createRules(ctx context.Context, group string, rules []Rule) (
 func (s *Service) DeleteSecurityGroup(ctx context.Context, name, knownID string) error {
 	id := knownID
 	if id == "" {
-		g, found, err := s.findSecurityGroup(ctx, name, "")
-		if err != nil || !found {
+		found, err := groupLookup(s.sc, s.ProjectID()).findID(ctx, naming.SecurityGroup(name))
+		if err != nil || found == "" {
 			return err
 		}
 
-		id = g.ID
+		id = found
 	}
 
-	err := s.neutron.delete(ctx, collSecurityGroups, id)
-
-	switch {
-	case err == nil, isNotFound(err):
-		return nil
-	case isConflict(err):
-		return s.inUse(ctx, fmt.Sprintf("security group %s (%s)", naming.SecurityGroup(name), id),
-			url.Values{"security_groups": {id}}, err)
-	}
-
-	return fmt.Errorf("deleting security group %s (%s): %w", naming.SecurityGroup(name), id, err)
-}
-
-// LocateSecurityGroup finds, for an import, the security group given by ID or by user-given
-// name in region, in whatever project it is (through the provider's configured scope).
-func LocateSecurityGroup(ctx context.Context, c *cloud.Client, region, idOrName string) (Located, error) {
-	return locate(ctx, c, region, collSecurityGroups, kindSecurityGroup, naming.SecurityGroupPrefix, idOrName,
-		func(g neutronSecurityGroup) (string, string, string) { return g.ID, g.Name, g.ProjectID })
+	return s.deleteOrInUse(ctx, fmt.Sprintf("security group %s (%s)", naming.SecurityGroup(name), id),
+		func() error { return groups.Delete(ctx, s.sc, id).ExtractErr() }, ports.ListOpts{SecurityGroups: []string{id}})
 }

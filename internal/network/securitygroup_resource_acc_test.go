@@ -2,7 +2,6 @@ package network_test
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -24,13 +23,7 @@ import (
 const groupAddress = "unikorn_security_group.test"
 
 func groupConfig(project, name, extra string) string {
-	return fmt.Sprintf(`
-resource "unikorn_security_group" "test" {
-  identity_id = %[1]q
-  name        = %[2]q
-%[3]s
-}
-`, project, name, extra)
+	return accKinds[1].config(project, name, "test", extra)
 }
 
 // ruleText is a Neutron rule in one line, for comparing rule sets.
@@ -154,7 +147,7 @@ func TestAccSecurityGroup_basic(t *testing.T) {
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             acctest.CheckSecurityGroupDestroy(t),
-		Steps: []resource.TestStep{
+		Steps: append([]resource.TestStep{
 			{
 				Config: first,
 				ConfigStateChecks: []statecheck.StateCheck{
@@ -169,7 +162,7 @@ func TestAccSecurityGroup_basic(t *testing.T) {
 			},
 			{
 				ResourceName: groupAddress, ImportState: true, ImportStateVerify: true, ImportStateVerifyIgnore: []string{"timeouts"},
-				ImportStateIdFunc: importID(groupAddress, "id"),
+				ImportStateIdFunc: acctest.ImportID(groupAddress, "id"),
 			},
 			{
 				ResourceName: groupAddress, ImportState: true, ImportStateVerify: true, ImportStateVerifyIgnore: []string{"timeouts"},
@@ -199,46 +192,23 @@ func TestAccSecurityGroup_basic(t *testing.T) {
 					checkNeutronRules(t, groupAddress, nil, append(unchanged, "ingress IPv4 tcp 22-22 10.0.0.0/8 ssh admin")...),
 				),
 			},
-			{
-				// A rule added out of band is drift.
-				Config: second,
-				Check: resource.TestCheckResourceAttrWith(groupAddress, "id", func(id string) error {
-					extra = acctest.NeutronAddSecurityGroupRule(t, project, def, rules.CreateOpts{
-						SecGroupID: id, Direction: rules.DirIngress, EtherType: rules.EtherType4, Protocol: rules.ProtocolTCP,
-						PortRangeMin: 3306, PortRangeMax: 3306, RemoteIPPrefix: "192.0.2.0/24",
-					})
-
-					return nil
-				}),
-				ExpectNonEmptyPlan: true,
-			},
-			{
-				Config: second,
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(groupAddress, plancheck.ResourceActionUpdate)},
-				},
-				Check: checkNeutronRules(t, groupAddress, ids, append(unchanged, "ingress IPv4 tcp 22-22 10.0.0.0/8 ssh admin")...),
-			},
-			{
-				// Rules removed out of band (one of ours, and the IPv6 default egress rule that
-				// the configuration names) are drift too.
-				Config: second,
-				Check: func(*terraform.State) error {
-					acctest.NeutronDeleteSecurityGroupRule(t, project, def, ids["ingress IPv4 vrrp 10.0.0.0/8"])
-					acctest.NeutronDeleteSecurityGroupRule(t, project, def, ids["egress IPv6 any ::/0"])
-
-					return nil
-				},
-				ExpectNonEmptyPlan: true,
-			},
-			{
-				Config: second,
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(groupAddress, plancheck.ResourceActionUpdate)},
-				},
-				Check: checkNeutronRules(t, groupAddress, nil, append(unchanged, "ingress IPv4 tcp 22-22 10.0.0.0/8 ssh admin")...),
-			},
-		},
+		}, slices.Concat(
+			// A rule added out of band is drift.
+			driftSteps(second, groupAddress, func(id string) {
+				extra = acctest.NeutronAddSecurityGroupRule(t, project, def, rules.CreateOpts{
+					SecGroupID: id, Direction: rules.DirIngress, EtherType: rules.EtherType4, Protocol: rules.ProtocolTCP,
+					PortRangeMin: 3306, PortRangeMax: 3306, RemoteIPPrefix: "192.0.2.0/24",
+				})
+			}, plancheck.ResourceActionUpdate,
+				checkNeutronRules(t, groupAddress, ids, append(unchanged, "ingress IPv4 tcp 22-22 10.0.0.0/8 ssh admin")...)),
+			// Rules removed out of band (one of ours, and the IPv6 default egress rule that the
+			// configuration names) are drift too.
+			driftSteps(second, groupAddress, func(string) {
+				acctest.NeutronDeleteSecurityGroupRule(t, project, def, ids["ingress IPv4 vrrp 10.0.0.0/8"])
+				acctest.NeutronDeleteSecurityGroupRule(t, project, def, ids["egress IPv6 any ::/0"])
+			}, plancheck.ResourceActionUpdate,
+				checkNeutronRules(t, groupAddress, nil, append(unchanged, "ingress IPv4 tcp 22-22 10.0.0.0/8 ssh admin")...)),
+		)...),
 	})
 
 	if extra == "" && !t.Skipped() && !t.Failed() {
@@ -250,53 +220,21 @@ func TestAccSecurityGroup_basic(t *testing.T) {
 // and imports each by REGION/ID and REGION/name.
 func TestAccSecurityGroup_multiRegion(t *testing.T) {
 	project := tenant(t)
-	name := acctest.RandomName()
 	_, other := regions(t)
-
-	config := fmt.Sprintf(`
-resource "unikorn_security_group" "one" {
-  identity_id = %[1]q
-  name        = %[2]q
-  rules       = [{ direction = "ingress", protocol = "tcp", port = 22 }]
-}
-
-resource "unikorn_security_group" "two" {
-  identity_id = %[1]q
-  name        = %[2]q
-  region      = %[3]q
-  rules       = [{ direction = "ingress", protocol = "udp", port = 53 }]
-}
-`, project, name, other)
-
-	steps := []resource.TestStep{{
-		Config: config,
-		ConfigStateChecks: []statecheck.StateCheck{
-			statecheck.CompareValuePairs("unikorn_security_group.one", tfjsonpath.New("id"),
-				"unikorn_security_group.two", tfjsonpath.New("id"), compare.ValuesDiffer()),
-		},
-		Check: resource.ComposeAggregateTestCheckFunc(
-			checkNeutronRules(t, "unikorn_security_group.one", nil, append([]string{"ingress IPv4 tcp 22-22 0.0.0.0/0"}, defaultEgress...)...),
-			checkNeutronRules(t, "unikorn_security_group.two", nil, append([]string{"ingress IPv4 udp 53-53 0.0.0.0/0"}, defaultEgress...)...),
-		),
-	}}
-
-	for _, address := range []string{"unikorn_security_group.one", "unikorn_security_group.two"} {
-		steps = append(steps,
-			resource.TestStep{
-				ResourceName: address, ImportState: true, ImportStateVerify: true, ImportStateVerifyIgnore: []string{"timeouts"},
-				ImportStateIdFunc: importID(address, "id"),
-			},
-			resource.TestStep{
-				ResourceName: address, ImportState: true, ImportStateVerify: true, ImportStateVerifyIgnore: []string{"timeouts"},
-				ImportStateIdFunc: importID(address, "name"),
-			},
-		)
-	}
 
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             acctest.CheckSecurityGroupDestroy(t),
-		Steps:                    steps,
+		Steps: multiRegionSteps(t, accKinds[1], project, acctest.RandomName(), other,
+			[2]string{
+				`rules = [{ direction = "ingress", protocol = "tcp", port = 22 }]`,
+				`rules = [{ direction = "ingress", protocol = "udp", port = 53 }]`,
+			},
+			nil,
+			resource.ComposeAggregateTestCheckFunc(
+				checkNeutronRules(t, "unikorn_security_group.one", nil, append([]string{"ingress IPv4 tcp 22-22 0.0.0.0/0"}, defaultEgress...)...),
+				checkNeutronRules(t, "unikorn_security_group.two", nil, append([]string{"ingress IPv4 udp 53-53 0.0.0.0/0"}, defaultEgress...)...),
+			)),
 	})
 }
 
@@ -310,23 +248,9 @@ func TestAccSecurityGroup_disappears(t *testing.T) {
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             acctest.CheckSecurityGroupDestroy(t),
-		Steps: []resource.TestStep{
-			{
-				Config: config,
-				Check: resource.TestCheckResourceAttrWith(groupAddress, "id", func(id string) error {
-					acctest.NeutronDeleteSecurityGroup(t, project, def, id)
-					return nil
-				}),
-				ExpectNonEmptyPlan: true,
-			},
-			{
-				Config: config,
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(groupAddress, plancheck.ResourceActionCreate)},
-				},
-				Check: checkNeutronRules(t, groupAddress, nil, append([]string{"ingress IPv4 tcp 22-22 0.0.0.0/0"}, defaultEgress...)...),
-			},
-		},
+		Steps: driftSteps(config, groupAddress, func(id string) { acctest.NeutronDeleteSecurityGroup(t, project, def, id) },
+			plancheck.ResourceActionCreate,
+			checkNeutronRules(t, groupAddress, nil, append([]string{"ingress IPv4 tcp 22-22 0.0.0.0/0"}, defaultEgress...)...)),
 	})
 }
 
@@ -374,51 +298,6 @@ func TestAccSecurityGroup_adoptAndNearMiss(t *testing.T) {
 			),
 		}},
 	})
-}
-
-// TestAccSecurityGroup_duplicate pre-creates two groups with the name: a clear error naming both.
-func TestAccSecurityGroup_duplicate(t *testing.T) {
-	project := tenant(t)
-	name := acctest.RandomName()
-	def, _ := regions(t)
-
-	one := acctest.NeutronCreateSecurityGroup(t, project, def, naming.SecurityGroup(name))
-	two := acctest.NeutronCreateSecurityGroup(t, project, def, naming.SecurityGroup(name))
-
-	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		Steps: []resource.TestStep{{
-			Config: groupConfig(project, name, ""),
-			ExpectError: regexp.MustCompile(fmt.Sprintf(`(?s)%s.*(%s.*%s|%s.*%s)`,
-				wrapped(fmt.Sprintf("consistency error: 2 security groups named %q:", naming.SecurityGroup(name))), one, two, two, one)),
-		}},
-	})
-}
-
-// TestAccSecurityGroup_planTimeValidation rejects bad rules before any API call.
-func TestAccSecurityGroup_planTimeValidation(t *testing.T) {
-	const project = "plan-only"
-
-	for _, tt := range []struct{ rules, want string }{
-		{`[{ direction = "ingress", protocol = "icmp", port = 22 }]`, `Ports need tcp or udp`},
-		{`[{ direction = "ingress", protocol = "tcp", port = 0 }]`, `must be between 1 and 65535`},
-		{`[{ direction = "ingress", protocol = "tcp", port_range = { min = 90, max = 80 } }]`, `Invalid port range`},
-		{`[{ direction = "ingress", protocol = "tcp", port = 80, port_range = { min = 80, max = 90 } }]`, `Conflicting ports`},
-		{`[{ direction = "ingress", protocol = "tcp", remote_ip_prefix = "10.0.0.1/8" }]`, `not in canonical form`},
-		{`[{ direction = "ingress", protocol = "gre" }]`, `value must be one of`},
-		{`[{ direction = "ingress", protocol = "tcp", port = 80 }, { direction = "ingress", protocol = "tcp", port_range = { min = 80, max = 80 } }]`, `Duplicate security group rules`},
-	} {
-		t.Run(tt.want, func(t *testing.T) {
-			resource.ParallelTest(t, resource.TestCase{
-				ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-				Steps: []resource.TestStep{{
-					Config:      groupConfig(project, acctest.RandomName(), "  rules = "+tt.rules),
-					PlanOnly:    true,
-					ExpectError: regexp.MustCompile(wrapped(tt.want)),
-				}},
-			})
-		})
-	}
 }
 
 // TestAccSecurityGroup_500Rules creates and destroys a group of 500 rules through Terraform

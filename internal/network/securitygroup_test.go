@@ -17,6 +17,15 @@ func tcp(port int, prefix string) Rule {
 	return Rule{Direction: DirectionIngress, Protocol: ProtocolTCP, PortMin: port, PortMax: port, RemoteIPPrefix: prefix}
 }
 
+// groupFake is an empty fake with a service on it.
+func groupFake(t *testing.T) (*fakeNeutron, *Service, context.Context) {
+	t.Helper()
+
+	f := newFakeNeutron()
+
+	return f, f.service(t, nil), context.Background()
+}
+
 // neutronRulesOf lists the rules of group in the fake.
 func neutronRulesOf(f *fakeNeutron, group string) []map[string]any {
 	f.mu.Lock()
@@ -36,8 +45,7 @@ func neutronRulesOf(f *fakeNeutron, group string) []map[string]any {
 func TestEnsureSecurityGroup_createsInThreeRequests(t *testing.T) {
 	t.Parallel()
 
-	f := newFakeNeutron()
-	svc := f.service(t, nil)
+	f, svc, _ := groupFake(t)
 
 	var rules []Rule
 	for port := 1000; port < 1500; port++ {
@@ -66,9 +74,7 @@ func TestEnsureSecurityGroup_createsInThreeRequests(t *testing.T) {
 func TestEnsureSecurityGroup_reconcilesAsASet(t *testing.T) {
 	t.Parallel()
 
-	f := newFakeNeutron()
-	svc := f.service(t, nil)
-	ctx := context.Background()
+	f, svc, ctx := groupFake(t)
 
 	a, b, c := tcp(22, "10.0.0.0/8"), tcp(80, "0.0.0.0/0"), tcp(443, "0.0.0.0/0")
 
@@ -125,9 +131,7 @@ func TestEnsureSecurityGroup_reconcilesAsASet(t *testing.T) {
 func TestEnsureSecurityGroup_defaultEgressRulesAreNeverDeletedAndSatisfyEqualRules(t *testing.T) {
 	t.Parallel()
 
-	f := newFakeNeutron()
-	svc := f.service(t, nil)
-	ctx := context.Background()
+	f, svc, ctx := groupFake(t)
 
 	allOut := Rule{Direction: DirectionEgress, Protocol: ProtocolAny, RemoteIPPrefix: "0.0.0.0/0"}
 
@@ -155,9 +159,7 @@ func TestEnsureSecurityGroup_defaultEgressRulesAreNeverDeletedAndSatisfyEqualRul
 func TestEnsureSecurityGroup_newDescriptionReplacesTheRule(t *testing.T) {
 	t.Parallel()
 
-	f := newFakeNeutron()
-	svc := f.service(t, nil)
-	ctx := context.Background()
+	f, svc, ctx := groupFake(t)
 
 	r := tcp(22, "10.0.0.0/8")
 
@@ -219,9 +221,7 @@ func TestEnsureSecurityGroup_nearMissAndDuplicateNames(t *testing.T) {
 func TestDeleteSecurityGroup_reportsPortsInUse(t *testing.T) {
 	t.Parallel()
 
-	f := newFakeNeutron()
-	svc := f.service(t, nil)
-	ctx := context.Background()
+	f, svc, ctx := groupFake(t)
 
 	out, err := svc.EnsureSecurityGroup(ctx, SecurityGroupSpec{Name: "g"}, "")
 	if err != nil {
@@ -253,9 +253,6 @@ func TestDeleteSecurityGroup_reportsPortsInUse(t *testing.T) {
 func TestRuleKeys(t *testing.T) {
 	t.Parallel()
 
-	str := func(s string) *string { return &s }
-	num := func(n int) *int { return &n }
-
 	defaultV4 := neutronRule{ID: "d4", Direction: "egress", EtherType: "IPv4"}
 	defaultV6 := neutronRule{ID: "d6", Direction: "egress", EtherType: "IPv6"}
 
@@ -263,7 +260,7 @@ func TestRuleKeys(t *testing.T) {
 		t.Fatal("default egress rules not recognised")
 	}
 
-	explicit := neutronRule{ID: "e", Direction: "egress", EtherType: "IPv4", RemoteIPPrefix: str("0.0.0.0/0")}
+	explicit := neutronRule{ID: "e", Direction: "egress", EtherType: "IPv4", RemoteIPPrefix: "0.0.0.0/0"}
 	if isProtectedDefault(explicit) {
 		t.Fatal("an explicit 0.0.0.0/0 rule is not Neutron's default")
 	}
@@ -278,18 +275,18 @@ func TestRuleKeys(t *testing.T) {
 		t.Fatal("IPv6 default key")
 	}
 
-	icmp6 := neutronRule{Direction: "ingress", EtherType: "IPv6", Protocol: str("ipv6-icmp"), RemoteIPPrefix: str("2001:db8::/32")}
+	icmp6 := neutronRule{Direction: "ingress", EtherType: "IPv6", Protocol: "ipv6-icmp", RemoteIPPrefix: "2001:db8::/32"}
 	if ruleFromNeutron(icmp6).Key() != (Rule{Direction: "ingress", Protocol: "icmp", RemoteIPPrefix: "2001:db8::/32"}).Key() {
 		t.Fatal("ipv6-icmp is icmp for IPv6")
 	}
 
-	group := neutronRule{Direction: "egress", EtherType: "IPv4", RemoteGroupID: str("g1")}
+	group := neutronRule{Direction: "egress", EtherType: "IPv4", RemoteGroupID: "g1"}
 	if ruleFromNeutron(group).Key() == want.Key() || isProtectedDefault(group) {
 		t.Fatal("a remote-group rule is neither anywhere nor a default")
 	}
 
-	ssh := neutronRule{Direction: "ingress", EtherType: "IPv4", Protocol: str("tcp"), PortRangeMin: num(22), PortRangeMax: num(22),
-		RemoteIPPrefix: str("10.0.0.0/8"), Description: "ssh"}
+	ssh := neutronRule{Direction: "ingress", EtherType: "IPv4", Protocol: "tcp", PortRangeMin: 22, PortRangeMax: 22,
+		RemoteIPPrefix: "10.0.0.0/8", Description: "ssh"}
 	if !SameAsNeutron(ruleFromNeutron(ssh), tcp(22, "10.0.0.0/8")) || ruleFromNeutron(ssh).Key() == tcp(22, "10.0.0.0/8").Key() {
 		t.Fatal("descriptions: same for Neutron, different for reconciliation")
 	}
@@ -298,18 +295,16 @@ func TestRuleKeys(t *testing.T) {
 func TestPlanRules(t *testing.T) {
 	t.Parallel()
 
-	str := func(s string) *string { return &s }
-	num := func(n int) *int { return &n }
 	nr := func(id string, port int) neutronRule {
-		return neutronRule{ID: id, Direction: "ingress", EtherType: "IPv4", Protocol: str("tcp"),
-			PortRangeMin: num(port), PortRangeMax: num(port), RemoteIPPrefix: str("10.0.0.0/8")}
+		return neutronRule{ID: id, Direction: "ingress", EtherType: "IPv4", Protocol: "tcp",
+			PortRangeMin: port, PortRangeMax: port, RemoteIPPrefix: "10.0.0.0/8"}
 	}
 
 	existing := []neutronRule{
 		{ID: "d4", Direction: "egress", EtherType: "IPv4"},
 		{ID: "d6", Direction: "egress", EtherType: "IPv6"},
 		nr("r22", 22), nr("r80", 80),
-		{ID: "oob", Direction: "ingress", EtherType: "IPv4", RemoteGroupID: str("other")},
+		{ID: "oob", Direction: "ingress", EtherType: "IPv4", RemoteGroupID: "other"},
 	}
 
 	plan := planRules(existing, []Rule{tcp(80, "10.0.0.0/8"), tcp(443, "10.0.0.0/8")})
@@ -341,59 +336,25 @@ func TestPlanRules(t *testing.T) {
 func TestFlattenRules_keepsTheConfiguredFormAndShowsDrift(t *testing.T) {
 	t.Parallel()
 
-	obj := func(direction, protocol string, port, lo, hi int64, prefix, description string) types.Object {
-		attrs := map[string]attr.Value{
-			"description":      types.StringNull(),
-			"direction":        types.StringValue(direction),
-			"port":             types.Int64Null(),
-			"port_range":       types.ObjectNull(portRangeAttrTypes),
-			"protocol":         types.StringValue(protocol),
-			"remote_ip_prefix": types.StringNull(),
-		}
-
-		if port != 0 {
-			attrs["port"] = types.Int64Value(port)
-		}
-
-		if lo != 0 {
-			attrs["port_range"] = types.ObjectValueMust(portRangeAttrTypes, map[string]attr.Value{
-				"max": types.Int64Value(hi), "min": types.Int64Value(lo),
-			})
-		}
-
-		if prefix != "" {
-			attrs["remote_ip_prefix"] = types.StringValue(prefix)
-		}
-
-		if description != "" {
-			attrs["description"] = types.StringValue(description)
-		}
-
-		return types.ObjectValueMust(ruleAttrTypes, attrs)
-	}
-
 	// The configuration wrote port 80 as a range and 0.0.0.0/0 explicitly.
-	rangeOf80 := obj("ingress", "tcp", 0, 80, 80, "0.0.0.0/0", "")
+	rangeOf80 := rule("ingress", "tcp", 0, 80, 80, "0.0.0.0/0", "")
 	prior := types.SetValueMust(ruleType, []attr.Value{rangeOf80})
-
-	str := func(s string) *string { return &s }
-	num := func(n int) *int { return &n }
 
 	observed := []Rule{
 		ruleFromNeutron(neutronRule{Direction: "egress", EtherType: "IPv4"}), // default: not in state
-		ruleFromNeutron(neutronRule{Direction: "ingress", EtherType: "IPv4", Protocol: str("tcp"),
-			PortRangeMin: num(80), PortRangeMax: num(80), RemoteIPPrefix: str("0.0.0.0/0")}),
-		ruleFromNeutron(neutronRule{Direction: "ingress", EtherType: "IPv6", Protocol: str("udp"), // out of band
-			PortRangeMin: num(5000), PortRangeMax: num(5010), RemoteIPPrefix: str("2001:db8::/32"), Description: "oob"}),
-		ruleFromNeutron(neutronRule{Direction: "ingress", EtherType: "IPv4", RemoteGroupID: str("g1")}), // out of band
+		ruleFromNeutron(neutronRule{Direction: "ingress", EtherType: "IPv4", Protocol: "tcp",
+			PortRangeMin: 80, PortRangeMax: 80, RemoteIPPrefix: "0.0.0.0/0"}),
+		ruleFromNeutron(neutronRule{Direction: "ingress", EtherType: "IPv6", Protocol: "udp", // out of band
+			PortRangeMin: 5000, PortRangeMax: 5010, RemoteIPPrefix: "2001:db8::/32", Description: "oob"}),
+		ruleFromNeutron(neutronRule{Direction: "ingress", EtherType: "IPv4", RemoteGroupID: "g1"}), // out of band
 	}
 
 	got := flattenRules(observed, prior)
 
 	want := types.SetValueMust(ruleType, []attr.Value{
 		rangeOf80,
-		obj("ingress", "udp", 0, 5000, 5010, "2001:db8::/32", "oob"),
-		obj("ingress", "any", 0, 0, 0, "group:g1", ""),
+		rule("ingress", "udp", 0, 5000, 5010, "2001:db8::/32", "oob"),
+		rule("ingress", "any", 0, 0, 0, "group:g1", ""),
 	})
 
 	if !got.Equal(want) {
@@ -402,7 +363,7 @@ func TestFlattenRules_keepsTheConfiguredFormAndShowsDrift(t *testing.T) {
 
 	// Without a prior form, a single port is `port` and 0.0.0.0/0 is the default (null).
 	got = flattenRules(observed[:2], types.SetNull(ruleType))
-	if want := types.SetValueMust(ruleType, []attr.Value{obj("ingress", "tcp", 80, 0, 0, "", "")}); !got.Equal(want) {
+	if want := types.SetValueMust(ruleType, []attr.Value{rule("ingress", "tcp", 80, 0, 0, "", "")}); !got.Equal(want) {
 		t.Fatalf("canonical:\n got %v\nwant %v", got, want)
 	}
 }

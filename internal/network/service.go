@@ -3,151 +3,191 @@ package network
 import (
 	"context"
 	"fmt"
-	"net/url"
-	"regexp"
 	"strings"
 
 	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/layer3/routers"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/security/groups"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/networks"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/subnets"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
 
-// Service is the Terraform-free core of tenant networking for one identity project in one
-// region: networks (network + subnet + router + interface) and security groups. It works in
-// the privileged scope (DESIGN.md §4): the service user scoped into the identity's project.
+// Service is the Terraform-free core of tenant networking for one tenant (an identity's
+// project in one region): networks (network + subnet + router + interface) and security
+// groups. Networks and security groups are privileged-scope objects (DESIGN.md §4): the
+// tenant is bound with cloud.Privileged.
 type Service struct {
-	neutron   neutron
-	projectID string
-	region    string
-	cfg       *Config
+	sc     *gophercloud.ServiceClient
+	tenant *cloud.Tenant
+	cfg    *Config
 }
 
-// NewService opens the privileged scope of projectID and the Neutron client of region ("" is
-// the provider's default region).
-func NewService(ctx context.Context, c *cloud.Client, cfg *Config, projectID, region string) (*Service, error) {
-	region, err := c.ResolveRegion(region)
+// NewService is the core of tenant t, with the provider's networking configuration cfg.
+func NewService(t *cloud.Tenant, cfg *Config) (*Service, error) {
+	sc, err := t.Network()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("the Neutron client of %s: %w", t, err)
 	}
 
-	sess, err := c.Privileged(ctx, projectID)
-	if err != nil {
-		return nil, fmt.Errorf("privileged scope of project %s: %w", projectID, err)
-	}
-
-	sc, err := sess.Network(region)
-	if err != nil {
-		return nil, err
-	}
-
-	return newService(sc, cfg, projectID, region), nil
+	return newService(sc, cfg, t), nil
 }
 
 // newService builds a Service on a Neutron client (tests point it at a fake).
-func newService(sc *gophercloud.ServiceClient, cfg *Config, projectID, region string) *Service {
+func newService(sc *gophercloud.ServiceClient, cfg *Config, t *cloud.Tenant) *Service {
 	if cfg == nil {
 		cfg = NewConfig(ExternalNetworkSelector{}, nil)
 	}
 
-	return &Service{neutron: neutron{sc}, projectID: projectID, region: region, cfg: cfg}
+	return &Service{sc: sc, tenant: t, cfg: cfg}
 }
 
 // ProjectID is the identity project the service works in.
-func (s *Service) ProjectID() string { return s.projectID }
+func (s *Service) ProjectID() string { return s.tenant.ProjectID() }
 
 // Region is the region the service works in.
-func (s *Service) Region() string { return s.region }
+func (s *Service) Region() string { return s.tenant.Region() }
 
-// findOne looks up the object of c called name (exactly) among those matching query, and
-// fails with a *naming.DuplicateError when more than one carries it.
-func findOne[T any](ctx context.Context, n neutron, c collection, kind, name string, query url.Values,
-	nameOf, idOf func(T) string,
-) (T, bool, error) {
-	var zero T
+// Tenant is the tenant the service works for.
+func (s *Service) Tenant() *cloud.Tenant { return s.tenant }
 
-	q := url.Values{"name": {name}}
-	for k, v := range query {
-		q[k] = v
+// deref is what an Extract answered, or the zero value and the error as an *APIError.
+func deref[T any](v *T, err error) (T, error) {
+	if err != nil || v == nil {
+		var zero T
+		return zero, apiError(err)
 	}
 
-	all, err := list[T](ctx, n, c, q)
-	if err != nil {
-		return zero, false, fmt.Errorf("looking up %s %s: %w", kind, name, err)
+	return *v, nil
+}
+
+// The lookups of this package's objects through sc; projectID "" means every project the
+// client can see (import).
+
+func networkLookup(sc *gophercloud.ServiceClient, projectID string) lookup[neutronNetwork] {
+	return lookup[neutronNetwork]{
+		kind: kindNetwork,
+		get:  func(ctx context.Context, id string) (neutronNetwork, error) { return getNetwork(ctx, sc, id) },
+		list: func(ctx context.Context, name string) ([]neutronNetwork, error) {
+			return listNetworks(ctx, sc, networks.ListOpts{Name: name, ProjectID: projectID})
+		},
+		name: func(n neutronNetwork) string { return n.Name },
+		id:   func(n neutronNetwork) string { return n.ID },
 	}
-
-	return naming.One(kind, name, all, nameOf, idOf)
 }
 
-// uuidPattern is the form of Neutron IDs.
-var uuidPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
-
-// LooksLikeID tells whether s has the form of a Neutron ID (a UUID).
-func LooksLikeID(s string) bool {
-	return uuidPattern.MatchString(s)
+func subnetLookup(sc *gophercloud.ServiceClient, networkID string) lookup[subnets.Subnet] {
+	return lookup[subnets.Subnet]{
+		kind: kindSubnet,
+		get: func(ctx context.Context, id string) (subnets.Subnet, error) {
+			return deref(subnets.Get(ctx, sc, id).Extract())
+		},
+		list: func(ctx context.Context, name string) ([]subnets.Subnet, error) {
+			return listAll(ctx, subnets.List(sc, subnets.ListOpts{Name: name, NetworkID: networkID}), subnets.ExtractSubnets)
+		},
+		name:    func(s subnets.Subnet) string { return s.Name },
+		id:      func(s subnets.Subnet) string { return s.ID },
+		belongs: func(s subnets.Subnet) bool { return s.NetworkID == networkID },
+	}
 }
 
-// Located is where an imported object lives.
-type Located struct {
-	ID        string
-	Name      string // the user-given name (without the naming prefix)
-	ProjectID string
+func routerLookup(sc *gophercloud.ServiceClient, projectID string) lookup[routers.Router] {
+	return lookup[routers.Router]{
+		kind: kindRouter,
+		get: func(ctx context.Context, id string) (routers.Router, error) {
+			return deref(routers.Get(ctx, sc, id).Extract())
+		},
+		list: func(ctx context.Context, name string) ([]routers.Router, error) {
+			return listAll(ctx, routers.List(sc, routers.ListOpts{Name: name, ProjectID: projectID}), routers.ExtractRouters)
+		},
+		name: func(r routers.Router) string { return r.Name },
+		id:   func(r routers.Router) string { return r.ID },
+	}
 }
 
-// locate finds, for an import, the object of c given by ID or by user-given name, across
-// every project the base scope (an admin one) can see.
-func locate[T any](ctx context.Context, c *cloud.Client, region string, coll collection, kind, prefix, idOrName string,
-	get func(T) (id, name, project string),
-) (Located, error) {
+// groupLookup finds security groups; one request either way, and the group comes with its rules.
+func groupLookup(sc *gophercloud.ServiceClient, projectID string) lookup[groups.SecGroup] {
+	return lookup[groups.SecGroup]{
+		kind: kindSecurityGroup,
+		get: func(ctx context.Context, id string) (groups.SecGroup, error) {
+			return deref(groups.Get(ctx, sc, id).Extract())
+		},
+		list: func(ctx context.Context, name string) ([]groups.SecGroup, error) {
+			return listAll(ctx, groups.List(sc, groups.ListOpts{Name: name, ProjectID: projectID}), groups.ExtractGroups)
+		},
+		name: func(g groups.SecGroup) string { return g.Name },
+		id:   func(g groups.SecGroup) string { return g.ID },
+	}
+}
+
+// locate finds, for an import, the object given by ID or by user-given name (the Neutron
+// name is prefix+name) in region, across every project the provider's configured scope (an
+// admin one) can see.
+func locate[T any](ctx context.Context, c *cloud.Client, region, prefix, idOrName string,
+	lookupOf func(*gophercloud.ServiceClient) lookup[T], projectOf func(T) string,
+) (cloud.Located, error) {
 	sc, err := c.Base().Network(region)
 	if err != nil {
-		return Located{}, err
+		return cloud.Located{}, err
 	}
 
-	n := neutron{sc}
+	l := lookupOf(sc)
 
-	toLocated := func(obj T) (Located, error) {
-		id, name, project := get(obj)
-
-		user, ok := strings.CutPrefix(name, prefix)
+	toLocated := func(obj T) (cloud.Located, error) {
+		user, ok := strings.CutPrefix(l.name(obj), prefix)
 		if !ok || user == "" {
-			return Located{}, fmt.Errorf("%s %s is called %q, which is not of the form %s<name>: it is not managed by this provider",
-				kind, id, name, prefix)
+			return cloud.Located{}, fmt.Errorf("%s %s is called %q, which is not of the form %s<name>: it is not managed by this provider",
+				l.kind, l.id(obj), l.name(obj), prefix)
 		}
 
-		return Located{ID: id, Name: user, ProjectID: project}, nil
+		return cloud.Located{ID: l.id(obj), Name: user, ProjectID: projectOf(obj)}, nil
 	}
 
-	if LooksLikeID(idOrName) {
-		var obj T
-
-		err := n.get(ctx, coll, idOrName, &obj)
+	if cloud.LooksLikeID(idOrName) {
+		obj, err := l.get(ctx, idOrName)
 		if err == nil {
 			return toLocated(obj)
 		}
 
 		if !isNotFound(err) {
-			return Located{}, fmt.Errorf("reading %s %s in region %s: %w", kind, idOrName, region, err)
+			return cloud.Located{}, fmt.Errorf("reading %s %s in region %s: %w", l.kind, idOrName, region, err)
 		}
 	}
 
 	name := prefix + idOrName
 
-	all, err := list[T](ctx, n, coll, url.Values{"name": {name}})
+	all, err := l.list(ctx, name)
 	if err != nil {
-		return Located{}, fmt.Errorf("looking up %s %s in region %s: %w", kind, name, region, err)
+		return cloud.Located{}, fmt.Errorf("looking up %s %s in region %s: %w", l.kind, name, region, err)
 	}
 
-	obj, ok, err := naming.One(kind, name, all,
-		func(o T) string { _, nm, _ := get(o); return nm },
-		func(o T) string { id, _, project := get(o); return id + " (project " + project + ")" })
+	obj, ok, err := naming.One(l.kind, name, all, l.name, func(o T) string { return l.id(o) + " (project " + projectOf(o) + ")" })
 	if err != nil {
-		return Located{}, fmt.Errorf("%w: import it by ID instead", err)
+		return cloud.Located{}, fmt.Errorf("%w: import it by ID instead", err)
 	}
 
 	if !ok {
-		return Located{}, fmt.Errorf("no %s with ID or name %q in region %s", kind, idOrName, region)
+		return cloud.Located{}, fmt.Errorf("no %s with ID or name %q in region %s", l.kind, idOrName, region)
 	}
 
 	return toLocated(obj)
+}
+
+// LocateNetwork finds, for an import, the network given by ID or by user-given name in
+// region, in whatever project it is (through the provider's configured scope, which must be
+// able to see every project's networks, as an admin's can).
+func LocateNetwork(ctx context.Context, c *cloud.Client, region, idOrName string) (cloud.Located, error) {
+	return locate(ctx, c, region, naming.NetworkPrefix, idOrName,
+		func(sc *gophercloud.ServiceClient) lookup[neutronNetwork] { return networkLookup(sc, "") },
+		func(n neutronNetwork) string { return n.ProjectID })
+}
+
+// LocateSecurityGroup finds, for an import, the security group given by ID or by user-given
+// name in region, in whatever project it is (through the provider's configured scope).
+func LocateSecurityGroup(ctx context.Context, c *cloud.Client, region, idOrName string) (cloud.Located, error) {
+	return locate(ctx, c, region, naming.SecurityGroupPrefix, idOrName,
+		func(sc *gophercloud.ServiceClient) lookup[groups.SecGroup] { return groupLookup(sc, "") },
+		func(g groups.SecGroup) string { return g.ProjectID })
 }

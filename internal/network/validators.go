@@ -3,13 +3,10 @@ package network
 import (
 	"context"
 	"fmt"
-	"net/netip"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-
-	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
 
 // DefaultRemoteIPPrefix is the remote of a rule that names none.
@@ -102,125 +99,6 @@ func (vlanRangesDisjoint) ValidateList(_ context.Context, req validator.ListRequ
 		}
 
 		seen = append(seen, r)
-	}
-}
-
-// cidrValidator checks a network's IPv4 prefix (see ParseCIDR).
-type cidrValidator struct{}
-
-func (cidrValidator) Description(context.Context) string {
-	return fmt.Sprintf("an IPv4 prefix in canonical form of at most /%d bits, e.g. 10.0.0.0/24", MaxPrefixLength)
-}
-
-func (v cidrValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-
-func (cidrValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-
-	if _, err := ParseCIDR(req.ConfigValue.ValueString()); err != nil {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid CIDR", err.Error())
-	}
-}
-
-// prefixValidator checks an IP prefix (IPv4 only when v4 is set) in canonical form (no host
-// bits, Neutron's spelling), so that what Neutron stores reads back the same.
-type prefixValidator struct{ v4 bool }
-
-func (v prefixValidator) Description(context.Context) string {
-	if v.v4 {
-		return "an IPv4 prefix in canonical form, e.g. 192.0.2.0/24"
-	}
-
-	return "an IPv4 or IPv6 prefix in canonical form, e.g. 192.0.2.0/24 or 2001:db8::/32"
-}
-
-func (v prefixValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-
-func (v prefixValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-
-	if err := checkPrefix(req.ConfigValue.ValueString(), v.v4); err != nil {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid CIDR", err.Error())
-	}
-}
-
-// checkPrefix checks that s is a prefix (IPv4 when v4 is set) in canonical form.
-func checkPrefix(s string, v4 bool) error {
-	p, err := netip.ParsePrefix(s)
-	if err != nil {
-		return fmt.Errorf("%q is not a CIDR prefix such as 192.0.2.0/24 or 2001:db8::/32", s)
-	}
-
-	if v4 && !p.Addr().Is4() {
-		return fmt.Errorf("%q is not an IPv4 prefix", s)
-	}
-
-	if canon := p.Masked().String(); canon != s {
-		return fmt.Errorf("%q is not in canonical form: write %s", s, canon)
-	}
-
-	return nil
-}
-
-// addressValidator checks an IP address (IPv4 only when v4 is set) in canonical form.
-type addressValidator struct{ v4 bool }
-
-func (v addressValidator) Description(context.Context) string {
-	if v.v4 {
-		return "an IPv4 address, e.g. 192.0.2.10"
-	}
-
-	return "an IPv4 or IPv6 address, e.g. 192.0.2.10 or 2001:db8::10"
-}
-
-func (v addressValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-
-func (v addressValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-
-	if err := v.check(req.ConfigValue.ValueString()); err != nil {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid IP address", err.Error())
-	}
-}
-
-func (v addressValidator) check(s string) error {
-	a, err := netip.ParseAddr(s)
-
-	switch {
-	case err != nil || a.Zone() != "":
-		return fmt.Errorf("%q is not an IP address", s)
-	case v.v4 && !a.Is4():
-		return fmt.Errorf("%q is not an IPv4 address", s)
-	case a.String() != s:
-		return fmt.Errorf("%q is not in canonical form: write %s", s, a)
-	}
-
-	return nil
-}
-
-// nameValidator checks a user-given name with naming.ValidateName.
-type nameValidator struct{ kind string }
-
-func (v nameValidator) Description(context.Context) string {
-	return fmt.Sprintf("a %s name of 1 to %d characters, without control characters or surrounding white space",
-		v.kind, naming.MaxNameLength(v.kind))
-}
-
-func (v nameValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-
-func (v nameValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-
-	if err := naming.ValidateName(v.kind, req.ConfigValue.ValueString()); err != nil {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid name", err.Error())
 	}
 }
 

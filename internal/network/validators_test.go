@@ -9,6 +9,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
 )
 
 // rule builds a configured rule object; zero values are null.
@@ -110,30 +112,55 @@ func TestRulesUnique(t *testing.T) {
 	}
 }
 
-func TestPrefixAndAddressValidators(t *testing.T) {
+// TestStringValidators runs the string validators of the schemas over the spellings users
+// write: canonical prefixes and addresses pass, the rest fail at plan time.
+func TestStringValidators(t *testing.T) {
 	t.Parallel()
 
-	for s, ok := range map[string]bool{
-		"10.0.0.0/8": true, "2001:db8::/32": true, "0.0.0.0/0": true, "::/0": true,
-		"10.0.0.1/8": false, "2001:DB8::/32": false, "10.0.0.0": false,
-	} {
-		if err := checkPrefix(s, false); (err == nil) != ok {
-			t.Errorf("checkPrefix(%q) = %v", s, err)
-		}
+	tests := []struct {
+		name  string
+		v     validator.String
+		value string
+		want  string // "" = valid
+	}{
+		{"prefix v4", adapter.Prefix(adapter.AnyFamily), "10.0.0.0/8", ""},
+		{"prefix v6", adapter.Prefix(adapter.AnyFamily), "2001:db8::/32", ""},
+		{"prefix anywhere v4", adapter.Prefix(adapter.AnyFamily), "0.0.0.0/0", ""},
+		{"prefix anywhere v6", adapter.Prefix(adapter.AnyFamily), "::/0", ""},
+		{"prefix host bits", adapter.Prefix(adapter.AnyFamily), "10.0.0.1/8", "not in canonical form: write 10.0.0.0/8"},
+		{"prefix upper case", adapter.Prefix(adapter.AnyFamily), "2001:DB8::/32", "not in canonical form"},
+		{"prefix without length", adapter.Prefix(adapter.AnyFamily), "10.0.0.0", "not a CIDR prefix"},
+		{"route prefix v6", adapter.Prefix(adapter.IPv4), "2001:db8::/32", "not an IPv4 prefix"},
+		{"address v4", adapter.IPAddress(adapter.AnyFamily), "192.0.2.1", ""},
+		{"address v6", adapter.IPAddress(adapter.AnyFamily), "2001:db8::1", ""},
+		{"address upper case", adapter.IPAddress(adapter.AnyFamily), "2001:DB8::1", "not in canonical form"},
+		{"address leading zero", adapter.IPAddress(adapter.AnyFamily), "192.0.2.01", "not an IP address"},
+		{"address garbage", adapter.IPAddress(adapter.AnyFamily), "x", "not an IP address"},
+		{"next hop v6", adapter.IPAddress(adapter.IPv4), "2001:db8::1", "not an IPv4 address"},
+		{"cidr", cidrValidator, "10.0.0.0/24", ""},
+		{"cidr host bits", cidrValidator, "10.0.0.1/24", "did you mean 10.0.0.0/24"},
+		{"cidr too long", cidrValidator, "10.0.0.0/30", "between 1 and 29"},
+		{"cidr v6", cidrValidator, "2001:db8::/64", "not an IPv4 prefix"},
 	}
 
-	if err := checkPrefix("2001:db8::/32", true); err == nil {
-		t.Error("IPv6 prefix accepted where IPv4 is needed")
-	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 
-	for s, ok := range map[string]bool{"192.0.2.1": true, "2001:db8::1": true, "2001:DB8::1": false, "192.0.2.01": false, "x": false} {
-		if err := (addressValidator{}).check(s); (err == nil) != ok {
-			t.Errorf("address %q: %v", s, err)
-		}
-	}
+			resp := &validator.StringResponse{}
+			tt.v.ValidateString(context.Background(), validator.StringRequest{
+				Path: path.Root("x"), ConfigValue: types.StringValue(tt.value),
+			}, resp)
 
-	if err := (addressValidator{v4: true}).check("2001:db8::1"); err == nil {
-		t.Error("IPv6 address accepted where IPv4 is needed")
+			got := ""
+			for _, d := range resp.Diagnostics.Errors() {
+				got += d.Detail()
+			}
+
+			if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
+				t.Fatalf("%q: diagnostics %q, want %q", tt.value, got, tt.want)
+			}
+		})
 	}
 }
 

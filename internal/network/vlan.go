@@ -3,10 +3,12 @@ package network
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"slices"
 	"strings"
 
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/provider"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/networks"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 )
 
@@ -76,15 +78,16 @@ func inRanges(ranges []VLANRange, used map[int]bool) int {
 }
 
 // usedVLANs asks Neutron which segmentation IDs the VLAN networks of the physical network
-// use, in every project (the privileged scope is an admin one).
-func usedVLANs(ctx context.Context, n neutron, physnet string) (map[int]bool, error) {
-	q := url.Values{
+// use, in every project (the privileged scope is an admin one). networks.ListOpts has no
+// provider:* filters, hence the query.
+func usedVLANs(ctx context.Context, sc *gophercloud.ServiceClient, physnet string) (map[int]bool, error) {
+	q := query{
 		"provider:physical_network": {physnet},
 		"provider:network_type":     {"vlan"},
 		"fields":                    {"id", "provider:physical_network", "provider:network_type", "provider:segmentation_id"},
 	}
 
-	nets, err := list[neutronNetwork](ctx, n, collNetworks, q)
+	nets, err := listNetworks(ctx, sc, q)
 	if err != nil {
 		return nil, fmt.Errorf("listing the VLAN networks of physical network %q: %w", physnet, err)
 	}
@@ -93,21 +96,21 @@ func usedVLANs(ctx context.Context, n neutron, physnet string) (map[int]bool, er
 
 	for _, net := range nets {
 		// Post-filter: a cloud that ignores a filter must not make us think an ID is free.
-		if net.SegmentationID.Valid && net.PhysicalNetwork == physnet && strings.EqualFold(net.NetworkType, "vlan") {
-			used[net.SegmentationID.Value] = true
+		if id, ok := net.vlanID(); ok && net.PhysicalNetwork == physnet {
+			used[id] = true
 		}
 	}
 
 	return used, nil
 }
 
-// createVLANNetwork creates the network described by body as a VLAN provider network on
-// pn's physical network. The segmentation ID is derived from Neutron alone: list the VLAN
-// networks of the physical network, take the lowest free ID of the ranges and create; when
-// Neutron answers that the ID is taken (a concurrent create won it), take the next free one.
-// No allocation state is kept anywhere else.
-func createVLANNetwork(ctx context.Context, n neutron, body map[string]any, pn *ProviderNetwork) (neutronNetwork, error) {
-	used, err := usedVLANs(ctx, n, pn.PhysicalNetwork)
+// createVLANNetwork creates the network of opts as a VLAN provider network (one segment of
+// the provider extension) on pn's physical network. The segmentation ID is derived from
+// Neutron alone: list the VLAN networks of the physical network, take the lowest free ID of
+// the ranges and create; when Neutron answers that the ID is taken (a concurrent create won
+// it), take the next free one. No allocation state is kept anywhere else.
+func createVLANNetwork(ctx context.Context, sc *gophercloud.ServiceClient, opts networks.CreateOpts, pn *ProviderNetwork) (neutronNetwork, error) {
+	used, err := usedVLANs(ctx, sc, pn.PhysicalNetwork)
 	if err != nil {
 		return neutronNetwork{}, err
 	}
@@ -116,18 +119,14 @@ func createVLANNetwork(ctx context.Context, n neutron, body map[string]any, pn *
 	raced := 0
 
 	for _, id := range candidates {
-		req := make(map[string]any, len(body)+3)
-		for k, v := range body {
-			req[k] = v
+		withSegment := provider.CreateOptsExt{
+			CreateOptsBuilder: opts,
+			Segments:          []provider.Segment{{NetworkType: "vlan", PhysicalNetwork: pn.PhysicalNetwork, SegmentationID: id}},
 		}
-
-		req["provider:network_type"] = "vlan"
-		req["provider:physical_network"] = pn.PhysicalNetwork
-		req["provider:segmentation_id"] = id
 
 		var out neutronNetwork
 
-		err := n.create(ctx, collNetworks, req, &out)
+		err := apiError(networks.Create(ctx, sc, withSegment).ExtractInto(&out))
 		if err == nil {
 			tflog.Debug(ctx, "Created a VLAN provider network", map[string]any{
 				"network_id": out.ID, "physical_network": pn.PhysicalNetwork, "vlan_id": id, "vlan_ids_lost_to_races": raced,

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
-	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -83,39 +82,36 @@ func TestAccNetwork_vlan(t *testing.T) {
 	def, _ := regions(t)
 
 	// VLAN 110 is in use already (another project's network, as far as we know).
-	createVLANNetwork(t, acctest.NetworkTenant(t), def, 110)
+	acctest.NeutronCreateVLANNetwork(t, acctest.NetworkTenant(t), def, physnet, 110)
+
+	// config is the provider and the first n of the networks "test", "second" and "third".
+	config := func(n int) string {
+		out := vlanProvider(`[{ start = 110, end = 111 }, { start = 115, end = 115 }]`)
+		for i, label := range []string{"test", "second", "third"}[:n] {
+			suffix := ""
+			if i > 0 {
+				suffix = "-" + label
+			}
+
+			out += accKinds[0].config(project, name+suffix, label, fmt.Sprintf(`cidr = "10.1%d.0.0/24"`, i+1))
+		}
+
+		return out
+	}
 
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             acctest.CheckNetworkDestroy(t),
 		Steps: []resource.TestStep{
 			{
-				Config: vlanProvider(`[{ start = 110, end = 111 }, { start = 115, end = 115 }]`) + fmt.Sprintf(`
-resource "unikorn_network" "test" {
-  identity_id = %[1]q
-  name        = %[2]q
-  cidr        = "10.11.0.0/24"
-}
-`, project, name),
+				Config: config(1),
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestCheckResourceAttr(networkAddress, "vlan_id", "111"),
 					checkNeutronNetwork(t, networkAddress),
 				),
 			},
 			{
-				Config: vlanProvider(`[{ start = 110, end = 111 }, { start = 115, end = 115 }]`) + fmt.Sprintf(`
-resource "unikorn_network" "test" {
-  identity_id = %[1]q
-  name        = %[2]q
-  cidr        = "10.11.0.0/24"
-}
-
-resource "unikorn_network" "second" {
-  identity_id = %[1]q
-  name        = "%[2]s-second"
-  cidr        = "10.12.0.0/24"
-}
-`, project, name),
+				Config: config(2),
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestCheckResourceAttr(networkAddress, "vlan_id", "111"),
 					resource.TestCheckResourceAttr("unikorn_network.second", "vlan_id", "115"),
@@ -124,25 +120,7 @@ resource "unikorn_network" "second" {
 			},
 			{
 				// The ranges are full now: a third network fails and says why.
-				Config: vlanProvider(`[{ start = 110, end = 111 }, { start = 115, end = 115 }]`) + fmt.Sprintf(`
-resource "unikorn_network" "test" {
-  identity_id = %[1]q
-  name        = %[2]q
-  cidr        = "10.11.0.0/24"
-}
-
-resource "unikorn_network" "second" {
-  identity_id = %[1]q
-  name        = "%[2]s-second"
-  cidr        = "10.12.0.0/24"
-}
-
-resource "unikorn_network" "third" {
-  identity_id = %[1]q
-  name        = "%[2]s-third"
-  cidr        = "10.13.0.0/24"
-}
-`, project, name),
+				Config:      config(3),
 				ExpectError: regexpMust(`no free VLAN ID on physical network "physnet1" in the ranges 110-111, 115 (3 in use)`),
 			},
 		},
@@ -196,20 +174,12 @@ func TestAccNetwork_vlanConcurrentApplies(t *testing.T) {
 	)
 
 	for apply := range 2 {
-		c, err := cloud.New(ctx, cloud.Config{
-			Cloud:      os.Getenv("OS_CLOUD"),
-			CloudsYAML: os.Getenv("OS_CLIENT_CONFIG_FILE"),
-			Regions:    acctest.Regions(),
-			Domain:     os.Getenv("UNIKORN_DOMAIN"),
-		})
+		c, err := acctest.NewClient(ctx, fmt.Sprintf("terraform-provider-unikorn-acctest-apply-%d", apply))
 		if err != nil {
 			t.Fatal(err)
 		}
 
-		svc, err := network.NewService(ctx, c, cfg, project, def)
-		if err != nil {
-			t.Fatal(err)
-		}
+		svc := privilegedService(t, c, cfg, project, def)
 
 		for i := range 3 {
 			wg.Add(1)
@@ -218,9 +188,9 @@ func TestAccNetwork_vlanConcurrentApplies(t *testing.T) {
 				defer wg.Done()
 
 				a, _ := network.PlanAddressing(mustPrefix(fmt.Sprintf("10.30.%d.0/24", apply*3+i)), nil)
-				spec := network.NetworkSpec{Name: fmt.Sprintf("%s-%d-%d", name, apply, i), Addressing: a}
+				spec := network.Spec{Name: fmt.Sprintf("%s-%d-%d", name, apply, i), Addressing: a}
 
-				out, err := svc.EnsureNetwork(ctx, spec, network.NetworkRef{})
+				out, err := svc.EnsureNetwork(ctx, spec, network.Ref{})
 
 				mu.Lock()
 				defer mu.Unlock()
@@ -268,30 +238,21 @@ func TestAccNetwork_vlanConcurrentApplies(t *testing.T) {
 	t.Logf("VLAN IDs: %v", seen)
 }
 
-// createVLANNetwork makes, out of band, a VLAN network with segmentation ID vlan on physnet1
-// in project (whose privileged scope is an admin one).
-func createVLANNetwork(t *testing.T, project, region string, vlan int) string {
+// privilegedService is the network core of project in region, bound as the resources bind it.
+func privilegedService(t *testing.T, c *cloud.Client, cfg *network.Config, project, region string) *network.Service {
 	t.Helper()
 
-	sc := acctest.TenantNeutron(t, project, region)
-	body := map[string]any{"network": map[string]any{
-		"name":                      acctest.RandomName(),
-		"provider:network_type":     "vlan",
-		"provider:physical_network": physnet,
-		"provider:segmentation_id":  vlan,
-	}}
-
-	var out struct {
-		Network struct {
-			ID string `json:"id"`
-		} `json:"network"`
+	tenant, err := c.Tenant(context.Background(), project, region, cloud.Privileged)
+	if err != nil {
+		t.Fatal(err)
 	}
 
-	if _, err := sc.Post(context.Background(), sc.ServiceURL("networks"), body, &out, nil); err != nil {
-		t.Fatalf("creating a VLAN %d network: %v", vlan, err)
+	svc, err := network.NewService(tenant, cfg)
+	if err != nil {
+		t.Fatal(err)
 	}
 
-	return out.Network.ID
+	return svc
 }
 
 // regexpMust matches s literally, except that any white space matches any white space:
