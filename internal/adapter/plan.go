@@ -8,8 +8,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-
-	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 )
 
 // Plan is the opening of ModifyPlan: the planned, configured and prior (nil on create) models.
@@ -102,15 +100,3 @@ func planRegion(c regionServer, noun string, planned, configured types.String, d
 
 	return planned
 }
-
-// PlanRegion is the region rule for resources not yet written on ResourceBase.
-//
-// Deprecated: embed ResourceBase and call its PlanRegion; this goes once every resource does.
-func PlanRegion(client *cloud.Client, planned, configured types.String, diags *diag.Diagnostics) types.String {
-	b := ResourceBase[clientMeta]{Meta: clientMeta{client}, configured: client != nil, kind: Kind{Noun: "object"}}
-	return b.PlanRegion(planned, configured, diags)
-}
-
-type clientMeta struct{ c *cloud.Client }
-
-func (m clientMeta) Cloud() *cloud.Client { return m.c }
