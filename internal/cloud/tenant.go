@@ -83,6 +83,21 @@ func NewTenant(sess *Session, projectID, region string) *Tenant {
 	return &Tenant{session: sess, projectID: projectID, region: region}
 }
 
+// As is the same project and region bound with another scope.
+func (t *Tenant) As(ctx context.Context, scope Scope) (*Tenant, error) {
+	return t.session.client.Tenant(ctx, t.projectID, t.region, scope)
+}
+
+// AdminRefusal is Client.AdminRefusal for a call made in this tenant's admin scope; err as it
+// is for a tenant without a cloud behind it (tests).
+func (t *Tenant) AdminRefusal(service, call string, err error) error {
+	if t == nil || t.session == nil {
+		return err
+	}
+
+	return t.session.client.AdminRefusal(service, call, err)
+}
+
 // ProjectID is the identity's Keystone project (also under the Admin scope, whose token may
 // be scoped elsewhere: calls name this project).
 func (t *Tenant) ProjectID() string { return t.projectID }

@@ -315,7 +315,18 @@ func (s *Service) createNetwork(ctx context.Context, spec Spec) (neutronNetwork,
 	opts := networks.CreateOpts{Name: naming.Network(spec.Name), Description: spec.Description, AdminStateUp: &up}
 
 	if pn := s.cfg.ProviderNetwork; pn != nil {
-		return createVLANNetwork(ctx, s.sc, opts, pn)
+		// Stock policy reserves provider attributes (and the listing of other projects' VLAN
+		// networks) for admin: made in the admin scope, owned by the identity's project.
+		admin, err := s.adminNetwork(ctx)
+		if err != nil {
+			return neutronNetwork{}, err
+		}
+
+		opts.ProjectID = s.ProjectID()
+
+		out, err := createVLANNetwork(ctx, admin, opts, pn)
+
+		return out, s.tenant.AdminRefusal("Neutron", "creating a VLAN provider network", err)
 	}
 
 	var out neutronNetwork

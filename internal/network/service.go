@@ -44,6 +44,21 @@ func newService(sc *gophercloud.ServiceClient, cfg *Config, t *cloud.Tenant) *Se
 	return &Service{sc: sc, tenant: t, cfg: cfg}
 }
 
+// adminNetwork is the Neutron client of the admin scope (cloud.Admin) of the service's tenant;
+// the service's own client when it has no cloud behind it (unit tests on a fake Neutron).
+func (s *Service) adminNetwork(ctx context.Context) (*gophercloud.ServiceClient, error) {
+	if s.tenant == nil || s.tenant.Session() == nil {
+		return s.sc, nil
+	}
+
+	t, err := s.tenant.As(ctx, cloud.Admin)
+	if err != nil {
+		return nil, err
+	}
+
+	return t.Network()
+}
+
 // ProjectID is the identity project the service works in.
 func (s *Service) ProjectID() string { return s.tenant.ProjectID() }
 
