@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"regexp"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/image/v2/images"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/layer3/floatingips"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/ports"
+	"github.com/gophercloud/gophercloud/v2/pagination"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
@@ -41,44 +43,44 @@ func ImageID(t *testing.T, region, name string) string {
 		t.Fatal(err)
 	}
 
-	pages, err := images.List(sc, images.ListOpts{Name: name}).AllPages(context.Background())
-	if err != nil {
-		t.Fatalf("listing images called %s: %v", name, err)
-	}
-
-	all, err := images.ExtractImages(pages)
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	img, ok, err := naming.One("image", name, all, func(i images.Image) string { return i.Name }, func(i images.Image) string { return i.ID })
-	if err != nil || !ok {
-		t.Fatalf("image %s in %s: found %v, %v", name, region, ok, err)
-	}
-
-	return img.ID
+	return idOf(t, region, "image", name, images.List(sc, images.ListOpts{Name: name}), images.ExtractImages,
+		func(i images.Image) (string, string) { return i.Name, i.ID })
 }
 
 // FlavorID is the ID of the one flavor called name in region.
 func FlavorID(t *testing.T, region, name string) string {
 	t.Helper()
 
-	pages, err := flavors.ListDetail(AdminCompute(t, region), flavors.ListOpts{AccessType: flavors.AllAccess}).AllPages(context.Background())
+	return idOf(t, region, "flavor", name, flavors.ListDetail(AdminCompute(t, region), flavors.ListOpts{AccessType: flavors.AllAccess}),
+		flavors.ExtractFlavors, func(f flavors.Flavor) (string, string) { return f.Name, f.ID })
+}
+
+// idOf is the ID of the one object of kind called name that pager lists in region.
+func idOf[T any](t *testing.T, region, kind, name string, pager pagination.Pager, extract func(pagination.Page) ([]T, error),
+	nameID func(T) (string, string),
+) string {
+	t.Helper()
+
+	pages, err := pager.AllPages(context.Background())
 	if err != nil {
-		t.Fatalf("listing flavors: %v", err)
+		t.Fatalf("listing %ss called %s in %s: %v", kind, name, region, err)
 	}
 
-	all, err := flavors.ExtractFlavors(pages)
+	all, err := extract(pages)
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	f, ok, err := naming.One("flavor", name, all, func(f flavors.Flavor) string { return f.Name }, func(f flavors.Flavor) string { return f.ID })
+	nameOf := func(o T) string { n, _ := nameID(o); return n }
+
+	o, ok, err := naming.One(kind, name, all, nameOf, func(o T) string { _, id := nameID(o); return id })
 	if err != nil || !ok {
-		t.Fatalf("flavor %s in %s: found %v, %v", name, region, ok, err)
+		t.Fatalf("%s %s in %s: found %v, %v", kind, name, region, ok, err)
 	}
 
-	return f.ID
+	_, id := nameID(o)
+
+	return id
 }
 
 // AdminCompute is the Nova client of region in the configured (admin) scope.
@@ -136,8 +138,6 @@ func FloatingIPsOfPort(t *testing.T, region, portID string) ([]floatingips.Float
 // server-<name> in its project) and that no floating IP is left on the port or made for it.
 func CheckServerDestroy(t *testing.T) func(*terraform.State) error {
 	return func(s *terraform.State) error {
-		ctx := context.Background()
-
 		for _, rs := range s.RootModule().Resources {
 			if rs.Type != "unikorn_server" {
 				continue
@@ -165,38 +165,85 @@ func CheckServerDestroy(t *testing.T) func(*terraform.State) error {
 				}
 			}
 
-			pages, err := ports.List(AdminNeutron(t, region), ports.ListOpts{Name: naming.ServerPort(name), ProjectID: project}).AllPages(ctx)
-			if err != nil {
+			if err := ServerLeftovers(t, region, project, name); err != nil {
 				return err
-			}
-
-			all, err := ports.ExtractPorts(pages)
-			if err != nil {
-				return err
-			}
-
-			if left := naming.Exact(all, naming.ServerPort(name), func(p ports.Port) string { return p.Name }); len(left) > 0 {
-				return fmt.Errorf("server %s: a port %s is left (%s)", name, naming.ServerPort(name), left[0].ID)
-			}
-
-			fpages, err := floatingips.List(AdminNeutron(t, region), floatingips.ListOpts{
-				Description: "unikorn_server " + naming.ServerPort(name), ProjectID: project,
-			}).AllPages(ctx)
-			if err != nil {
-				return err
-			}
-
-			fips, err := floatingips.ExtractFloatingIPs(fpages)
-			if err != nil {
-				return err
-			}
-
-			if len(fips) > 0 {
-				return fmt.Errorf("server %s: its floating IP %s (%s) is left", name, fips[0].FloatingIP, fips[0].ID)
 			}
 		}
 
 		return nil
+	}
+}
+
+// ServerLeftovers says which object of the server <name> exists in project and region, asked
+// of the cloud by name: the server <name>, its port server-<name> or a floating IP made for it
+// (description "unikorn_server server-<name>"); nil when there is none. It is what a test
+// asserts after input that must stop before anything is made.
+func ServerLeftovers(t *testing.T, region, project, name string) error {
+	t.Helper()
+
+	ctx := context.Background()
+
+	all, err := servers.List(AdminCompute(t, region), servers.ListOpts{
+		Name: "^" + regexp.QuoteMeta(name) + "$", AllTenants: true, TenantID: project,
+	}).AllPages(ctx)
+	if err != nil {
+		return err
+	}
+
+	srvs, err := servers.ExtractServers(all)
+	if err != nil {
+		return err
+	}
+
+	if left := naming.Exact(srvs, name, func(s servers.Server) string { return s.Name }); len(left) > 0 {
+		return fmt.Errorf("server %s exists (%s, status %s)", name, left[0].ID, left[0].Status)
+	}
+
+	pages, err := ports.List(AdminNeutron(t, region), ports.ListOpts{Name: naming.ServerPort(name), ProjectID: project}).AllPages(ctx)
+	if err != nil {
+		return err
+	}
+
+	ps, err := ports.ExtractPorts(pages)
+	if err != nil {
+		return err
+	}
+
+	if left := naming.Exact(ps, naming.ServerPort(name), func(p ports.Port) string { return p.Name }); len(left) > 0 {
+		return fmt.Errorf("server %s: a port %s is left (%s)", name, naming.ServerPort(name), left[0].ID)
+	}
+
+	fpages, err := floatingips.List(AdminNeutron(t, region), floatingips.ListOpts{
+		Description: "unikorn_server " + naming.ServerPort(name), ProjectID: project,
+	}).AllPages(ctx)
+	if err != nil {
+		return err
+	}
+
+	fips, err := floatingips.ExtractFloatingIPs(fpages)
+	if err != nil {
+		return err
+	}
+
+	if len(fips) > 0 {
+		return fmt.Errorf("server %s: its floating IP %s (%s) is left", name, fips[0].FloatingIP, fips[0].ID)
+	}
+
+	return nil
+}
+
+// SetImageMinRAM sets Glance's min_ram of image id in region (as the service user, who made
+// it with CreateImage).
+func SetImageMinRAM(t *testing.T, region, id string, mib int) {
+	t.Helper()
+
+	client, err := Client(t).Base().Image(region)
+	if err != nil {
+		t.Fatalf("image client: %v", err)
+	}
+
+	if _, err := images.Update(t.Context(), client, id, images.UpdateOpts{images.ReplaceImageMinRam{NewMinRam: mib}}).Extract(); err != nil {
+		t.Fatalf("setting min_ram of image %s: %v", id, err)
 	}
 }
 

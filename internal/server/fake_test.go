@@ -2,178 +2,92 @@ package server
 
 import (
 	"encoding/json"
-	"io"
+	"maps"
 	"net/http"
-	"net/http/httptest"
-	"strings"
-	"sync"
 	"testing"
 
-	"github.com/gophercloud/gophercloud/v2"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloudtest"
 )
 
-// fakeAPI is Nova, Neutron and Keystone on httptest: handlers by "METHOD /path", every
-// request recorded. Unhandled requests answer 404, like a missing object.
-type fakeAPI struct {
-	t   *testing.T
-	srv *httptest.Server
+// This file holds the server's own fake OpenStack: the bodies of Nova servers, Neutron ports
+// and the identity's Keystone project, on the one recorder of internal/cloudtest.
 
-	mu       sync.Mutex
-	routes   map[string]http.HandlerFunc
-	requests []fakeCall
-}
-
-type fakeCall struct {
-	Method, Path string
-	Query        map[string][]string
-	Body         []byte
-}
-
-func newFakeAPI(t *testing.T) *fakeAPI {
-	t.Helper()
-
-	f := &fakeAPI{t: t, routes: map[string]http.HandlerFunc{}}
-	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
-	t.Cleanup(f.srv.Close)
-
-	return f
-}
-
-func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	r.Body = io.NopCloser(strings.NewReader(string(body)))
-
-	f.mu.Lock()
-	f.requests = append(f.requests, fakeCall{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Body: body})
-	h := f.routes[r.Method+" "+r.URL.Path]
-	f.mu.Unlock()
-
-	if h == nil {
-		writeJSON(w, http.StatusNotFound, map[string]any{"itemNotFound": map[string]any{"message": "not found", "code": 404}})
-		return
-	}
-
-	h(w, r)
-}
-
-// on sets the handler of method and path.
-func (f *fakeAPI) on(method, path string, h http.HandlerFunc) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-
-	f.routes[method+" "+path] = h
-}
-
-// reply answers method and path with status and body as JSON.
-func (f *fakeAPI) reply(method, path string, status int, body any) {
-	f.on(method, path, func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, status, body) })
-}
-
-// serverReads answers the reads of server srv-1 with the bodies in turn, repeating the last one.
-func (f *fakeAPI) serverReads(bodies ...any) {
-	var mu sync.Mutex
-
-	n := 0
-
-	f.on("GET", "/compute/servers/srv-1", func(w http.ResponseWriter, _ *http.Request) {
-		mu.Lock()
-		i := min(n, len(bodies)-1)
-		n++
-		mu.Unlock()
-
-		writeJSON(w, http.StatusOK, bodies[i])
-	})
-}
-
-func writeJSON(w http.ResponseWriter, status int, body any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-
-	if body != nil {
-		_ = json.NewEncoder(w).Encode(body)
-	}
-}
-
-func (f *fakeAPI) client(prefix, resourceBase string) *gophercloud.ServiceClient {
-	return &gophercloud.ServiceClient{
-		ProviderClient: &gophercloud.ProviderClient{TokenID: "fake-token", HTTPClient: *f.srv.Client()},
-		Endpoint:       f.srv.URL + prefix,
-		ResourceBase:   f.srv.URL + resourceBase,
-	}
-}
-
-// service is a Service of project p1 in RegionOne against the fake.
-func (f *fakeAPI) service() *Service {
+// service is a Service of project p1 in RegionOne against api.
+func service(api *cloudtest.API) *Service {
 	return &Service{
 		projectID: "p1",
 		region:    "RegionOne",
-		compute:   f.client("/compute/", "/compute/"),
-		network:   f.client("/network/", "/network/v2.0/"),
-		keystone:  f.client("/identity/", "/identity/"),
+		compute:   api.ServiceClient("/compute/", "/compute/"),
+		network:   api.ServiceClient("/network/", "/network/v2.0/"),
+		keystone:  api.ServiceClient("/identity/", "/identity/"),
 	}
 }
 
-// calls lists the recorded requests as "METHOD /path".
-func (f *fakeAPI) calls() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-
-	out := make([]string, len(f.requests))
-	for i, r := range f.requests {
-		out[i] = r.Method + " " + r.Path
-	}
-
-	return out
-}
-
-// count is how often "METHOD /path" was requested.
-func (f *fakeAPI) count(call string) int {
-	n := 0
-
-	for _, c := range f.calls() {
-		if c == call {
-			n++
-		}
-	}
-
-	return n
-}
-
-// last is the last "METHOD /path" request.
-func (f *fakeAPI) last(call string) fakeCall {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-
-	for i := len(f.requests) - 1; i >= 0; i-- {
-		if r := f.requests[i]; r.Method+" "+r.Path == call {
-			return r
-		}
-	}
-
-	f.t.Fatalf("no request %s; calls: %v", call, f.requests)
-
-	return fakeCall{}
-}
-
-// body decodes the request body, returning the object under key.
-func (c fakeCall) body(t *testing.T, key string) map[string]any {
+// newProject is the fake with the identity's project p1 and, unless overridden, no port and no
+// server called web.
+func newProject(t *testing.T) *cloudtest.API {
 	t.Helper()
 
-	var out map[string]any
-	if err := json.Unmarshal(c.Body, &out); err != nil {
-		t.Fatalf("decoding %s %s body %q: %v", c.Method, c.Path, c.Body, err)
-	}
+	api := cloudtest.New(t)
+	api.Reply("GET", "/identity/projects/p1", 200, keystoneProject())
+	api.Reply("GET", "/network/v2.0/ports", 200, map[string]any{"ports": []any{}})
+	api.Reply("GET", "/compute/servers/detail", 200, map[string]any{"servers": []any{}})
 
-	if key == "" {
-		return out
-	}
+	return api
+}
 
-	inner, ok := out[key].(map[string]any)
-	if !ok {
-		t.Fatalf("%s %s body has no %q object: %s", c.Method, c.Path, key, c.Body)
-	}
+// newCreate is newProject answering the creation of the port server-web (port-1, security
+// group sg-1) and of the server web (srv-1).
+func newCreate(t *testing.T) *cloudtest.API {
+	t.Helper()
 
-	return inner
+	api := newProject(t)
+	api.Reply("POST", "/network/v2.0/ports", 201, map[string]any{"port": neutronPort("port-1", "server-web", "", []string{"sg-1"})})
+	api.Reply("POST", "/compute/servers", 202, map[string]any{"server": map[string]any{"id": "srv-1"}})
+
+	return api
+}
+
+// externalGateway answers for router-1 (the router of net-1, gateway on ext-1: its interface
+// is the one port listed by device owner; a list by name finds none) and for the floating IP
+// fip-1 (203.0.113.7) made on port-1; the project has no floating IP before.
+func externalGateway(t *testing.T, api *cloudtest.API) {
+	t.Helper()
+
+	api.On("GET", "/network/v2.0/ports", func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		if q.Get("name") != "" {
+			cloudtest.WriteJSON(w, 200, map[string]any{"ports": []any{}})
+			return
+		}
+
+		if len(q["device_owner"]) != 3 || q.Get("network_id") != "net-1" {
+			t.Errorf("router interface query = %v", q)
+		}
+
+		cloudtest.WriteJSON(w, 200, map[string]any{"ports": []any{map[string]any{"id": "rif", "device_id": "router-1", "network_id": "net-1"}}})
+	})
+	api.Reply("GET", "/network/v2.0/routers/router-1", 200, map[string]any{"router": map[string]any{
+		"id": "router-1", "external_gateway_info": map[string]any{"network_id": "ext-1"},
+	}})
+	api.Reply("GET", "/network/v2.0/floatingips", 200, map[string]any{"floatingips": []any{}})
+	api.Reply("POST", "/network/v2.0/floatingips", 201, map[string]any{"floatingip": map[string]any{
+		"id": "fip-1", "floating_ip_address": "203.0.113.7", "port_id": "port-1",
+	}})
+}
+
+// serverReads answers the reads of server srv-1 with the bodies in turn, repeating the last one.
+func serverReads(api *cloudtest.API, bodies ...any) {
+	api.Sequence("GET", "/compute/servers/srv-1", bodies...)
+}
+
+// echoMetadata answers the metadata PUT of server srv-1 with what it was sent, as Nova does.
+func echoMetadata(api *cloudtest.API) {
+	api.On("PUT", "/compute/servers/srv-1/metadata", func(w http.ResponseWriter, r *http.Request) {
+		var body map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		cloudtest.WriteJSON(w, http.StatusOK, body)
+	})
 }
 
 // Builders of API objects.
@@ -190,19 +104,13 @@ func novaServer(id, name, status string, extra map[string]any) map[string]any {
 		"server_groups": []any{},
 	}
 
-	for k, v := range extra {
-		s[k] = v
-	}
+	maps.Copy(s, extra)
 
 	return s
 }
 
 func withFloating(srv map[string]any, addr string) map[string]any {
-	out := map[string]any{}
-	for k, v := range srv {
-		out[k] = v
-	}
-
+	out := maps.Clone(srv)
 	out["addresses"] = map[string]any{"net": []any{
 		map[string]any{"addr": "10.0.0.5", "version": 4, "OS-EXT-IPS:type": "fixed", "OS-EXT-IPS-MAC:mac_addr": "fa:16:3e:00:00:01"},
 		map[string]any{"addr": addr, "version": 4, "OS-EXT-IPS:type": "floating", "OS-EXT-IPS-MAC:mac_addr": "fa:16:3e:00:00:01"},

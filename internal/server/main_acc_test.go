@@ -2,16 +2,13 @@ package server_test
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"os"
-	"strings"
 	"testing"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/layer3/floatingips"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/ports"
+	"github.com/gophercloud/gophercloud/v2/pagination"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/acctest"
@@ -19,98 +16,81 @@ import (
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
 
+// TestMain registers the sweeper of unikorn_server: in every served region and every project,
+// the servers whose name carries the acceptance tests' prefix, then the floating IPs made for
+// them (description "unikorn_server server-<name>"), then their ports. Run with
+// `go test ./internal/server/ -sweep=all` and the environment of the local cloud.
 func TestMain(m *testing.M) {
-	resource.AddTestSweepers("unikorn_server", &resource.Sweeper{
-		Name: "unikorn_server",
-		F:    sweepServers,
-	})
+	acctest.AddSweeper("unikorn_server", nil,
+		sweep(compute, "server", "",
+			func(sc *gophercloud.ServiceClient) pagination.Pager {
+				return servers.List(sc, servers.ListOpts{AllTenants: true, Name: "^" + acctest.NamePrefix})
+			},
+			servers.ExtractServers, func(s servers.Server) (string, string) { return s.Name, s.ID },
+			func(ctx context.Context, sc *gophercloud.ServiceClient, id string) error {
+				return servers.Delete(ctx, sc, id).ExtractErr()
+			}),
+		sweep(neutron, "floating IP", "unikorn_server "+naming.ServerPort(acctest.NamePrefix),
+			func(sc *gophercloud.ServiceClient) pagination.Pager {
+				return floatingips.List(sc, floatingips.ListOpts{})
+			},
+			floatingips.ExtractFloatingIPs, func(f floatingips.FloatingIP) (string, string) { return f.Description, f.ID },
+			func(ctx context.Context, sc *gophercloud.ServiceClient, id string) error {
+				return floatingips.Delete(ctx, sc, id).ExtractErr()
+			}),
+		sweep(neutron, "port", naming.ServerPort(acctest.NamePrefix),
+			func(sc *gophercloud.ServiceClient) pagination.Pager { return ports.List(sc, ports.ListOpts{}) },
+			ports.ExtractPorts, func(p ports.Port) (string, string) { return p.Name, p.ID },
+			func(ctx context.Context, sc *gophercloud.ServiceClient, id string) error {
+				return ports.Delete(ctx, sc, id).ExtractErr()
+			}),
+	)
 
 	resource.TestMain(m)
 }
 
-// sweepServers deletes, in every served region and every project, the servers whose name
-// carries the acceptance tests' prefix, then their ports and the floating IPs made for them.
-// Run with `go test ./internal/server/ -sweep=all` and the environment of the local cloud.
-func sweepServers(_ string) error {
-	ctx := context.Background()
+// service is the configured scope's client of one service in region.
+type service func(c *cloud.Client, region string) (*gophercloud.ServiceClient, error)
 
-	c, err := cloud.New(ctx, cloud.Config{
-		Cloud:      os.Getenv("OS_CLOUD"),
-		CloudsYAML: os.Getenv("OS_CLIENT_CONFIG_FILE"),
-		Regions:    acctest.Regions(),
-		Domain:     os.Getenv("UNIKORN_DOMAIN"),
-	})
-	if err != nil {
-		return err
-	}
+func compute(c *cloud.Client, region string) (*gophercloud.ServiceClient, error) {
+	return c.Base().Compute(region)
+}
 
-	var errs []error
+func neutron(c *cloud.Client, region string) (*gophercloud.ServiceClient, error) {
+	return c.Base().Network(region)
+}
 
-	for _, region := range c.Regions() {
-		compute, err := c.Base().Compute(region)
-		if err != nil {
-			return err
-		}
-
-		network, err := c.Base().Network(region)
-		if err != nil {
-			return err
-		}
-
-		pages, err := servers.List(compute, servers.ListOpts{AllTenants: true, Name: "^" + acctest.NamePrefix}).AllPages(ctx)
-		if err != nil {
-			return err
-		}
-
-		all, err := servers.ExtractServers(pages)
-		if err != nil {
-			return err
-		}
-
-		for _, s := range all {
-			if strings.HasPrefix(s.Name, acctest.NamePrefix) {
-				if err := servers.Delete(ctx, compute, s.ID).ExtractErr(); err != nil && !gophercloud.ResponseCodeIs(err, 404) {
-					errs = append(errs, fmt.Errorf("server %s in %s: %w", s.ID, region, err))
-				}
+// sweep is the sweeper step of one kind of object of one service: listed with list and
+// extract, named (by what carries the prefix) and identified with nameID, deleted with del.
+func sweep[T any](client service, what, prefix string,
+	list func(*gophercloud.ServiceClient) pagination.Pager, extract func(pagination.Page) ([]T, error),
+	nameID func(T) (string, string), del func(context.Context, *gophercloud.ServiceClient, string) error,
+) acctest.SweepFunc {
+	return acctest.Sweep[T]{
+		What:   what,
+		Prefix: prefix,
+		List: func(ctx context.Context, c *cloud.Client, region string) ([]T, error) {
+			sc, err := client(c, region)
+			if err != nil {
+				return nil, err
 			}
-		}
 
-		fpages, err := floatingips.List(network, floatingips.ListOpts{}).AllPages(ctx)
-		if err != nil {
-			return err
-		}
-
-		fips, err := floatingips.ExtractFloatingIPs(fpages)
-		if err != nil {
-			return err
-		}
-
-		for _, fip := range fips {
-			if strings.HasPrefix(fip.Description, "unikorn_server "+naming.ServerPort(acctest.NamePrefix)) {
-				if err := floatingips.Delete(ctx, network, fip.ID).ExtractErr(); err != nil && !gophercloud.ResponseCodeIs(err, 404) {
-					errs = append(errs, fmt.Errorf("floating IP %s in %s: %w", fip.ID, region, err))
-				}
+			pages, err := list(sc).AllPages(ctx)
+			if err != nil {
+				return nil, err
 			}
-		}
 
-		ppages, err := ports.List(network, ports.ListOpts{}).AllPages(ctx)
-		if err != nil {
-			return err
-		}
-
-		ps, err := ports.ExtractPorts(ppages)
-		if err != nil {
-			return err
-		}
-
-		for _, p := range ps {
-			if strings.HasPrefix(p.Name, naming.ServerPort(acctest.NamePrefix)) {
-				if err := ports.Delete(ctx, network, p.ID).ExtractErr(); err != nil && !gophercloud.ResponseCodeIs(err, 404) {
-					errs = append(errs, fmt.Errorf("port %s in %s: %w", p.ID, region, err))
-				}
+			return extract(pages)
+		},
+		Name: func(o T) string { name, _ := nameID(o); return name },
+		ID:   func(o T) string { _, id := nameID(o); return id },
+		Delete: func(ctx context.Context, c *cloud.Client, region, id string) error {
+			sc, err := client(c, region)
+			if err != nil {
+				return err
 			}
-		}
-	}
 
-	return errors.Join(errs...)
+			return del(ctx, sc, id)
+		},
+	}.Run
 }

@@ -28,11 +28,9 @@ const (
 // parallelism of 10, and of the refresh of that state. It fails when a count exceeds its
 // budget. It is not parallel, so that the numbers are those of a quiet cloud.
 func TestAccServer_measure(t *testing.T) {
-	preCheck(t)
+	acctest.PreCheck(t)
 
 	f := newFixture(t, acctest.Regions()[0])
-
-	var projectID, networkID, groupID string
 
 	var start time.Time
 
@@ -56,13 +54,13 @@ resource "unikorn_server" "many" {
 			{
 				Config: f.config(),
 				Check: func(s *terraform.State) error {
-					id, _ := attrs(s, "unikorn_identity.test")
-					net, _ := attrs(s, "unikorn_network.test")
-					sg, _ := attrs(s, "unikorn_security_group.a")
-					projectID, networkID, groupID = id["id"], net["id"], sg["id"]
+					var ids fixtureIDs
+					if err := ids.record(s); err != nil {
+						return err
+					}
 
 					for _, publicIP := range []bool{false, true} {
-						measureOne(t, f, projectID, networkID, groupID, publicIP)
+						measureOne(t, f, ids, publicIP)
 					}
 
 					return nil
@@ -95,7 +93,7 @@ resource "unikorn_server" "many" {
 
 // measureOne creates, refreshes and deletes one server through the core with fresh clients,
 // and logs (and bounds) the requests of each.
-func measureOne(t *testing.T, f fixture, projectID, networkID, groupID string, publicIP bool) {
+func measureOne(t *testing.T, f fixture, ids fixtureIDs, publicIP bool) {
 	t.Helper()
 
 	ctx := context.Background()
@@ -103,18 +101,13 @@ func measureOne(t *testing.T, f fixture, projectID, networkID, groupID string, p
 	label := fmt.Sprintf("one server (public_ip = %v)", publicIP)
 
 	spec := server.Spec{
-		Name: name, NetworkID: networkID, FlavorID: f.flavor, ImageID: f.image,
-		SecurityGroupIDs: []string{groupID}, PublicIP: publicIP, PowerState: server.PowerRunning,
+		Name: name, NetworkID: ids.network, FlavorID: f.flavor, ImageID: f.image,
+		SecurityGroupIDs: []string{ids.group}, PublicIP: publicIP, PowerState: server.PowerRunning,
 	}
 
 	// Create, in the identity scope.
 	c := acctest.FreshClient(t)
-	sess, auth := scope(t, c, func() (*cloud.Session, error) { return c.Identity(ctx, projectID) })
-
-	svc, err := server.NewService(c, sess, f.region)
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc, auth := bind(t, c, ids.project, f.region, cloud.AsIdentity)
 
 	start, before, methods := time.Now(), c.RequestCount(), c.RequestCountByMethod()
 
@@ -137,11 +130,7 @@ func measureOne(t *testing.T, f fixture, projectID, networkID, groupID string, p
 
 	// Refresh, in the privileged scope, as Read does.
 	c = acctest.FreshClient(t)
-	sess, auth = scope(t, c, func() (*cloud.Session, error) { return c.Privileged(ctx, projectID) })
-
-	if svc, err = server.NewService(c, sess, f.region); err != nil {
-		t.Fatal(err)
-	}
+	svc, auth = bind(t, c, ids.project, f.region, cloud.Privileged)
 
 	before = c.RequestCount()
 
@@ -179,18 +168,24 @@ func measureOne(t *testing.T, f fixture, projectID, networkID, groupID string, p
 	}
 }
 
-// scope authenticates a scope and returns it with the requests that took.
-func scope(t *testing.T, c *cloud.Client, get func() (*cloud.Session, error)) (*cloud.Session, int64) {
+// bind binds the core to the identity's tenant in region with scope and returns it with the
+// requests that authenticating the scope took.
+func bind(t *testing.T, c *cloud.Client, projectID, region string, scope cloud.Scope) (*server.Service, int64) {
 	t.Helper()
 
 	before := c.RequestCount()
 
-	sess, err := get()
+	tenant, err := c.Tenant(context.Background(), projectID, region, scope)
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	return sess, c.RequestCount() - before
+	svc, err := server.NewService(tenant)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	return svc, c.RequestCount() - before
 }
 
 // delta is the requests per method between two snapshots.

@@ -6,26 +6,16 @@ import (
 	"fmt"
 	"net/http"
 	"net/netip"
-	"net/url"
 	"slices"
 	"strings"
 
 	"github.com/gophercloud/gophercloud/v2"
-	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
-	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/layer3/floatingips"
-	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/layer3/routers"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/ports"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/network"
 )
-
-// routerInterfaceOwners are the device owners of a router's interface ports.
-var routerInterfaceOwners = []string{
-	"network:router_interface",
-	"network:router_interface_distributed",
-	"network:ha_router_replicated_interface",
-}
 
 // findPort returns the port of knownID, or (knownID unknown or gone) the project's one port
 // named server-<name>; nil when there is none.
@@ -147,159 +137,34 @@ func (s *Service) deletePort(ctx context.Context, id string) error {
 	return nil
 }
 
-// floatingIPsOf lists the floating IPs on port id.
-func (s *Service) floatingIPsOf(ctx context.Context, portID string) ([]floatingips.FloatingIP, error) {
-	pages, err := floatingips.List(s.network, floatingips.ListOpts{PortID: portID}).AllPages(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("listing the floating IPs of port %s: %w", portID, err)
-	}
-
-	all, err := floatingips.ExtractFloatingIPs(pages)
-	if err != nil {
-		return nil, fmt.Errorf("reading floating IPs: %w", err)
-	}
-
-	slices.SortFunc(all, func(a, b floatingips.FloatingIP) int { return cmp.Compare(a.ID, b.ID) })
-
-	return all, nil
-}
-
-// convergeFloatingIP gives the port a floating IP or takes it away, then waits for Nova to
-// report the change. A port made by this apply cannot hold one yet, so it is not asked. It
-// returns the server as last read and the floating address the port has ("" for none);
-// novaLags is set when Nova did not report that address within addressWaitBudget.
-func (s *Service) convergeFloatingIP(ctx context.Context, srv *servers.Server, spec Spec, port *Port, freshPort bool) (
-	next *servers.Server, address string, novaLags bool, err error,
-) {
-	var existing []floatingips.FloatingIP
-
-	if !freshPort {
-		if existing, err = s.floatingIPsOf(ctx, port.ID); err != nil {
-			return srv, "", false, err
-		}
-	}
-
+// floatingIP gives the port a floating IP or takes it away, through the network core (the one
+// home of floating IPs), and returns the floating address the port has ("" for none). A port
+// made by this apply holds none, so taking one away is not asked.
+func (s *Service) floatingIP(ctx context.Context, spec Spec, port *Port, freshPort bool) (string, error) {
 	switch {
-	case spec.PublicIP && len(existing) > 0:
-		address = existing[0].FloatingIP
 	case spec.PublicIP:
-		external, err := s.externalNetworkOf(ctx, port.NetworkID)
+		fip, err := network.EnsureFloatingIP(ctx, s.network, network.PublicAddress{
+			PortID:      port.ID,
+			NetworkID:   port.NetworkID,
+			Description: floatingIPDescription(spec.Name),
+		})
 		if err != nil {
-			return srv, "", false, err
+			return "", err
 		}
 
-		fip, err := floatingips.Create(ctx, s.network, floatingips.CreateOpts{
-			FloatingNetworkID: external,
-			PortID:            port.ID,
-			Description:       floatingIPDescription(spec.Name),
-		}).Extract()
-		if err != nil {
-			return srv, "", false, fmt.Errorf("creating a floating IP on external network %s for port %s: %w", external, port.ID, err)
-		}
-
-		tflog.Info(ctx, "Created the server's floating IP", map[string]any{"floating_ip_id": fip.ID, "address": fip.FloatingIP})
-
-		address = fip.FloatingIP
-	case len(existing) > 0:
-		if err := s.dropFloatingIPs(ctx, existing, spec.Name); err != nil {
-			return srv, "", false, err
-		}
+		return fip.Address, nil
+	case !freshPort:
+		return "", network.RemoveFloatingIPs(ctx, s.network, port.ID, floatingIPDescription(spec.Name))
 	}
 
-	next, seen, err := s.waitAddress(ctx, srv, port.MACAddress, address)
-	if err != nil {
-		return srv, address, false, err
-	}
-
-	return next, address, !seen, nil
+	return "", nil
 }
 
 // floatingIPDescription marks the floating IPs this provider makes for server name, so that
-// only those are deleted (a floating IP attached by hand is only detached).
+// only those are deleted (a floating IP attached by hand is only detached). Sweepers and
+// existing state depend on it: "unikorn_server server-<name>".
 func floatingIPDescription(name string) string {
 	return "unikorn_server " + naming.ServerPort(name)
-}
-
-// removeFloatingIPs deletes or detaches every floating IP on the port.
-func (s *Service) removeFloatingIPs(ctx context.Context, portID, name string) error {
-	existing, err := s.floatingIPsOf(ctx, portID)
-	if err != nil {
-		return err
-	}
-
-	return s.dropFloatingIPs(ctx, existing, name)
-}
-
-// dropFloatingIPs deletes the floating IPs made for server name and detaches the others; 404
-// is success.
-func (s *Service) dropFloatingIPs(ctx context.Context, fips []floatingips.FloatingIP, name string) error {
-	for _, fip := range fips {
-		var err error
-
-		if fip.Description == floatingIPDescription(name) {
-			err = floatingips.Delete(ctx, s.network, fip.ID).ExtractErr()
-		} else {
-			empty := ""
-			_, err = floatingips.Update(ctx, s.network, fip.ID, floatingips.UpdateOpts{PortID: &empty}).Extract()
-		}
-
-		if err != nil && !gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
-			return fmt.Errorf("removing floating IP %s (%s): %w", fip.FloatingIP, fip.ID, err)
-		}
-
-		tflog.Info(ctx, "Removed a floating IP from the server", map[string]any{"floating_ip_id": fip.ID, "address": fip.FloatingIP})
-	}
-
-	return nil
-}
-
-// externalNetworkOf is the external network of the router on networkID: the only external
-// network from which Neutron can give a port of that network a floating IP. (The provider's
-// external_networks selector chose it when the unikorn_network made the router, unless the
-// network names another one.)
-func (s *Service) externalNetworkOf(ctx context.Context, networkID string) (string, error) {
-	pages, err := ports.List(s.network, routerInterfaces{networkID: networkID}).AllPages(ctx)
-	if err != nil {
-		return "", fmt.Errorf("listing the router interfaces of network %s: %w", networkID, err)
-	}
-
-	all, err := ports.ExtractPorts(pages)
-	if err != nil {
-		return "", fmt.Errorf("reading ports: %w", err)
-	}
-
-	var checked []string
-
-	for _, p := range all {
-		if slices.Contains(checked, p.DeviceID) {
-			continue
-		}
-
-		checked = append(checked, p.DeviceID)
-
-		r, err := routers.Get(ctx, s.network, p.DeviceID).Extract()
-		if err != nil {
-			return "", fmt.Errorf("reading router %s of network %s: %w", p.DeviceID, networkID, err)
-		}
-
-		if r.GatewayInfo.NetworkID != "" {
-			return r.GatewayInfo.NetworkID, nil
-		}
-	}
-
-	return "", fmt.Errorf("network %s has no router with an external gateway, so its ports cannot have floating IPs "+
-		"(a unikorn_network always has one)", networkID)
-}
-
-// routerInterfaces lists the router interface ports of a network (device_owner repeated: any of them).
-type routerInterfaces struct {
-	networkID string
-}
-
-func (o routerInterfaces) ToPortListQuery() (string, error) {
-	q := url.Values{"network_id": {o.networkID}, "device_owner": routerInterfaceOwners}
-
-	return "?" + q.Encode(), nil
 }
 
 // toPort reads the fields of a Neutron port.

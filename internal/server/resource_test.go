@@ -120,19 +120,26 @@ func TestMetadataConverged(t *testing.T) {
 func TestCompatibility(t *testing.T) {
 	t.Parallel()
 
-	vm := flavor.Flavor{ID: "f1", Name: "m1.small", Architecture: "x86_64", DiskGB: 10}
-	metal := flavor.Flavor{ID: "f2", Name: "bm.large", Architecture: "x86_64", DiskGB: 100, Baremetal: true}
-	arm := flavor.Flavor{ID: "f3", Name: "a1.small", Architecture: "aarch64", DiskGB: 10}
-	bootFromVolume := flavor.Flavor{ID: "f4", Name: "v1", Architecture: "x86_64", DiskGB: 0}
+	vm := flavor.Facts{Flavor: flavor.Flavor{ID: "f1", Name: "m1.small", Architecture: "x86_64", DiskGB: 10}, RAMMiB: 2048}
+	metal := flavor.Facts{Flavor: flavor.Flavor{ID: "f2", Name: "bm.large", Architecture: "x86_64", DiskGB: 100, Baremetal: true}, RAMMiB: 65536}
+	arm := flavor.Facts{Flavor: flavor.Flavor{ID: "f3", Name: "a1.small", Architecture: "aarch64", DiskGB: 10}, RAMMiB: 2048}
+	bootFromVolume := flavor.Facts{Flavor: flavor.Flavor{ID: "f4", Name: "v1", Architecture: "x86_64", DiskGB: 0}, RAMMiB: 2048}
 
-	img := func(arch, virt string, size int) image.Image {
-		return image.Image{ID: "i", Name: "ubuntu", Architecture: arch, Virtualization: virt, SizeGiB: size}
+	img := func(arch, virt string, size int) image.Facts {
+		return image.Facts{
+			Image:        image.Image{ID: "i", Name: "ubuntu", Architecture: arch, Virtualization: virt, SizeGiB: size},
+			GlanceStatus: "active",
+		}
+	}
+	with := func(f image.Facts, change func(*image.Facts)) image.Facts {
+		change(&f)
+		return f
 	}
 
 	tests := []struct {
 		name   string
-		flavor flavor.Flavor
-		image  image.Image
+		flavor flavor.Facts
+		image  image.Facts
 		want   []string // attributes with a problem
 	}{
 		{"fits", vm, img("x86_64", "any", 5), nil},
@@ -140,10 +147,14 @@ func TestCompatibility(t *testing.T) {
 		{"architectures differ", arm, img("x86_64", "any", 5), []string{"image_id"}},
 		{"disk too small", vm, img("x86_64", "any", 20), []string{"flavor_id"}},
 		{"disk of the image's size", bootFromVolume, img("x86_64", "any", 20), nil},
+		{"RAM of the image's min_ram", vm, with(img("x86_64", "any", 5), func(f *image.Facts) { f.MinRAMMiB = 2048 }), nil},
+		{"RAM below the image's min_ram", vm, with(img("x86_64", "any", 5), func(f *image.Facts) { f.MinRAMMiB = 4096 }), []string{"flavor_id"}},
+		{"image not active", vm, with(img("x86_64", "any", 5), func(f *image.Facts) { f.GlanceStatus = "queued" }), []string{"image_id"}},
 		{"baremetal image on a VM flavor", vm, img("x86_64", "baremetal", 5), []string{"flavor_id"}},
 		{"baremetal image on a baremetal flavor", metal, img("x86_64", "baremetal", 5), nil},
 		{"virtualized image on a baremetal flavor", metal, img("x86_64", "virtualized", 5), []string{"flavor_id"}},
-		{"everything wrong", arm, img("x86_64", "baremetal", 50), []string{"image_id", "flavor_id", "flavor_id"}},
+		{"everything wrong", arm, with(img("x86_64", "baremetal", 50), func(f *image.Facts) { f.MinRAMMiB, f.GlanceStatus = 4096, "saving" }),
+			[]string{"image_id", "flavor_id", "image_id", "flavor_id", "flavor_id"}},
 	}
 
 	for _, tt := range tests {
@@ -154,8 +165,8 @@ func TestCompatibility(t *testing.T) {
 			for _, p := range Compatibility(tt.flavor, tt.image) {
 				got = append(got, p.Attribute)
 
-				if p.Summary == "" || !strings.Contains(p.Detail, tt.flavor.Name) {
-					t.Errorf("problem %+v does not name the flavor", p)
+				if p.Summary == "" || !strings.Contains(p.Detail, tt.image.Name) {
+					t.Errorf("problem %+v does not name the image", p)
 				}
 			}
 
@@ -213,7 +224,7 @@ func TestUserDataValidator(t *testing.T) {
 
 	run := func(size int) bool {
 		resp := &validator.StringResponse{}
-		userDataValidator{}.ValidateString(context.Background(), validator.StringRequest{
+		userDataValidator().ValidateString(context.Background(), validator.StringRequest{
 			Path: path.Root("user_data"), ConfigValue: types.StringValue(strings.Repeat("x", size)),
 		}, resp)
 
@@ -234,17 +245,21 @@ func TestUserDataValidator(t *testing.T) {
 func TestUserDataHash(t *testing.T) {
 	t.Parallel()
 
-	if h := userDataHash(types.StringNull()); !h.IsNull() {
-		t.Fatalf("hash of nothing = %v", h)
+	tests := []struct {
+		name string
+		in   types.String
+		want types.String
+	}{
+		{"nothing", types.StringNull(), types.StringNull()},
+		{"empty", types.StringValue(""), types.StringNull()},
+		{"unknown", types.StringUnknown(), types.StringUnknown()},
+		{"sha256 of hello", types.StringValue("hello"), types.StringValue("2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824")},
 	}
 
-	if h := userDataHash(types.StringUnknown()); !h.IsUnknown() {
-		t.Fatalf("hash of unknown = %v", h)
-	}
-
-	// sha256("hello")
-	if h := userDataHash(types.StringValue("hello")); h.ValueString() != "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824" {
-		t.Fatalf("hash = %v", h)
+	for _, tt := range tests {
+		if got := userDataHash(tt.in); !got.Equal(tt.want) {
+			t.Errorf("%s: hash = %v, want %v", tt.name, got, tt.want)
+		}
 	}
 }
 
@@ -299,16 +314,22 @@ func TestSamePairs(t *testing.T) {
 
 	const portMAC = "fa:16:3e:00:00:01"
 
-	if !samePairs([]AddressPair{{"10.0.0.9", portMAC}}, []AddressPair{{"10.0.0.9", ""}}, portMAC) {
-		t.Fatal("a pair without MAC is the port's MAC")
+	tests := []struct {
+		name       string
+		have, want []AddressPair
+		same       bool
+	}{
+		{"a pair without MAC is the port's MAC", []AddressPair{{"10.0.0.9", portMAC}}, []AddressPair{{"10.0.0.9", ""}}, true},
+		{"MACs compare without case", []AddressPair{{"10.0.0.9", portMAC}}, []AddressPair{{"10.0.0.9", "FA:16:3E:00:00:01"}}, true},
+		{"different MACs are different pairs", []AddressPair{{"10.0.0.9", portMAC}}, []AddressPair{{"10.0.0.9", "fa:16:3e:00:00:02"}}, false},
+		{"another address", []AddressPair{{"10.0.0.9", portMAC}}, []AddressPair{{"10.0.0.8", ""}}, false},
+		{"none is none", nil, []AddressPair{}, true},
 	}
 
-	if samePairs([]AddressPair{{"10.0.0.9", portMAC}}, []AddressPair{{"10.0.0.9", "fa:16:3e:00:00:02"}}, portMAC) {
-		t.Fatal("different MACs are different pairs")
-	}
-
-	if !samePairs(nil, []AddressPair{}, portMAC) {
-		t.Fatal("none is none")
+	for _, tt := range tests {
+		if got := samePairs(tt.have, tt.want, portMAC); got != tt.same {
+			t.Errorf("%s: samePairs = %v, want %v", tt.name, got, tt.same)
+		}
 	}
 }
 

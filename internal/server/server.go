@@ -2,12 +2,15 @@
 // `server-<name>`, with an optional floating IP, created in an identity's project as the
 // identity's own user (DESIGN.md §4, §5).
 //
-// The core (this file, nova.go, neutron.go, metadata.go, checks.go) holds no Terraform types:
+// The core (this file, nova.go, neutron.go, metadata.go, checks.go, preflight.go, locate.go)
+// holds no Terraform types:
 // [Service.Ensure] converges a server (port, server, metadata, power state, floating IP) and
 // is safe to re-run after a crash at any point, since every object is looked up by its
 // deterministic name and adopted; [Service.Observe] re-reads a server with two requests;
-// [Service.Delete] removes the server, its floating IP and its port. resource.go adapts it
-// to terraform-plugin-framework.
+// [Service.Delete] removes the server, its floating IP and its port; [Checker] finds bad input
+// before anything is made. Every core call takes a *cloud.Tenant. resource.go, schema.go,
+// plan.go and flatten.go adapt it to terraform-plugin-framework on the adapter kit; the
+// floating IPs are the network core's (network.EnsureFloatingIP, network.RemoveFloatingIPs).
 package server
 
 import (
@@ -23,6 +26,7 @@ import (
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/network"
 )
 
 // Power states of a server as the resource speaks of them.
@@ -115,7 +119,8 @@ type Port struct {
 	AllowedAddressPairs []AddressPair
 }
 
-// Service runs server operations in one project and region through one credential scope.
+// Service runs server operations in one tenant (an identity's project in one region) through
+// the credential scope the tenant was bound with.
 type Service struct {
 	projectID string
 	region    string
@@ -124,31 +129,26 @@ type Service struct {
 	keystone  *gophercloud.ServiceClient
 }
 
-// NewService binds the core to sess (the identity scope to make or change a server, so that
-// the cloud records it as the identity's user's; the privileged scope is enough to read and
-// delete) in region ("" = the default region).
-func NewService(c *cloud.Client, sess *cloud.Session, region string) (*Service, error) {
-	region, err := c.ResolveRegion(region)
+// NewService binds the core to t: bound with cloud.AsIdentity to make or change a server (so
+// that the cloud records it as the identity's user's), with cloud.Privileged to read and delete
+// one (which a broken or missing trust never blocks).
+func NewService(t *cloud.Tenant) (*Service, error) {
+	compute, err := t.Compute()
 	if err != nil {
 		return nil, err
 	}
 
-	compute, err := sess.Compute(region)
+	neutron, err := t.Network()
 	if err != nil {
 		return nil, err
 	}
 
-	network, err := sess.Network(region)
+	keystone, err := t.Keystone()
 	if err != nil {
 		return nil, err
 	}
 
-	keystone, err := sess.Keystone()
-	if err != nil {
-		return nil, err
-	}
-
-	return &Service{projectID: sess.ProjectID(), region: region, compute: compute, network: network, keystone: keystone}, nil
+	return &Service{projectID: t.ProjectID(), region: t.Region(), compute: compute, network: neutron, keystone: keystone}, nil
 }
 
 // Region is the resolved region of the service.
@@ -156,6 +156,14 @@ func (s *Service) Region() string { return s.region }
 
 // ProjectID is the identity's project.
 func (s *Service) ProjectID() string { return s.projectID }
+
+// String names the tenant for messages: "project P, region R".
+func (s *Service) String() string { return tenantName(s.projectID, s.region) }
+
+// tenantName names an identity's project in a region for messages, like cloud.Tenant does.
+func tenantName(projectID, region string) string {
+	return "project " + projectID + ", region " + region
+}
 
 // Ensure makes the cloud hold the server of spec and returns it as it is afterwards. The port
 // and server are found again by their IDs in known or by their names, and adopted; whatever
@@ -225,6 +233,17 @@ func (s *Service) Ensure(ctx context.Context, spec Spec, known Known) (*Server, 
 
 	fail := func(err error) (*Server, error) { return s.result(srv, port, known, notes), err }
 
+	// A new server's floating IP goes on while it boots, so that Nova knows of it by the time the
+	// server is up (Neutron tells Nova asynchronously): the wait for Nova to show it then
+	// mostly costs nothing.
+	var address string
+
+	if freshServer {
+		if address, err = s.floatingIP(ctx, spec, port, freshPort); err != nil {
+			return fail(err)
+		}
+	}
+
 	if srv, err = s.waitSettled(ctx, srv); err != nil {
 		return fail(err)
 	}
@@ -254,14 +273,20 @@ func (s *Service) Ensure(ctx context.Context, spec Spec, known Known) (*Server, 
 		return fail(err)
 	}
 
-	srv, address, novaLags, err := s.convergeFloatingIP(ctx, srv, spec, port, freshPort)
+	if !freshServer {
+		if address, err = s.floatingIP(ctx, spec, port, freshPort); err != nil {
+			return fail(err)
+		}
+	}
+
+	srv, seen, err := s.waitAddress(ctx, srv, port.MACAddress, address)
 	if err != nil {
 		return fail(err)
 	}
 
 	out := s.result(srv, port, known, notes)
 
-	if novaLags {
+	if !seen {
 		// Record what Neutron holds; Nova will say the same once Neutron's notice reaches it.
 		out.PublicIPAddress = address
 		out.Notes = append(out.Notes, fmt.Sprintf("Nova did not report the floating IP change of server %s within %s "+
@@ -392,7 +417,7 @@ func (s *Service) Delete(ctx context.Context, name string, known Known) error {
 		portID = port.ID
 	}
 
-	if err := s.removeFloatingIPs(ctx, portID, name); err != nil {
+	if err := network.RemoveFloatingIPs(ctx, s.network, portID, floatingIPDescription(name)); err != nil {
 		return err
 	}
 

@@ -5,38 +5,17 @@ import (
 	"encoding/base64"
 	"fmt"
 	"maps"
-	"net"
-	"net/netip"
 	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
 
 // maxUserData is Nova's limit on user data: 65535 bytes once base64-encoded.
 const maxUserData = 65535
-
-// nameValidator checks a server name with naming.ValidateName.
-type nameValidator struct{}
-
-func (nameValidator) Description(context.Context) string {
-	return fmt.Sprintf("a server name of 1 to %d characters, without control characters or surrounding white space",
-		naming.MaxNameLength(naming.KindServer))
-}
-
-func (v nameValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-
-func (nameValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-
-	if err := naming.ValidateName(naming.KindServer, req.ConfigValue.ValueString()); err != nil {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid name", err.Error())
-	}
-}
 
 // tagsValidator checks, at plan time, that every tag translates into server metadata: each
 // bad key is reported at its own path; collisions between tags at the map. A tag that
@@ -90,68 +69,13 @@ func (tagsValidator) ValidateMap(_ context.Context, req validator.MapRequest, re
 	}
 }
 
-// addressValidator checks an allowed address pair's IP address: an address or a CIDR.
-type addressValidator struct{}
-
-func (addressValidator) Description(context.Context) string {
-	return "an IPv4 or IPv6 address, or a CIDR"
-}
-
-func (v addressValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-
-func (addressValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-
-	s := req.ConfigValue.ValueString()
-	if _, err := netip.ParseAddr(s); err == nil {
-		return
-	}
-
-	if _, err := netip.ParsePrefix(s); err == nil {
-		return
-	}
-
-	resp.Diagnostics.AddAttributeError(req.Path, "Invalid IP address", fmt.Sprintf("%q is neither an IP address nor a CIDR.", s))
-}
-
-// macValidator checks a MAC address.
-type macValidator struct{}
-
-func (macValidator) Description(context.Context) string {
-	return "a MAC address such as fa:16:3e:00:00:01"
-}
-
-func (v macValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-
-func (macValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-
-	if hw, err := net.ParseMAC(req.ConfigValue.ValueString()); err != nil || len(hw) != 6 {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid MAC address",
-			fmt.Sprintf("%q is not a MAC address such as fa:16:3e:00:00:01.", req.ConfigValue.ValueString()))
-	}
-}
-
 // userDataValidator checks that user data fits Nova's limit. It never repeats the value.
-type userDataValidator struct{}
+func userDataValidator() validator.String {
+	return adapter.StringCheck("user data", fmt.Sprintf("at most %d bytes once base64-encoded", maxUserData), func(s string) error {
+		if n := base64.StdEncoding.EncodedLen(len(s)); n > maxUserData {
+			return fmt.Errorf("the user data is %d bytes once base64-encoded; Nova accepts at most %d", n, maxUserData)
+		}
 
-func (userDataValidator) Description(context.Context) string {
-	return fmt.Sprintf("at most %d bytes once base64-encoded", maxUserData)
-}
-
-func (v userDataValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-
-func (userDataValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-
-	if n := base64.StdEncoding.EncodedLen(len(req.ConfigValue.ValueString())); n > maxUserData {
-		resp.Diagnostics.AddAttributeError(req.Path, "User data too large",
-			fmt.Sprintf("The user data is %d bytes once base64-encoded; Nova accepts at most %d.", n, maxUserData))
-	}
+		return nil
+	})
 }

@@ -1,0 +1,74 @@
+package flavor
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/flavors"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
+)
+
+// Facts is one flavor as the plan checks of a server see it: the enriched flavor, and Nova's
+// own RAM, which is what Nova compares with an image's min_ram (an override's memory_gib
+// describes the flavor to users; Nova keeps its own figure).
+type Facts struct {
+	Flavor
+
+	RAMMiB int
+}
+
+// lookupKey is one flavor read by ID, of one Cache (one provider run) and region.
+type lookupKey struct {
+	cache      *Cache
+	region, id string
+}
+
+// lookupResult is a read by ID; found is false when Nova answered 404, which is kept too.
+type lookupResult struct {
+	facts Facts
+	found bool
+}
+
+// lookups holds the flavors read one by one because the run's listing does not hold them
+// (private flavors, flavors outside the allow-list) or does not hold their Nova RAM (memory
+// overridden). It is keyed by the Cache, which lives for one provider run, so each flavor is
+// read once per run however many servers name it.
+var lookups cloud.OnceCache[lookupKey, lookupResult]
+
+// Lookup is flavor id of region (a resolved region name) for the plan checks of a server:
+// from the run's shared listing (Flavors), else read from Nova once per run. found is false
+// when Nova has no such flavor.
+func (c *Cache) Lookup(ctx context.Context, region, id string, compute *gophercloud.ServiceClient) (Facts, bool, error) {
+	list, err := c.Flavors(ctx, region, compute)
+	if err != nil {
+		return Facts{}, false, err
+	}
+
+	if i := slices.IndexFunc(list, func(f Flavor) bool { return f.ID == id }); i >= 0 {
+		if o, ok := c.overrides[id]; !ok || o.MemoryGiB == nil {
+			// Nova's RAM, exactly: MemoryGiB is RAM / 1024 without an override (see Flavor).
+			return Facts{Flavor: list[i], RAMMiB: int(list[i].MemoryGiB * 1024)}, true, nil
+		}
+	}
+
+	r, err := lookups.Get(ctx, lookupKey{cache: c, region: region, id: id}, func(ctx context.Context) (lookupResult, error) {
+		nf, err := flavors.Get(ctx, compute, id).Extract()
+
+		switch {
+		case gophercloud.ResponseCodeIs(err, http.StatusNotFound):
+			tflog.Debug(ctx, "Nova has no such flavor", map[string]any{"flavor_id": id, "region": region})
+			return lookupResult{}, nil
+		case err != nil:
+			return lookupResult{}, fmt.Errorf("reading flavor %s: %w", id, err)
+		}
+
+		return lookupResult{facts: Facts{Flavor: Enrich(*nf, c.overrides), RAMMiB: nf.RAM}, found: true}, nil
+	})
+
+	return r.facts, r.found, err
+}

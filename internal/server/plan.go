@@ -1,0 +1,180 @@
+package server
+
+import (
+	"context"
+	"slices"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
+)
+
+// summaryCheck is the summary of a check that could not run (the cloud did not answer).
+const summaryCheck = "Error checking server"
+
+// ModifyPlan fills what the plan can know (the region by the one region rule, the user data's
+// hash, what stays as it is) and marks what the apply will change. It runs the server's checks
+// (Checker) on what is new and known, and fails the plan on a problem; Terraform plans again
+// during the apply, when the values only the apply knows are known, so that the checks run
+// again there, before anything is made.
+func (r *serverResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	p, ok := adapter.OpenPlan[serverModel](ctx, req, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+
+	plan, config, state := &p.Plan, p.Config, p.State
+
+	plan.Region = r.PlanRegion(plan.Region, config.Region, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+
+	plan.UserDataSHA256 = userDataHash(config.UserData)
+
+	switch {
+	case plan.PublicIP.IsUnknown():
+		plan.PublicIPAddress = types.StringUnknown()
+	case !plan.PublicIP.ValueBool():
+		plan.PublicIPAddress = types.StringNull()
+	case state != nil && state.PublicIP.ValueBool() && !state.PublicIPAddress.IsNull():
+		plan.PublicIPAddress = state.PublicIPAddress
+	default:
+		plan.PublicIPAddress = types.StringUnknown()
+	}
+
+	if r.Configured() {
+		r.check(ctx, preflightOf(ctx, *plan, state), &resp.Diagnostics, func(err error) {
+			resp.Diagnostics.AddError(summaryCheck, err.Error())
+		})
+	}
+
+	if state != nil {
+		reboot := !plan.FlavorID.Equal(state.FlavorID) || !plan.ImageID.Equal(state.ImageID) ||
+			!plan.SSHKey.Equal(state.SSHKey) || !plan.PowerState.Equal(state.PowerState) ||
+			(!plan.UserDataSHA256.Equal(state.UserDataSHA256) && !state.UserDataSHA256.IsNull())
+
+		plan.Status = state.Status
+		if reboot {
+			plan.Status = types.StringUnknown()
+		}
+
+		plan.Metadata = plannedMetadata(ctx, *plan, *state)
+	}
+
+	p.Save(ctx, resp)
+}
+
+// check runs the server's checks of pre, adding each problem at its attribute; a check that
+// could not run goes to fail. It tells whether all is well.
+func (r *serverResource) check(ctx context.Context, pre Preflight, diags *diag.Diagnostics, fail func(error)) bool {
+	problems, err := Checker{Cloud: r.Cloud(), Flavors: r.Meta.FlavorCache(), Images: r.Meta.ImageCache()}.Check(ctx, pre)
+	if err != nil {
+		fail(err)
+		return false
+	}
+
+	for _, p := range problems {
+		diags.AddAttributeError(path.Root(p.Attribute), p.Summary, p.Detail)
+	}
+
+	return len(problems) == 0
+}
+
+// preflightOf is what the checks look at in plan: the values that are known and new (all of
+// them when the server is made or replaced, else those that changed since state).
+func preflightOf(ctx context.Context, plan serverModel, state *serverModel) Preflight {
+	making := state == nil || replaces(plan, *state)
+	pre := Preflight{IdentityID: known(plan.IdentityID), Region: known(plan.Region)}
+
+	// Both when either is new: the flavor is checked against the image.
+	if making || !plan.FlavorID.Equal(state.FlavorID) || !plan.ImageID.Equal(state.ImageID) {
+		pre.FlavorID, pre.ImageID = known(plan.FlavorID), known(plan.ImageID)
+	}
+
+	if making {
+		pre.NetworkID = known(plan.NetworkID) // a new network replaces the server
+	}
+
+	if groups, ok := knownStrings(ctx, plan.SecurityGroupIDs); ok {
+		var before []string
+		if !making {
+			before, _ = knownStrings(ctx, state.SecurityGroupIDs)
+		}
+
+		for _, g := range groups {
+			if !slices.Contains(before, g) {
+				pre.SecurityGroupIDs = append(pre.SecurityGroupIDs, g)
+			}
+		}
+	}
+
+	pre.ServerGroup = making && plan.ServerGroup.ValueBool()
+	pre.SSHKey = plan.SSHKey.ValueBool() && (making || !state.SSHKey.ValueBool())
+
+	return pre
+}
+
+// replaces tells whether the plan replaces the server of state: the attributes whose change
+// requires it (RequiresReplace runs before ModifyPlan but does not tell it).
+func replaces(plan, state serverModel) bool {
+	return !plan.Name.Equal(state.Name) || !plan.IdentityID.Equal(state.IdentityID) ||
+		!plan.NetworkID.Equal(state.NetworkID) || !plan.Region.Equal(state.Region) ||
+		!plan.ServerGroup.Equal(state.ServerGroup)
+}
+
+// known is a string's value, "" while it is unknown or null.
+func known(v types.String) string {
+	if v.IsUnknown() || v.IsNull() {
+		return ""
+	}
+
+	return v.ValueString()
+}
+
+// knownStrings are the set's values; false while the set or one of them is unknown.
+func knownStrings(ctx context.Context, s types.Set) ([]string, bool) {
+	if s.IsUnknown() {
+		return nil, false
+	}
+
+	var out []types.String
+	if s.ElementsAs(ctx, &out, false).HasError() {
+		return nil, false
+	}
+
+	values := make([]string, 0, len(out))
+
+	for _, v := range out {
+		if v.IsUnknown() {
+			return nil, false
+		}
+
+		values = append(values, v.ValueString())
+	}
+
+	return values, true
+}
+
+// plannedMetadata is the state's metadata when it already is what the tags and linkage ask
+// for, unknown (rewritten by the apply) otherwise.
+func plannedMetadata(ctx context.Context, plan, state serverModel) types.Map {
+	if plan.Tags.IsUnknown() || state.Metadata.IsNull() || state.Metadata.IsUnknown() {
+		return types.MapUnknown(types.StringType)
+	}
+
+	var tags, md map[string]string
+
+	if plan.Tags.ElementsAs(ctx, &tags, false).HasError() || state.Metadata.ElementsAs(ctx, &md, false).HasError() {
+		return types.MapUnknown(types.StringType)
+	}
+
+	if !MetadataConverged(md, state.ID.ValueString(), state.Region.ValueString(), tags) {
+		return types.MapUnknown(types.StringType)
+	}
+
+	return state.Metadata
+}

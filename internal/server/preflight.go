@@ -1,0 +1,332 @@
+package server
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"net/http"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/keypairs"
+	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servergroups"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/projects"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/security/groups"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/networks"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/flavor"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/image"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
+)
+
+// Preflight is what the checks of a server look at before anything is made. An empty value is
+// not checked: it is unknown yet (the adapter checks again once the apply knows it, before the
+// port is made) or unchanged since the server was made.
+type Preflight struct {
+	// IdentityID and Region are the tenant; without the identity, nothing inside it is checked.
+	IdentityID string
+	Region     string
+	FlavorID   string
+	ImageID    string
+	NetworkID  string
+	// SecurityGroupIDs are the groups to check (those new to the port).
+	SecurityGroupIDs []string
+	// ServerGroup and SSHKey ask that the identity has its server group and its keypair.
+	ServerGroup bool
+	SSHKey      bool
+}
+
+// Checker checks servers' input against the cloud through the run's caches: the flavor and
+// image listings the data sources share (flavor.Cache.Lookup, image.Cache.Lookup), and a memo
+// of the other reads, so that a run reads each object once however many servers name it.
+type Checker struct {
+	Cloud   *cloud.Client
+	Flavors *flavor.Cache
+	Images  *image.Cache
+}
+
+// Check returns what is wrong with p (nil when nothing is); an error when the cloud could not
+// say. Without a region (unknown yet) nothing is checked.
+func (c Checker) Check(ctx context.Context, p Preflight) ([]Problem, error) {
+	if p.Region == "" {
+		return nil, nil
+	}
+
+	region, err := c.Cloud.ResolveRegion(p.Region)
+	if err != nil {
+		return nil, err
+	}
+
+	out, err := c.checkBoot(ctx, region, p.FlavorID, p.ImageID)
+	if err != nil || p.IdentityID == "" || (p.NetworkID == "" && len(p.SecurityGroupIDs) == 0 && !p.ServerGroup && !p.SSHKey) {
+		return out, err
+	}
+
+	more, err := c.checkTenant(ctx, region, p)
+
+	return append(out, more...), err
+}
+
+// checkBoot checks that the flavor and the image exist and make a server together.
+func (c Checker) checkBoot(ctx context.Context, region, flavorID, imageID string) ([]Problem, error) {
+	var (
+		out      []Problem
+		f        flavor.Facts
+		img      image.Facts
+		fOK, iOK bool
+	)
+
+	if flavorID != "" {
+		compute, err := c.Cloud.Base().Compute(region)
+		if err != nil {
+			return nil, err
+		}
+
+		if f, fOK, err = c.Flavors.Lookup(ctx, region, flavorID, compute); err != nil {
+			return nil, fmt.Errorf("looking up flavor %s: %w", flavorID, err)
+		}
+
+		if !fOK {
+			out = append(out, Problem{Attribute: "flavor_id", Summary: "Unknown flavor",
+				Detail: fmt.Sprintf("Nova has no flavor %s in region %s.", flavorID, region)})
+		}
+	}
+
+	if imageID != "" {
+		glance, err := c.Cloud.Base().Image(region)
+		if err != nil {
+			return nil, err
+		}
+
+		if img, iOK, err = c.Images.Lookup(ctx, region, imageID, glance); err != nil {
+			return nil, fmt.Errorf("looking up image %s: %w", imageID, err)
+		}
+
+		if !iOK {
+			out = append(out, Problem{Attribute: "image_id", Summary: "Unknown image",
+				Detail: fmt.Sprintf("Glance has no image %s in region %s.", imageID, region)})
+		}
+	}
+
+	if fOK && iOK {
+		out = append(out, Compatibility(f, img)...)
+	}
+
+	return out, nil
+}
+
+// checkTenant checks what lives in the identity's project: the network and security groups
+// belong to it (in this region), and the server group and keypair asked for exist.
+func (c Checker) checkTenant(ctx context.Context, region string, p Preflight) ([]Problem, error) {
+	priv, err := c.Cloud.Tenant(ctx, p.IdentityID, region, cloud.Privileged)
+	if err != nil {
+		return nil, err
+	}
+
+	var out []Problem
+
+	if p.NetworkID != "" {
+		r, err := c.lookup(ctx, priv, priv.Network, "network", p.NetworkID, readNetwork)
+		if err != nil {
+			return nil, err
+		}
+
+		out = appendProblem(out, owned("network_id", "Network", p.NetworkID, r, priv))
+	}
+
+	for _, id := range p.SecurityGroupIDs {
+		r, err := c.lookup(ctx, priv, priv.Network, "security group", id, readSecurityGroup)
+		if err != nil {
+			return nil, err
+		}
+
+		out = appendProblem(out, owned("security_group_ids", "Security group", id, r, priv))
+	}
+
+	if p.ServerGroup {
+		// The identity's server group is named like its project: unikorn-identity-<name>.
+		project, err := c.lookup(ctx, priv, priv.Keystone, "project", priv.ProjectID(), readProject)
+		if err != nil {
+			return nil, err
+		}
+
+		group, err := c.lookup(ctx, priv, priv.Compute, "server group", project.name, readServerGroup)
+		if err != nil {
+			return nil, err
+		}
+
+		out = appendProblem(out, missing(group, "server_group", "server_group", "server group", project.name, priv))
+	}
+
+	if p.SSHKey {
+		// Keypairs belong to a user: read as the identity's user, through its trust, as the create will.
+		as, err := c.Cloud.Tenant(ctx, p.IdentityID, region, cloud.AsIdentity)
+		if err != nil {
+			return nil, err
+		}
+
+		kp, err := c.lookup(ctx, as, as.Compute, "keypair", naming.KeypairName, readKeypair)
+		if err != nil {
+			return nil, err
+		}
+
+		out = appendProblem(out, missing(kp, "ssh_key", "ssh_public_key", "keypair", naming.KeypairName, priv))
+	}
+
+	return out, nil
+}
+
+// missing is the problem of a server asking (at attribute) for the identity's kind name, which
+// the identity does not have (it makes one with its setting); nil when it has.
+func missing(r found, attribute, setting, kind, name string, t *cloud.Tenant) *Problem {
+	if r.ok {
+		return nil
+	}
+
+	return &Problem{Attribute: attribute, Summary: "Identity has no " + kind, Detail: fmt.Sprintf(
+		"Identity %s has no %s %s in region %s: set %s on its unikorn_identity "+
+			"(and apply that first, when it is added in the same change), or leave %s unset.",
+		t.ProjectID(), kind, name, t.Region(), setting, attribute)}
+}
+
+func appendProblem(out []Problem, p *Problem) []Problem {
+	if p == nil {
+		return out
+	}
+
+	return append(out, *p)
+}
+
+// found is what a check read of one object: whether it exists, and its owner, sharing and name.
+type found struct {
+	ok        bool
+	projectID string
+	shared    bool
+	name      string
+}
+
+// memoKey is one read of a check: of one provider client (one run), tenant and object.
+type memoKey struct {
+	client                    *cloud.Client
+	region, project, kind, id string
+}
+
+// reads is the run's memo of the checks' reads (a 404 is kept too). It is keyed by the
+// provider's client, which lives for one provider run.
+var reads cloud.OnceCache[memoKey, found]
+
+// reader reads one object with a service client.
+type reader func(ctx context.Context, sc *gophercloud.ServiceClient, id string) (found, error)
+
+// lookup reads kind id with read, on the tenant's client of that service, once per run.
+func (c Checker) lookup(ctx context.Context, t *cloud.Tenant, client func() (*gophercloud.ServiceClient, error),
+	kind, id string, read reader,
+) (found, error) {
+	return reads.Get(ctx, memoKey{client: c.Cloud, region: t.Region(), project: t.ProjectID(), kind: kind, id: id},
+		func(ctx context.Context) (found, error) {
+			sc, err := client()
+			if err != nil {
+				return found{}, err
+			}
+
+			return read(ctx, sc, id)
+		})
+}
+
+// owned is the problem of an object the server names that is not the identity's in its
+// region: Neutron of the tenant's region does not know it (it is another region's, or there is
+// none), or it belongs to another project. A shared network (a provider network) is anyone's.
+func owned(attribute, what, id string, r found, t *cloud.Tenant) *Problem {
+	switch {
+	case !r.ok:
+		return &Problem{Attribute: attribute, Summary: what + " not found", Detail: fmt.Sprintf(
+			"%s %s is not in region %s, the server's: a server uses only what is in its own identity and region.",
+			what, id, t.Region())}
+	case r.projectID != t.ProjectID() && !r.shared:
+		return &Problem{Attribute: attribute, Summary: what + " of another identity", Detail: fmt.Sprintf(
+			"%s %s (%s) belongs to project %s, not to identity %s: a server uses only what is in its own identity.",
+			what, id, r.name, r.projectID, t.ProjectID())}
+	}
+
+	return nil
+}
+
+// notFound is nil for a 404 (the object is not there, which the check reports) and err
+// otherwise.
+func notFound(err error) error {
+	if gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
+		return nil
+	}
+
+	return err
+}
+
+// readNetwork reads network id from Neutron.
+func readNetwork(ctx context.Context, sc *gophercloud.ServiceClient, id string) (found, error) {
+	n, err := networks.Get(ctx, sc, id).Extract()
+	if err != nil {
+		return found{}, wrap(notFound(err), "reading network %s", id)
+	}
+
+	return found{ok: true, projectID: cmp.Or(n.ProjectID, n.TenantID), shared: n.Shared, name: n.Name}, nil
+}
+
+// readSecurityGroup reads security group id from Neutron.
+func readSecurityGroup(ctx context.Context, sc *gophercloud.ServiceClient, id string) (found, error) {
+	g, err := groups.Get(ctx, sc, id).Extract()
+	if err != nil {
+		return found{}, wrap(notFound(err), "reading security group %s", id)
+	}
+
+	return found{ok: true, projectID: cmp.Or(g.ProjectID, g.TenantID), name: g.Name}, nil
+}
+
+// readProject reads the identity's Keystone project (for its name).
+func readProject(ctx context.Context, sc *gophercloud.ServiceClient, id string) (found, error) {
+	p, err := projects.Get(ctx, sc, id).Extract()
+	if err != nil {
+		return found{}, fmt.Errorf("reading the identity's project %s: %w", id, err)
+	}
+
+	return found{ok: true, projectID: p.ID, name: p.Name}, nil
+}
+
+// readServerGroup looks up the project's one server group named exactly name.
+func readServerGroup(ctx context.Context, sc *gophercloud.ServiceClient, name string) (found, error) {
+	pages, err := servergroups.List(sc, servergroups.ListOpts{}).AllPages(ctx)
+	if err != nil {
+		return found{}, fmt.Errorf("listing server groups: %w", err)
+	}
+
+	all, err := servergroups.ExtractServerGroups(pages)
+	if err != nil {
+		return found{}, fmt.Errorf("reading server groups: %w", err)
+	}
+
+	g, ok, err := naming.One("server group", name, all,
+		func(g servergroups.ServerGroup) string { return g.Name }, func(g servergroups.ServerGroup) string { return g.ID })
+	if err != nil || !ok {
+		return found{}, err
+	}
+
+	return found{ok: true, projectID: g.ProjectID, name: g.Name}, nil
+}
+
+// readKeypair reads the calling user's keypair name.
+func readKeypair(ctx context.Context, sc *gophercloud.ServiceClient, name string) (found, error) {
+	kp, err := keypairs.Get(ctx, sc, name, nil).Extract()
+	if err != nil {
+		return found{}, wrap(notFound(err), "reading keypair %s", name)
+	}
+
+	return found{ok: true, name: kp.Name}, nil
+}
+
+// wrap adds what was being done to err (nil stays nil).
+func wrap(err error, format string, args ...any) error {
+	if err == nil {
+		return nil
+	}
+
+	return fmt.Errorf(format+": %w", append(args, err)...)
+}

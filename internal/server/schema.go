@@ -1,0 +1,189 @@
+package server
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
+)
+
+func (r *serverResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A server in an identity's project: the Neutron port `server-<name>` on a network (with its " +
+			"security groups and allowed address pairs), the Nova server `<name>` on that port, and optionally a floating " +
+			"IP. They are made as the identity's own user (through its Keystone trust), so the cloud records them as that " +
+			"user's. Every server carries the linkage metadata `serverID`, `organizationID`, `projectID`, `regionID` and " +
+			"`region:server_id`, `identity:organization_id`, `identity:project_id`, `region:region_id` (organization and " +
+			"project from the identity's Keystone tags), plus its `tags`; the metadata is kept exactly so.\n\n" +
+			"The port and server are found again by their exact names in the identity's project: a create adopts what an " +
+			"interrupted apply left behind (never a twin), and a server and port of the name that do not belong together are " +
+			"an error. IDs are recorded before any wait, so a server that fails to boot (Nova's `ERROR`, reported with its " +
+			"fault) is left tainted, never untracked. A refresh costs two requests per server (the server and its port).\n\n" +
+			"Bad input stops at plan time (or, for values only the apply knows, before anything is made): an unknown " +
+			"flavor or image, a flavor that cannot boot the image, a network or security group of another identity or " +
+			"region, and a server group or keypair the identity does not have.\n\n" +
+			"Updated in place: `security_group_ids` and `allowed_address_pairs` (port update), `public_ip`, `tags`, " +
+			"`power_state` (start / stop), `flavor_id` (resize, confirmed), `image_id`, `ssh_key` and `user_data` (rebuild, " +
+			"which keeps the port and its addresses but re-images the root disk). Changing `name`, `network_id`, `region`, " +
+			"`identity_id` or `server_group` replaces the server.\n\n" +
+			"**Import** with `REGION/ID` or `REGION/name` (a bare `ID` or `name` means the provider's default region); the " +
+			"provider's configured scope must see every project's servers, as an admin's does. Tags cannot be read back " +
+			"from the metadata they become, and user data cannot be read at all: after an import the next apply writes the " +
+			"tags' metadata and records the user data's hash, without rebuilding.",
+		Attributes: map[string]schema.Attribute{
+			"allowed_address_pairs": schema.SetNestedAttribute{
+				Optional: true,
+				MarkdownDescription: "Addresses (and MACs) besides its own that the port may send from, e.g. a virtual IP " +
+					"shared by several servers. Updated in place.",
+				NestedObject: schema.NestedAttributeObject{
+					Attributes: map[string]schema.Attribute{
+						"ip_address": schema.StringAttribute{
+							Required:            true,
+							MarkdownDescription: "An IP address or a CIDR.",
+							Validators:          []validator.String{adapter.AddressOrPrefix()},
+						},
+						"mac_address": schema.StringAttribute{
+							Optional:            true,
+							MarkdownDescription: "A MAC address. Unset: the port's own.",
+							Validators:          []validator.String{adapter.MAC()},
+						},
+					},
+				},
+			},
+			"flavor_id": schema.StringAttribute{
+				Required: true,
+				MarkdownDescription: "ID of the Nova flavor. The plan checks that Nova has it and that it fits the image (RAM " +
+					"against the image's `min_ram`, CPU architecture, root disk size, baremetal), from the flavor and image " +
+					"catalogs. Changing it resizes the server (and confirms the resize).",
+				Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
+			},
+			"id":          adapter.IDAttribute("ID of the Nova server."),
+			"identity_id": adapter.IdentityIDAttribute("server"),
+			"image_id": schema.StringAttribute{
+				Required: true,
+				MarkdownDescription: "ID of the Glance image. The plan checks that Glance has it, that it is active and that " +
+					"the flavor fits it. Changing it rebuilds the server in place.",
+				Validators: []validator.String{adapter.UUID()},
+			},
+			"mac_address": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "MAC address of the server's port.",
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"metadata": schema.MapAttribute{
+				Computed:    true,
+				ElementType: types.StringType,
+				MarkdownDescription: "The server's metadata as Nova holds it: the linkage keys and the translated `tags`. " +
+					"Metadata changed out of band shows here and is rewritten by the next apply. The organization and project " +
+					"keys are read from the identity's Keystone tags whenever the server is created or updated.",
+			},
+			"name": adapter.NameAttribute(naming.KindServer, "Name of the Nova server; its port is called `server-<name>`."),
+			"network_id": schema.StringAttribute{
+				Required: true,
+				MarkdownDescription: "ID of the network (a `unikorn_network` of the same identity and region) the server's " +
+					"port is on; the port takes an address from its subnet. The plan checks that it is the identity's, in " +
+					"the server's region. Changing it replaces the server.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				Validators:    []validator.String{adapter.UUID()},
+			},
+			"port_id": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "ID of the server's Neutron port `server-<name>`.",
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"power_state": schema.StringAttribute{
+				Optional: true,
+				Computed: true,
+				Default:  stringdefault.StaticString(PowerRunning),
+				MarkdownDescription: "`running` (the default) or `stopped`. Changing it starts or stops the server. A server " +
+					"found in another state (paused, suspended, ...) is left alone; `status` shows it.",
+				Validators: []validator.String{stringvalidator.OneOf(PowerStates...)},
+			},
+			"private_ip": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "The port's fixed IP address (IPv4 first).",
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"provider_id": schema.StringAttribute{
+				Computed: true,
+				MarkdownDescription: "`openstack://REGION/ID`, the form a Kubernetes node's `spec.providerID` takes on " +
+					"OpenStack.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"public_ip": schema.BoolAttribute{
+				Optional: true,
+				Computed: true,
+				Default:  booldefault.StaticBool(false),
+				MarkdownDescription: "Give the server a floating IP on the external network of its network's router. " +
+					"Turned on and off in place; turning it off deletes the floating IP this provider made (one attached by " +
+					"hand is only detached). Default `false`.",
+			},
+			"public_ip_address": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "The floating IP address; null without `public_ip`.",
+			},
+			"region": adapter.RegionAttribute("server"),
+			"security_group_ids": schema.SetAttribute{
+				Optional:    true,
+				ElementType: types.StringType,
+				MarkdownDescription: "IDs of the security groups (`unikorn_security_group`, of the same identity and region) " +
+					"of the server's port, exactly: with none the port has no security group at all (and, port security being " +
+					"on, lets no traffic through). The plan checks that they are the identity's, in the server's region. " +
+					"Updated in place.",
+				Validators: []validator.Set{setvalidator.ValueStringsAre(adapter.UUID())},
+			},
+			"server_group": schema.BoolAttribute{
+				Optional: true,
+				Computed: true,
+				Default:  booldefault.StaticBool(false),
+				MarkdownDescription: "Schedule the server into its identity's server group (`server_group` of the " +
+					"`unikorn_identity`; the plan checks that the identity has it). Changing it replaces the server. Default `false`.",
+				PlanModifiers: []planmodifier.Bool{boolplanmodifier.RequiresReplace()},
+			},
+			"ssh_key": schema.BoolAttribute{
+				Optional: true,
+				Computed: true,
+				Default:  booldefault.StaticBool(false),
+				MarkdownDescription: "Inject the identity's keypair (`ssh_public_key` of the `unikorn_identity`, Nova keypair `" +
+					naming.KeypairName + "`; the plan checks that the identity has it). Changing it rebuilds the server. Default `false`.",
+			},
+			"status": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "Nova's status of the server (`ACTIVE`, `SHUTOFF`, `ERROR`, ...). A server in `ERROR` is reported with Nova's fault on every refresh.",
+			},
+			"tags": schema.MapAttribute{
+				Optional:    true,
+				ElementType: types.StringType,
+				MarkdownDescription: "Tags, written as server metadata: a key `service.domain/local-name` becomes the metadata " +
+					"key `service:local_name` (e.g. `monitoring.example.com/team-name` → `monitoring:team_name`). Other keys " +
+					"are rejected at plan time. The linkage keys win over a tag that translates to one of them. Updated in place.",
+				Validators: []validator.Map{tagsValidator{}},
+			},
+			"timeouts": adapter.TimeoutsAttribute(ctx),
+			"user_data": schema.StringAttribute{
+				Optional:  true,
+				WriteOnly: true,
+				MarkdownDescription: "User data (for example a cloud-init document) handed to the server at boot. " +
+					"Write-only: never stored in the state or plan, and never logged (Terraform 1.11 / OpenTofu 1.11 or later). " +
+					"Changing it rebuilds the server, which boots again with it; `user_data_sha256` shows the change.",
+				Validators: []validator.String{userDataValidator()},
+			},
+			"user_data_sha256": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "Hex SHA-256 of `user_data`, so that a change shows in the plan; null without user data.",
+			},
+		},
+	}
+}
