@@ -14,6 +14,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/monitors"
 	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/pools"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/layer3/floatingips"
+	"github.com/gophercloud/gophercloud/v2/pagination"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
@@ -81,12 +82,7 @@ func LoadBalancerSnapshot(t *testing.T, region, id string) (*LBSnapshot, error) 
 		Monitors:     map[string]monitors.Monitor{},
 	}
 
-	lpages, err := listeners.List(octavia, listeners.ListOpts{LoadbalancerID: id}).AllPages(ctx)
-	if err != nil {
-		return nil, err
-	}
-
-	ls, err := listeners.ExtractListeners(lpages)
+	ls, err := AllPages(ctx, listeners.List(octavia, listeners.ListOpts{LoadbalancerID: id}), listeners.ExtractListeners)
 	if err != nil {
 		return nil, err
 	}
@@ -95,12 +91,7 @@ func LoadBalancerSnapshot(t *testing.T, region, id string) (*LBSnapshot, error) 
 		s.Listeners[l.Name] = l
 	}
 
-	ppages, err := pools.List(octavia, pools.ListOpts{LoadbalancerID: id}).AllPages(ctx)
-	if err != nil {
-		return nil, err
-	}
-
-	ps, err := pools.ExtractPools(ppages)
+	ps, err := AllPages(ctx, pools.List(octavia, pools.ListOpts{LoadbalancerID: id}), pools.ExtractPools)
 	if err != nil {
 		return nil, err
 	}
@@ -108,12 +99,7 @@ func LoadBalancerSnapshot(t *testing.T, region, id string) (*LBSnapshot, error) 
 	for _, p := range ps {
 		s.Pools[p.Name] = p
 
-		mpages, err := pools.ListMembers(octavia, p.ID, pools.ListMembersOpts{}).AllPages(ctx)
-		if err != nil {
-			return nil, err
-		}
-
-		ms, err := pools.ExtractMembers(mpages)
+		ms, err := AllPages(ctx, pools.ListMembers(octavia, p.ID, pools.ListMembersOpts{}), pools.ExtractMembers)
 		if err != nil {
 			return nil, err
 		}
@@ -137,12 +123,7 @@ func LoadBalancerSnapshot(t *testing.T, region, id string) (*LBSnapshot, error) 
 	}
 
 	if lb.VipPortID != "" {
-		fpages, err := floatingips.List(neutron, floatingips.ListOpts{PortID: lb.VipPortID}).AllPages(ctx)
-		if err != nil {
-			return nil, err
-		}
-
-		if s.FloatingIPs, err = floatingips.ExtractFloatingIPs(fpages); err != nil {
+		if s.FloatingIPs, err = AllPages(ctx, floatingips.List(neutron, floatingips.ListOpts{PortID: lb.VipPortID}), floatingips.ExtractFloatingIPs); err != nil {
 			return nil, err
 		}
 	}
@@ -165,12 +146,7 @@ func LoadBalancerFloatingIPs(t *testing.T, region, name, address string) ([]floa
 			continue
 		}
 
-		pages, err := floatingips.List(neutron, opts).AllPages(ctx)
-		if err != nil {
-			return nil, err
-		}
-
-		fips, err := floatingips.ExtractFloatingIPs(pages)
+		fips, err := AllPages(ctx, floatingips.List(neutron, opts), floatingips.ExtractFloatingIPs)
 		if err != nil {
 			return nil, err
 		}
@@ -209,20 +185,13 @@ func CheckLoadBalancerDestroy(t *testing.T) func(*terraform.State) error {
 				return fmt.Errorf("load balancer %s (%s) still exists (err %v)", name, id, err)
 			}
 
-			pages, err := loadbalancers.List(octavia, loadbalancers.ListOpts{Name: naming.LoadBalancer(name)}).AllPages(ctx)
+			left, err := LoadBalancersNamed(t, region, rs.Primary.Attributes["identity_id"], naming.LoadBalancer(name))
 			if err != nil {
 				return err
 			}
 
-			all, err := loadbalancers.ExtractLoadBalancers(pages)
-			if err != nil {
-				return err
-			}
-
-			for _, lb := range naming.Exact(all, naming.LoadBalancer(name), func(lb loadbalancers.LoadBalancer) string { return lb.Name }) {
-				if lb.ProjectID == rs.Primary.Attributes["identity_id"] && lb.ProvisioningStatus != "DELETED" {
-					return fmt.Errorf("a load balancer %s is left in project %s: %s", lb.Name, lb.ProjectID, lb.ID)
-				}
+			if len(left) > 0 {
+				return fmt.Errorf("a load balancer %s is left in project %s: %s", left[0].Name, left[0].ProjectID, left[0].ID)
 			}
 
 			fips, err := LoadBalancerFloatingIPs(t, region, name, rs.Primary.Attributes["public_ip_address"])
@@ -237,6 +206,35 @@ func CheckLoadBalancerDestroy(t *testing.T) func(*terraform.State) error {
 
 		return nil
 	}
+}
+
+// LoadBalancersNamed lists the load balancers of project projectID in region whose name is
+// exactly octaviaName (lb-<name>), those Octavia reports DELETED left out.
+func LoadBalancersNamed(t *testing.T, region, projectID, octaviaName string) ([]loadbalancers.LoadBalancer, error) {
+	t.Helper()
+
+	octavia, _ := LoadBalancerClients(t, region)
+
+	all, err := AllPages(context.Background(), loadbalancers.List(octavia, loadbalancers.ListOpts{Name: octaviaName, ProjectID: projectID}),
+		loadbalancers.ExtractLoadBalancers)
+	if err != nil {
+		return nil, err
+	}
+
+	return slices.DeleteFunc(naming.Exact(all, octaviaName, func(lb loadbalancers.LoadBalancer) string { return lb.Name }),
+		func(lb loadbalancers.LoadBalancer) bool {
+			return lb.ProjectID != projectID || lb.ProvisioningStatus == "DELETED"
+		}), nil
+}
+
+// AllPages reads every page of a listing and extracts its items.
+func AllPages[T any](ctx context.Context, pager pagination.Pager, extract func(pagination.Page) ([]T, error)) ([]T, error) {
+	pages, err := pager.AllPages(ctx)
+	if err != nil {
+		return nil, err
+	}
+
+	return extract(pages)
 }
 
 // identityOctavia is the Octavia client of region in the identity scope of projectID (acting

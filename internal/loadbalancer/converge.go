@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -60,10 +61,16 @@ func (s *Service) Ensure(ctx context.Context, spec Spec, knownID string, onID fu
 		onID = func(string) {}
 	}
 
-	subnetID, err := s.vipSubnet(ctx, spec.NetworkID)
+	vip, err := s.VIPNetwork(ctx, spec.NetworkID)
 	if err != nil {
 		return nil, err
 	}
+
+	if err := joinAddressErrors(CheckAddresses(spec, vip)); err != nil {
+		return nil, err
+	}
+
+	subnetID := vip.SubnetID
 
 	lb, err := s.locate(ctx, knownID, spec.Name)
 	if err != nil {
@@ -455,7 +462,7 @@ func (s *Service) prune(ctx context.Context, st *stepper, spec Spec, byName map[
 		wanted[l.Name] = l
 	}
 
-	for _, name := range sortedKeys(byName) {
+	for _, name := range slices.Sorted(maps.Keys(byName)) {
 		o := byName[name]
 		want, ok := wanted[name]
 
@@ -544,7 +551,7 @@ func (s *Service) convergeListener(ctx context.Context, st *stepper, name, subne
 			return err
 		}
 	} else if update := listenerChanges(want, *o); len(update) > 0 {
-		if err := st.do(ctx, "updating listener "+listenerName+" ("+strings.Join(sortedKeys(update), ", ")+")", func(ctx context.Context) error {
+		if err := st.do(ctx, "updating listener "+listenerName+" ("+strings.Join(slices.Sorted(maps.Keys(update)), ", ")+")", func(ctx context.Context) error {
 			return listeners.Update(ctx, s.Octavia, o.ListenerID, update).Err
 		}); err != nil {
 			return err
@@ -686,108 +693,4 @@ func listenerChanges(want ListenerSpec, o ObservedListener) listenerUpdate {
 	}
 
 	return update
-}
-
-// floatingIPJob runs convergeFloatingIP next to the Octavia work.
-type floatingIPJob struct {
-	started bool
-	done    chan error
-	err     error
-}
-
-// start converges the floating IP of t (a copy is used) in the background.
-func (j *floatingIPJob) start(ctx context.Context, s *Service, spec Spec, t *Topology) {
-	cp := *t
-	j.started = true
-	j.done = make(chan error, 1)
-
-	go func() { j.done <- s.convergeFloatingIP(ctx, spec, &cp) }()
-}
-
-// wait returns the job's error once it has ended; nil when it never started.
-func (j *floatingIPJob) wait() error {
-	if j.done != nil {
-		j.err = <-j.done
-		j.done = nil
-	}
-
-	return j.err
-}
-
-// convergeFloatingIP puts a floating IP on the VIP port when spec asks for a public IP, and
-// removes it (and any left over for this load balancer) otherwise.
-func (s *Service) convergeFloatingIP(ctx context.Context, spec Spec, t *Topology) error {
-	if spec.PublicIP {
-		return s.ensureFloatingIP(ctx, spec.Name, t)
-	}
-
-	if t.FloatingIP == nil {
-		return nil
-	}
-
-	if err := s.removeFloatingIPs(ctx, spec.Name, t.VIPPortID); err != nil {
-		return err
-	}
-
-	t.FloatingIP = nil
-
-	return nil
-}
-
-// Delete removes the load balancer: first the floating IP on its VIP port (the cascade
-// removes the port that anchors it), then the load balancer with everything under it in one
-// cascade call, then waits until Octavia answers 404. A load balancer already gone is fine;
-// floating IPs left over for it are removed too.
-func (s *Service) Delete(ctx context.Context, id, name string) error {
-	lb, err := s.locate(ctx, id, name)
-	if err != nil {
-		return err
-	}
-
-	if lb == nil {
-		if name == "" {
-			return nil
-		}
-
-		return s.removeFloatingIPs(ctx, name, "")
-	}
-
-	if name == "" {
-		name, _ = NameOf(lb.Name)
-	}
-
-	if name != "" {
-		if err := s.removeFloatingIPs(ctx, name, lb.VipPortID); err != nil {
-			return err
-		}
-	}
-
-	if lb.ProvisioningStatus == StatusPendingCreate || lb.ProvisioningStatus == StatusPendingUpdate {
-		if lb, err = s.waitSettled(ctx, lb.ID, "waiting to delete "+lb.Name); err != nil {
-			return err
-		}
-	}
-
-	if lb.ProvisioningStatus != StatusPendingDelete {
-		err := loadbalancers.Delete(ctx, s.Octavia, lb.ID, loadbalancers.DeleteOpts{Cascade: true}).ExtractErr()
-
-		switch {
-		case isNotFound(err):
-			return nil
-		case isConflict(err):
-			return &ConflictError{What: "deleting load balancer " + lb.Name, Err: err}
-		case err != nil:
-			return fmt.Errorf("deleting load balancer %s (%s): %w", lb.Name, lb.ID, err)
-		}
-	}
-
-	return s.waitGone(ctx, lb.ID, "deleting "+lb.Name)
-}
-
-func ignoreNotFound(err error) error {
-	if isNotFound(err) {
-		return nil
-	}
-
-	return err
 }

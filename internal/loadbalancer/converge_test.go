@@ -43,6 +43,23 @@ func threeListeners(publicIP bool) Spec {
 	}
 }
 
+// ensured is a fake cloud, its Service and the three-listener load balancer made on it.
+func ensured(t *testing.T, publicIP bool) (*fakeCloud, *Service, *Topology) {
+	t.Helper()
+
+	f := newFakeCloud(t)
+	svc := f.service()
+
+	top, err := svc.Ensure(t.Context(), threeListeners(publicIP), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	f.resetCounters()
+
+	return f, svc, top
+}
+
 func TestEnsure_createsStepByStepWithoutConflicts(t *testing.T) {
 	t.Parallel()
 
@@ -91,9 +108,10 @@ func TestEnsure_createsStepByStepWithoutConflicts(t *testing.T) {
 		t.Errorf("onID got %q, topology ID %q", recorded, top.ID)
 	}
 
-	// The ID is known right after the POST: network GET, name lookup, POST.
-	if requestsAtID != 3 {
-		t.Errorf("the ID was recorded after %d requests, want 3 (before the first wait)", requestsAtID)
+	// The ID is known right after the POST: network and subnet GET (the address checks), name
+	// lookup, POST.
+	if requestsAtID != 4 {
+		t.Errorf("the ID was recorded after %d requests, want 4 (before the first wait)", requestsAtID)
 	}
 
 	https, _ := top.Listener("https")
@@ -262,13 +280,7 @@ func TestEnsure_waitsForAPendingLoadBalancerBeforeChanging(t *testing.T) {
 func TestEnsure_conflictIsNotRetried(t *testing.T) {
 	t.Parallel()
 
-	f := newFakeCloud(t)
-	svc := f.service()
-
-	top, err := svc.Ensure(t.Context(), threeListeners(false), "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, svc, top := ensured(t, false)
 
 	// Someone else locks the load balancer between our wait and our change: simulate it by
 	// letting the stepper believe the load balancer is ready while it is not.
@@ -282,7 +294,7 @@ func TestEnsure_conflictIsNotRetried(t *testing.T) {
 	spec.Listeners[1].Members = nil
 	o, _ := top.Listener("ssh")
 
-	err = svc.convergeListener(t.Context(), st, "web", f.subnetID, spec.Listeners[1], &o)
+	err := svc.convergeListener(t.Context(), st, "web", f.subnetID, spec.Listeners[1], &o)
 
 	var conflict *ConflictError
 	if !errors.As(err, &conflict) {
@@ -297,13 +309,7 @@ func TestEnsure_conflictIsNotRetried(t *testing.T) {
 func TestEnsure_convergesInPlace(t *testing.T) {
 	t.Parallel()
 
-	f := newFakeCloud(t)
-	svc := f.service()
-
-	top, err := svc.Ensure(t.Context(), threeListeners(true), "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, svc, top := ensured(t, true)
 
 	for _, c := range []struct {
 		name   string
@@ -368,13 +374,7 @@ func TestEnsure_convergesInPlace(t *testing.T) {
 func TestEnsure_repairsDrift(t *testing.T) {
 	t.Parallel()
 
-	f := newFakeCloud(t)
-	svc := f.service()
-
-	top, err := svc.Ensure(t.Context(), threeListeners(false), "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, svc, top := ensured(t, false)
 
 	ssh, _ := top.Listener("ssh")
 	https, _ := top.Listener("https")
@@ -418,13 +418,7 @@ func TestEnsure_repairsDrift(t *testing.T) {
 func TestEnsure_immutableChangeFailsBeforeAnyChange(t *testing.T) {
 	t.Parallel()
 
-	f := newFakeCloud(t)
-	svc := f.service()
-
-	top, err := svc.Ensure(t.Context(), threeListeners(false), "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, svc, top := ensured(t, false)
 
 	spec := threeListeners(false)
 	spec.Listeners[0].ProxyProtocolV2 = false
@@ -432,7 +426,7 @@ func TestEnsure_immutableChangeFailsBeforeAnyChange(t *testing.T) {
 	spec.Listeners[2].Members = nil // a change that must not happen either
 	f.resetCounters()
 
-	_, err = svc.Ensure(t.Context(), spec, top.ID, nil)
+	_, err := svc.Ensure(t.Context(), spec, top.ID, nil)
 
 	var immutable *ImmutableError
 	if !errors.As(err, &immutable) {
@@ -525,13 +519,7 @@ func TestEnsure_names(t *testing.T) {
 func TestDelete_floatingIPThenCascadeThenGone(t *testing.T) {
 	t.Parallel()
 
-	f := newFakeCloud(t)
-	svc := f.service()
-
-	top, err := svc.Ensure(t.Context(), threeListeners(true), "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, svc, top := ensured(t, true)
 
 	f.resetCounters()
 
@@ -558,13 +546,7 @@ func TestDelete_floatingIPThenCascadeThenGone(t *testing.T) {
 func TestDelete_orphanFloatingIP(t *testing.T) {
 	t.Parallel()
 
-	f := newFakeCloud(t)
-	svc := f.service()
-
-	top, err := svc.Ensure(t.Context(), threeListeners(true), "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, svc, top := ensured(t, true)
 
 	f.dropLB(top.ID) // deleted out of band: Neutron keeps the floating IP, on no port
 

@@ -5,18 +5,19 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/gophercloud/gophercloud/v2"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloudtest"
 )
 
 // fakeCloud is an Octavia (under /octavia/v2/) and a Neutron (under /neutron/v2.0/) on
-// httptest that keep state and behave like the real ones where it matters here:
+// cloudtest's recorder: the VIP's network, subnet and router are fixed routes; Octavia and the
+// floating IPs keep state (the recorder's fallback) and behave like the real ones where it
+// matters here:
 //
 //   - every change to a load balancer or its children puts the load balancer into a PENDING
 //     state for `settle` polls of the load balancer, after which it (and every pending child)
@@ -28,14 +29,13 @@ import (
 //     balancer) when graphWorks is set, and leaves them PENDING_CREATE forever otherwise.
 type fakeCloud struct {
 	t   *testing.T
-	srv *httptest.Server
+	api *cloudtest.API
 
 	mu         sync.Mutex
 	settle     int
 	failOn     string // a "METHOD /path-kind" whose change ends in ERROR, e.g. "POST pools"
 	graphWorks bool
 	conflicts  int
-	calls      []string // "METHOD /kind[/id][/sub]"
 	mutations  []string // the calls that changed something, "METHOD kind"
 	seq        int
 
@@ -61,6 +61,7 @@ func newFakeCloud(t *testing.T) *fakeCloud {
 
 	f := &fakeCloud{
 		t:          t,
+		api:        cloudtest.New(t),
 		settle:     2,
 		lbs:        map[string]*fakeLB{},
 		listeners:  map[string]map[string]any{},
@@ -73,27 +74,36 @@ func newFakeCloud(t *testing.T) *fakeCloud {
 		routerID:   "router-1",
 		externalID: "ext-1",
 	}
-	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
-	t.Cleanup(f.srv.Close)
+
+	// The network of the VIP, its subnet and its router: fixed.
+	f.api.Reply(http.MethodGet, "/neutron/v2.0/networks/"+f.networkID, http.StatusOK, map[string]any{"network": map[string]any{
+		"id": f.networkID, "name": "network-test", "project_id": "project-1", "subnets": []any{f.subnetID},
+	}})
+	f.api.Reply(http.MethodGet, "/neutron/v2.0/subnets/"+f.subnetID, http.StatusOK, map[string]any{"subnet": map[string]any{
+		"id": f.subnetID, "name": "network-test", "network_id": f.networkID, "cidr": "10.0.0.0/24", "ip_version": 4,
+	}})
+	f.api.Reply(http.MethodGet, "/neutron/v2.0/ports", http.StatusOK, map[string]any{"ports": []any{map[string]any{
+		"id": "rport-1", "network_id": f.networkID, "device_id": f.routerID, "device_owner": "network:router_interface",
+		"fixed_ips": []any{map[string]any{"subnet_id": f.subnetID, "ip_address": "10.0.0.1"}},
+	}}})
+	f.api.Reply(http.MethodGet, "/neutron/v2.0/routers/"+f.routerID, http.StatusOK, map[string]any{"router": map[string]any{
+		"id": f.routerID, "name": "network-test", "external_gateway_info": map[string]any{"network_id": f.externalID},
+	}})
+	// Octavia and the floating IPs keep state.
+	f.api.Fallback(http.HandlerFunc(f.serve))
 
 	return f
 }
 
-// service is a Service on the fake with tiny poll intervals.
+// service is a Service of project-1 on the fake with tiny poll intervals.
 func (f *fakeCloud) service() *Service {
-	client := func(prefix, version string) *gophercloud.ServiceClient {
-		return &gophercloud.ServiceClient{
-			ProviderClient: &gophercloud.ProviderClient{TokenID: "fake-token", HTTPClient: *f.srv.Client()},
-			Endpoint:       f.srv.URL + prefix,
-			ResourceBase:   f.srv.URL + prefix + version,
-		}
-	}
-
 	return &Service{
-		Octavia: client("/octavia/", "v2/"),
-		Neutron: client("/neutron/", "v2.0/"),
-		PollMin: time.Millisecond,
-		PollMax: 2 * time.Millisecond,
+		Octavia:   f.api.ServiceClient("/octavia/", "/octavia/v2/"),
+		Neutron:   f.api.ServiceClient("/neutron/", "/neutron/v2.0/"),
+		ProjectID: "project-1",
+		Region:    "RegionOne",
+		PollMin:   time.Millisecond,
+		PollMax:   2 * time.Millisecond,
 	}
 }
 
@@ -114,24 +124,13 @@ func (f *fakeCloud) resetCounters() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 
-	f.conflicts, f.mutations, f.calls = 0, nil, nil
+	f.conflicts, f.mutations = 0, nil
+	f.api.Reset()
 }
 
-func (f *fakeCloud) requestCount() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
+func (f *fakeCloud) requestCount() int { return len(f.api.Requests()) }
 
-	return len(f.calls)
-}
-
-func reply(w http.ResponseWriter, status int, body any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-
-	if body != nil {
-		_ = json.NewEncoder(w).Encode(body)
-	}
-}
+func reply(w http.ResponseWriter, status int, body any) { cloudtest.WriteJSON(w, status, body) }
 
 func (f *fakeCloud) serve(w http.ResponseWriter, r *http.Request) {
 	raw, _ := io.ReadAll(r.Body)
@@ -147,19 +146,17 @@ func (f *fakeCloud) serve(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 
-	path := r.URL.Path
-	switch {
-	case strings.HasPrefix(path, "/octavia/v2/lbaas/"):
-		parts := strings.Split(strings.TrimPrefix(path, "/octavia/v2/lbaas/"), "/")
-		f.calls = append(f.calls, r.Method+" "+strings.Join(parts, "/"))
-		f.octavia(w, r, parts, body)
-	case strings.HasPrefix(path, "/neutron/v2.0/"):
-		parts := strings.Split(strings.TrimPrefix(path, "/neutron/v2.0/"), "/")
-		f.calls = append(f.calls, r.Method+" "+strings.Join(parts, "/"))
-		f.neutron(w, r, parts, body)
-	default:
-		reply(w, http.StatusNotFound, nil)
+	if rest, ok := strings.CutPrefix(r.URL.Path, "/octavia/v2/lbaas/"); ok {
+		f.octavia(w, r, strings.Split(rest, "/"), body)
+		return
 	}
+
+	if rest, ok := strings.CutPrefix(r.URL.Path, "/neutron/v2.0/floatingips"); ok {
+		f.floatingIPs(w, r, strings.TrimPrefix(rest, "/"), body)
+		return
+	}
+
+	reply(w, http.StatusNotFound, nil)
 }
 
 // lbOf returns the load balancer a child belongs to.
@@ -220,14 +217,7 @@ func (f *fakeCloud) poll(lb *fakeLB) {
 
 		for pid, p := range f.pools {
 			if f.lbOf(p) == lb {
-				delete(f.pools, pid)
-				delete(f.members, pid)
-
-				for mid, m := range f.monitors {
-					if object(items(m["pools"])[0])["id"] == pid {
-						delete(f.monitors, mid)
-					}
-				}
+				f.dropPool(pid)
 			}
 		}
 
@@ -298,22 +288,14 @@ func (f *fakeCloud) octavia(w http.ResponseWriter, r *http.Request, parts []stri
 	case kind == "loadbalancers" && id == "" && r.Method == http.MethodPost:
 		f.createLB(w, object(body["loadbalancer"]))
 
-	case kind == "loadbalancers" && len(parts) == 3 && parts[2] == "status":
-		lb := f.lbs[id]
-		if lb == nil {
-			reply(w, http.StatusNotFound, nil)
-			return
-		}
+	case kind == "loadbalancers" && f.lbs[id] == nil:
+		reply(w, http.StatusNotFound, map[string]any{"faultstring": "Load Balancer " + id + " not found."})
 
-		reply(w, http.StatusOK, map[string]any{"statuses": map[string]any{"loadbalancer": f.tree(lb)}})
+	case kind == "loadbalancers" && len(parts) == 3 && parts[2] == "status":
+		reply(w, http.StatusOK, map[string]any{"statuses": map[string]any{"loadbalancer": f.tree(f.lbs[id])}})
 
 	case kind == "loadbalancers" && r.Method == http.MethodGet:
 		lb := f.lbs[id]
-		if lb == nil {
-			reply(w, http.StatusNotFound, map[string]any{"faultstring": "Load Balancer " + id + " not found."})
-			return
-		}
-
 		f.poll(lb)
 
 		if f.lbs[id] == nil {
@@ -356,15 +338,9 @@ func (f *fakeCloud) createLB(w http.ResponseWriter, in map[string]any) {
 	}
 
 	obj := map[string]any{
-		"id":                  id,
-		"name":                in["name"],
-		"project_id":          "project-1",
-		"vip_address":         addr,
-		"vip_port_id":         port,
-		"vip_subnet_id":       in["vip_subnet_id"],
-		"vip_network_id":      f.networkID,
-		"provisioning_status": StatusPendingCreate,
-		"operating_status":    "OFFLINE",
+		"id": id, "name": in["name"], "project_id": "project-1", "vip_address": addr, "vip_port_id": port,
+		"vip_subnet_id": in["vip_subnet_id"], "vip_network_id": f.networkID, "provisioning_status": StatusPendingCreate,
+		"operating_status": "OFFLINE",
 	}
 
 	lb := &fakeLB{obj: obj, pending: f.settle, fail: f.failOn == "POST loadbalancers"}
@@ -548,22 +524,14 @@ func (f *fakeCloud) child(w http.ResponseWriter, r *http.Request, parts []string
 	case kind == "pools" && len(parts) == 3 && parts[2] == "members":
 		f.members1(w, r, id, body)
 
-	case r.Method == http.MethodGet:
-		obj := store[id]
-		if obj == nil {
-			reply(w, http.StatusNotFound, nil)
-			return
-		}
+	case store[id] == nil:
+		reply(w, http.StatusNotFound, nil)
 
-		reply(w, http.StatusOK, map[string]any{one: public(obj)})
+	case r.Method == http.MethodGet:
+		reply(w, http.StatusOK, map[string]any{one: public(store[id])})
 
 	case r.Method == http.MethodPut:
 		obj := store[id]
-		if obj == nil {
-			reply(w, http.StatusNotFound, nil)
-			return
-		}
-
 		if !f.lock(w, f.lbOfChild(kind, obj), "PUT "+kind) {
 			return
 		}
@@ -581,13 +549,7 @@ func (f *fakeCloud) child(w http.ResponseWriter, r *http.Request, parts []string
 		reply(w, http.StatusOK, map[string]any{one: public(obj)})
 
 	case r.Method == http.MethodDelete:
-		obj := store[id]
-		if obj == nil {
-			reply(w, http.StatusNotFound, nil)
-			return
-		}
-
-		if !f.lock(w, f.lbOfChild(kind, obj), "DELETE "+kind) {
+		if !f.lock(w, f.lbOfChild(kind, store[id]), "DELETE "+kind) {
 			return
 		}
 
@@ -595,19 +557,7 @@ func (f *fakeCloud) child(w http.ResponseWriter, r *http.Request, parts []string
 
 		switch kind {
 		case "pools":
-			delete(f.members, id)
-
-			for mid, m := range f.monitors {
-				if object(items(m["pools"])[0])["id"] == id {
-					delete(f.monitors, mid)
-				}
-			}
-
-			for _, l := range f.listeners {
-				if l["default_pool_id"] == id {
-					l["default_pool_id"] = nil
-				}
-			}
+			f.dropPool(id)
 		case "healthmonitors":
 			for _, p := range f.pools {
 				if p["healthmonitor_id"] == id {
@@ -620,6 +570,24 @@ func (f *fakeCloud) child(w http.ResponseWriter, r *http.Request, parts []string
 
 	default:
 		reply(w, http.StatusNotFound, nil)
+	}
+}
+
+// dropPool removes pool id with its members and monitor, and unlinks it from its listener.
+func (f *fakeCloud) dropPool(id string) {
+	delete(f.pools, id)
+	delete(f.members, id)
+
+	for mid, m := range f.monitors {
+		if object(items(m["pools"])[0])["id"] == id {
+			delete(f.monitors, mid)
+		}
+	}
+
+	for _, l := range f.listeners {
+		if l["default_pool_id"] == id {
+			l["default_pool_id"] = nil
+		}
 	}
 }
 
@@ -728,32 +696,12 @@ func (f *fakeCloud) tree(lb *fakeLB) map[string]any {
 		"operating_status": lb.obj["operating_status"], "listeners": ls}
 }
 
-func (f *fakeCloud) neutron(w http.ResponseWriter, r *http.Request, parts []string, body map[string]any) {
+// floatingIPs is Neutron's /floatingips[/id].
+func (f *fakeCloud) floatingIPs(w http.ResponseWriter, r *http.Request, id string, body map[string]any) {
 	q := r.URL.Query()
 
 	switch {
-	case parts[0] == "networks" && len(parts) == 2 && r.Method == http.MethodGet:
-		if parts[1] != f.networkID {
-			reply(w, http.StatusNotFound, map[string]any{"NeutronError": map[string]any{"type": "NetworkNotFound"}})
-			return
-		}
-
-		reply(w, http.StatusOK, map[string]any{"network": map[string]any{"id": f.networkID, "name": "network-test", "subnets": []any{f.subnetID}}})
-
-	case parts[0] == "ports" && r.Method == http.MethodGet:
-		out := []any{}
-		if q.Get("network_id") == f.networkID && q.Get("device_owner") == "network:router_interface" {
-			out = append(out, map[string]any{"id": "rport-1", "network_id": f.networkID, "device_id": f.routerID,
-				"device_owner": "network:router_interface", "fixed_ips": []any{map[string]any{"subnet_id": f.subnetID, "ip_address": "10.0.0.1"}}})
-		}
-
-		reply(w, http.StatusOK, map[string]any{"ports": out})
-
-	case parts[0] == "routers" && len(parts) == 2:
-		reply(w, http.StatusOK, map[string]any{"router": map[string]any{"id": f.routerID, "name": "network-test",
-			"external_gateway_info": map[string]any{"network_id": f.externalID}}})
-
-	case parts[0] == "floatingips" && len(parts) == 1 && r.Method == http.MethodGet:
+	case id == "" && r.Method == http.MethodGet:
 		out := []any{}
 
 		for _, fip := range f.fips {
@@ -770,49 +718,41 @@ func (f *fakeCloud) neutron(w http.ResponseWriter, r *http.Request, parts []stri
 
 		reply(w, http.StatusOK, map[string]any{"floatingips": out})
 
-	case parts[0] == "floatingips" && len(parts) == 1 && r.Method == http.MethodPost:
+	case id == "" && r.Method == http.MethodPost:
 		in := object(body["floatingip"])
 		if in["floating_network_id"] != f.externalID {
 			reply(w, http.StatusBadRequest, map[string]any{"NeutronError": map[string]any{"message": "wrong external network"}})
 			return
 		}
 
-		id := f.id("fip")
-		fip := map[string]any{"id": id, "floating_ip_address": fmt.Sprintf("203.0.113.%d", f.seq), "port_id": in["port_id"],
+		fid := f.id("fip")
+		fip := map[string]any{"id": fid, "floating_ip_address": fmt.Sprintf("203.0.113.%d", f.seq), "port_id": in["port_id"],
 			"description": in["description"], "floating_network_id": in["floating_network_id"]}
-		f.fips[id] = fip
+		f.fips[fid] = fip
 		f.mutations = append(f.mutations, "POST floatingips")
 
 		reply(w, http.StatusCreated, map[string]any{"floatingip": fip})
 
-	case parts[0] == "floatingips" && len(parts) == 2 && r.Method == http.MethodPut:
-		fip := f.fips[parts[1]]
-		if fip == nil {
-			reply(w, http.StatusNotFound, nil)
-			return
-		}
+	case f.fips[id] == nil:
+		reply(w, http.StatusNotFound, nil)
 
+	case r.Method == http.MethodPut:
 		for k, v := range object(body["floatingip"]) {
-			fip[k] = v
+			f.fips[id][k] = v
 		}
 
 		f.mutations = append(f.mutations, "PUT floatingips")
 
-		reply(w, http.StatusOK, map[string]any{"floatingip": fip})
+		reply(w, http.StatusOK, map[string]any{"floatingip": f.fips[id]})
 
-	case parts[0] == "floatingips" && len(parts) == 2 && r.Method == http.MethodDelete:
-		if f.fips[parts[1]] == nil {
-			reply(w, http.StatusNotFound, nil)
-			return
-		}
-
-		delete(f.fips, parts[1])
+	case r.Method == http.MethodDelete:
+		delete(f.fips, id)
 		f.mutations = append(f.mutations, "DELETE floatingips")
 
 		reply(w, http.StatusNoContent, nil)
 
 	default:
-		reply(w, http.StatusNotFound, nil)
+		reply(w, http.StatusMethodNotAllowed, nil)
 	}
 }
 

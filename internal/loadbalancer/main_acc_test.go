@@ -2,14 +2,10 @@ package loadbalancer_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
-	"strings"
+	"slices"
 	"testing"
-	"time"
 
-	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/loadbalancers"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/layer3/floatingips"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -17,116 +13,124 @@ import (
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/acctest"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/loadbalancer"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
 
 func TestMain(m *testing.M) {
-	resource.AddTestSweepers("unikorn_loadbalancer", &resource.Sweeper{Name: "unikorn_loadbalancer", F: sweepLoadBalancers})
+	// Load balancers named lb-<test prefix>… (cascade), then the floating IPs described so,
+	// in every region and project. Run with `go test ./internal/loadbalancer/ -sweep=all` and
+	// the environment of the local cloud.
+	prefix := naming.LoadBalancer(acctest.NamePrefix)
+
+	acctest.AddSweeper("unikorn_loadbalancer", nil,
+		acctest.Sweep[loadbalancers.LoadBalancer]{
+			What:   "load balancer",
+			Prefix: prefix,
+			List: func(ctx context.Context, c *cloud.Client, region string) ([]loadbalancers.LoadBalancer, error) {
+				octavia, err := c.Base().LoadBalancer(region)
+				if err != nil {
+					return nil, err
+				}
+
+				all, err := acctest.AllPages(ctx, loadbalancers.List(octavia, loadbalancers.ListOpts{}), loadbalancers.ExtractLoadBalancers)
+
+				// Those being deleted are on their way.
+				return slices.DeleteFunc(all, func(lb loadbalancers.LoadBalancer) bool {
+					return lb.ProvisioningStatus == loadbalancer.StatusPendingDelete || lb.ProvisioningStatus == loadbalancer.StatusDeleted
+				}), err
+			},
+			Name: func(lb loadbalancers.LoadBalancer) string { return lb.Name },
+			ID:   func(lb loadbalancers.LoadBalancer) string { return lb.ID },
+			Delete: func(ctx context.Context, c *cloud.Client, region, id string) error {
+				octavia, err := c.Base().LoadBalancer(region)
+				if err != nil {
+					return err
+				}
+
+				return loadbalancers.Delete(ctx, octavia, id, loadbalancers.DeleteOpts{Cascade: true}).ExtractErr()
+			},
+		}.Run,
+		acctest.Sweep[floatingips.FloatingIP]{
+			What:   "floating IP",
+			Prefix: prefix,
+			List: func(ctx context.Context, c *cloud.Client, region string) ([]floatingips.FloatingIP, error) {
+				neutron, err := c.Base().Network(region)
+				if err != nil {
+					return nil, err
+				}
+
+				return acctest.AllPages(ctx, floatingips.List(neutron, floatingips.ListOpts{}), floatingips.ExtractFloatingIPs)
+			},
+			Name: func(f floatingips.FloatingIP) string { return f.Description },
+			ID:   func(f floatingips.FloatingIP) string { return f.ID },
+			Delete: func(ctx context.Context, c *cloud.Client, region, id string) error {
+				neutron, err := c.Base().Network(region)
+				if err != nil {
+					return err
+				}
+
+				return floatingips.Delete(ctx, neutron, id).ExtractErr()
+			},
+		}.Run,
+	)
+
 	resource.TestMain(m)
 }
 
-// sweepLoadBalancers deletes, in every region and project, the load balancers named
-// lb-<test prefix>… (cascade) and the floating IPs described so. Run with
-// `go test ./internal/loadbalancer/ -sweep=all` and the environment of the local cloud.
-func sweepLoadBalancers(_ string) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
-	defer cancel()
-
-	c, err := cloud.New(ctx, cloud.Config{
-		Cloud:      os.Getenv("OS_CLOUD"),
-		CloudsYAML: os.Getenv("OS_CLIENT_CONFIG_FILE"),
-		Regions:    acctest.Regions(),
-		Domain:     os.Getenv("UNIKORN_DOMAIN"),
-	})
-	if err != nil {
-		return err
+// lbCase is a test case of steps against the local cloud, whose CheckDestroy asks Octavia and
+// Neutron that every load balancer of the state is gone.
+func lbCase(t *testing.T, steps []resource.TestStep) resource.TestCase {
+	return resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckLoadBalancerDestroy(t),
+		Steps:                    steps,
 	}
-
-	prefix := naming.LoadBalancer(acctest.NamePrefix)
-
-	var errs []error
-
-	for _, region := range c.Regions() {
-		octavia, err := c.Base().LoadBalancer(region)
-		if err != nil {
-			return err
-		}
-
-		neutron, err := c.Base().Network(region)
-		if err != nil {
-			return err
-		}
-
-		pages, err := loadbalancers.List(octavia, loadbalancers.ListOpts{}).AllPages(ctx)
-		if err != nil {
-			return err
-		}
-
-		all, err := loadbalancers.ExtractLoadBalancers(pages)
-		if err != nil {
-			return err
-		}
-
-		for _, lb := range all {
-			if !strings.HasPrefix(lb.Name, prefix) || lb.ProvisioningStatus == "PENDING_DELETE" || lb.ProvisioningStatus == "DELETED" {
-				continue
-			}
-
-			err := loadbalancers.Delete(ctx, octavia, lb.ID, loadbalancers.DeleteOpts{Cascade: true}).ExtractErr()
-			if err != nil && !gophercloud.ResponseCodeIs(err, 404) {
-				errs = append(errs, fmt.Errorf("%s: deleting load balancer %s (%s): %w", region, lb.Name, lb.ID, err))
-			}
-		}
-
-		fpages, err := floatingips.List(neutron, floatingips.ListOpts{}).AllPages(ctx)
-		if err != nil {
-			return err
-		}
-
-		fips, err := floatingips.ExtractFloatingIPs(fpages)
-		if err != nil {
-			return err
-		}
-
-		for _, f := range fips {
-			if strings.HasPrefix(f.Description, prefix) {
-				if err := floatingips.Delete(ctx, neutron, f.ID).ExtractErr(); err != nil && !gophercloud.ResponseCodeIs(err, 404) {
-					errs = append(errs, fmt.Errorf("%s: deleting floating IP %s: %w", region, f.FloatingIP, err))
-				}
-			}
-		}
-	}
-
-	return errors.Join(errs...)
 }
 
 const lbAddress = "unikorn_loadbalancer.test"
 
 // baseConfig is the identity and network a load balancer test needs, both called name.
 func baseConfig(name string) string {
+	return identityHCL("test", name) + networkHCL("test", "test", name, "10.0.0.0/24", "")
+}
+
+// identityHCL is a unikorn_identity "label" called name.
+func identityHCL(label, name string) string {
+	return fmt.Sprintf("\nresource \"unikorn_identity\" %q {\n  name = %q\n}\n", label, name)
+}
+
+// networkHCL is a unikorn_network "label" of the identity "identity", called name, on cidr,
+// with the extra arguments.
+func networkHCL(label, identity, name, cidr, extra string) string {
 	return fmt.Sprintf(`
-resource "unikorn_identity" "test" {
-  name = %[1]q
+resource "unikorn_network" %[1]q {
+  identity_id = unikorn_identity.%[2]s.id
+  name        = %[3]q
+  cidr        = %[4]q
+  %[5]s
+}
+`, label, identity, name, cidr, extra)
 }
 
-resource "unikorn_network" "test" {
-  identity_id = unikorn_identity.test.id
-  name        = %[1]q
-  cidr        = "10.0.0.0/24"
-}
-`, name)
-}
-
-// lbConfig is baseConfig with the load balancer "test" called name, with the extra arguments.
+// lbConfig is baseConfig with the load balancer "test" called name on its network, with the
+// extra arguments.
 func lbConfig(name, extra string) string {
-	return baseConfig(name) + fmt.Sprintf(`
+	return baseConfig(name) + lbOn(name, "unikorn_network.test.id", extra)
+}
+
+// lbOn is the load balancer "test" called name on network (an HCL reference) of the test
+// identity, with the extra arguments.
+func lbOn(name, network, extra string) string {
+	return fmt.Sprintf(`
 resource "unikorn_loadbalancer" "test" {
   identity_id = unikorn_identity.test.id
-  network_id  = unikorn_network.test.id
+  network_id  = %[2]s
   name        = %[1]q
-%[2]s
+%[3]s
 }
-`, name, extra)
+`, name, network, extra)
 }
 
 // attr reads an attribute of a resource in the state.
@@ -175,31 +179,18 @@ func checkNoTwin(t *testing.T, s *terraform.State, lb *acctest.LBSnapshot) error
 		return err
 	}
 
-	octavia, _ := acctest.LoadBalancerClients(t, region)
-
-	pages, err := loadbalancers.List(octavia, loadbalancers.ListOpts{
-		Name:      lb.LoadBalancer.Name,
-		ProjectID: lb.LoadBalancer.ProjectID,
-	}).AllPages(context.Background())
+	all, err := acctest.LoadBalancersNamed(t, region, lb.LoadBalancer.ProjectID, lb.LoadBalancer.Name)
 	if err != nil {
 		return err
 	}
 
-	all, err := loadbalancers.ExtractLoadBalancers(pages)
-	if err != nil {
-		return err
-	}
-
-	var ids []string
-
-	for _, other := range all {
-		if other.Name == lb.LoadBalancer.Name {
-			ids = append(ids, other.ID)
+	if len(all) != 1 {
+		ids := make([]string, len(all))
+		for i, other := range all {
+			ids[i] = other.ID
 		}
-	}
 
-	if len(ids) != 1 {
-		return fmt.Errorf("%d load balancers named %s: %v", len(ids), lb.LoadBalancer.Name, ids)
+		return fmt.Errorf("%d load balancers named %s: %v", len(all), lb.LoadBalancer.Name, ids)
 	}
 
 	return nil

@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/acctest"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/loadbalancer"
 )
 
@@ -116,7 +117,7 @@ func TestAccLoadBalancer_measure(t *testing.T) {
 		}
 	}
 
-	memberUpdate := strings.Replace(threeListeners, `{ address = "10.0.0.10", port = 22 }`, `{ address = "10.0.0.16", port = 22 }`, 1)
+	memberUpdate := threeListenersWith("10.0.0.16:22")
 
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 func() { acctest.PreCheck(t) },
@@ -182,23 +183,18 @@ func measureCore(t *testing.T, project, network, region, name string) ([]measure
 
 	c := acctest.FreshClient(t)
 
-	sess, err := c.Identity(ctx, project) // authenticated before counting
+	tenant, err := c.Tenant(ctx, project, region, cloud.AsIdentity) // authenticated before counting
 	if err != nil {
 		return nil, err
 	}
 
-	octavia, err := sess.LoadBalancer(region)
-	if err != nil {
-		return nil, err
-	}
-
-	neutron, err := sess.Network(region)
+	svc, err := loadbalancer.NewService(tenant, false)
 	if err != nil {
 		return nil, err
 	}
 
 	counter := &statusCounter{byMethod: map[string]int{}, byStatus: map[int]int{}}
-	svc := &loadbalancer.Service{Octavia: counted(octavia, counter), Neutron: counted(neutron, counter)}
+	svc.Octavia, svc.Neutron = counted(svc.Octavia, counter), counted(svc.Neutron, counter)
 
 	members := func(extra string) []loadbalancer.Member {
 		return []loadbalancer.Member{{Address: "10.0.0.10", Port: 22}, {Address: extra, Port: 22}}

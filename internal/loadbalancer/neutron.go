@@ -1,60 +1,105 @@
 package loadbalancer
 
 import (
+	"cmp"
 	"context"
 	"fmt"
-	"slices"
+	"net/netip"
 	"strings"
 
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/layer3/floatingips"
-	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/layer3/routers"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/networks"
-	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/ports"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/subnets"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/network"
 )
 
-// routerInterfaceOwners are the device owners of a router's port on a subnet.
-var routerInterfaceOwners = []string{
-	"network:router_interface",
-	"network:ha_router_replicated_interface",
-	"network:router_interface_distributed",
+// This file holds what the load balancer needs from Neutron that is its own: the VIP's
+// network and subnet. The floating IP on the VIP is internal/network's (gateway.go), the one
+// home of floating IPs and of the external network behind a router.
+
+// VIPNetwork is the network a load balancer's VIP goes on, and its VIP subnet.
+type VIPNetwork struct {
+	ID, Name, ProjectID string
+	SubnetID            string
+	// CIDR is the VIP subnet's prefix: the VIP and every member address must be inside it.
+	CIDR netip.Prefix
 }
 
-// vipSubnet is the subnet of network networkID that the VIP goes on: the network's only
-// subnet; with several, the IPv4 one named like the network (unikorn_network makes one
-// subnet named network-<name>), else the only IPv4 one.
-func (s *Service) vipSubnet(ctx context.Context, networkID string) (string, error) {
+// NetworkError is a network_id the load balancer cannot use: not found in the identity's
+// project in the region (it belongs to another region or identity, or does not exist), or
+// owned by another project.
+type NetworkError struct {
+	NetworkID, Region, Reason string
+}
+
+func (e *NetworkError) Error() string {
+	return fmt.Sprintf("network %s %s: a load balancer's VIP must be on a network of its identity, in its region",
+		e.NetworkID, e.Reason)
+}
+
+// VIPNetwork reads network networkID and chooses its VIP subnet: the network's only subnet;
+// with several, the IPv4 one named like the network (unikorn_network makes one subnet named
+// network-<name>), else the only IPv4 one. A network that is not the identity project's is a
+// *NetworkError.
+func (s *Service) VIPNetwork(ctx context.Context, networkID string) (*VIPNetwork, error) {
 	n, err := networks.Get(ctx, s.Neutron, networkID).Extract()
 
 	switch {
 	case isNotFound(err):
-		return "", fmt.Errorf("network %s not found in the identity's project", networkID)
+		return nil, &NetworkError{NetworkID: networkID, Region: s.Region,
+			Reason: fmt.Sprintf("is not in the identity's project %s in region %s (it belongs to another region or identity, or does not exist)",
+				orNone(s.ProjectID), orNone(s.Region))}
 	case err != nil:
-		return "", fmt.Errorf("reading network %s: %w", networkID, err)
-	case len(n.Subnets) == 0:
-		return "", fmt.Errorf("network %s (%s) has no subnet for the VIP", n.Name, networkID)
-	case len(n.Subnets) == 1:
-		return n.Subnets[0], nil
+		return nil, fmt.Errorf("reading network %s: %w", networkID, err)
 	}
 
-	pages, err := subnets.List(s.Neutron, subnets.ListOpts{NetworkID: networkID, IPVersion: 4}).AllPages(ctx)
-	if err != nil {
-		return "", fmt.Errorf("listing the subnets of network %s: %w", networkID, err)
+	owner := cmp.Or(n.ProjectID, n.TenantID)
+	if s.ProjectID != "" && owner != s.ProjectID {
+		return nil, &NetworkError{NetworkID: networkID, Region: s.Region,
+			Reason: fmt.Sprintf("(%s) belongs to project %s, not to the identity's project %s", n.Name, owner, s.ProjectID)}
 	}
 
-	all, err := subnets.ExtractSubnets(pages)
+	subnet, err := s.vipSubnet(ctx, n)
 	if err != nil {
-		return "", fmt.Errorf("reading the subnets of network %s: %w", networkID, err)
+		return nil, err
+	}
+
+	cidr, err := netip.ParsePrefix(subnet.CIDR)
+	if err != nil {
+		return nil, fmt.Errorf("subnet %s of network %s has no usable CIDR %q: %w", subnet.ID, networkID, subnet.CIDR, err)
+	}
+
+	return &VIPNetwork{ID: n.ID, Name: n.Name, ProjectID: owner, SubnetID: subnet.ID, CIDR: cidr.Masked()}, nil
+}
+
+// vipSubnet is the subnet of n that the VIP goes on.
+func (s *Service) vipSubnet(ctx context.Context, n *networks.Network) (*subnets.Subnet, error) {
+	switch len(n.Subnets) {
+	case 0:
+		return nil, fmt.Errorf("network %s (%s) has no subnet for the VIP", n.Name, n.ID)
+	case 1:
+		sn, err := subnets.Get(ctx, s.Neutron, n.Subnets[0]).Extract()
+		if err != nil {
+			return nil, fmt.Errorf("reading subnet %s of network %s: %w", n.Subnets[0], n.ID, err)
+		}
+
+		return sn, nil
+	}
+
+	all, err := listAll(ctx, subnets.List(s.Neutron, subnets.ListOpts{NetworkID: n.ID, IPVersion: 4}), subnets.ExtractSubnets,
+		"the subnets of network "+n.ID)
+	if err != nil {
+		return nil, err
 	}
 
 	if named := naming.Exact(all, n.Name, func(sn subnets.Subnet) string { return sn.Name }); len(named) == 1 {
-		return named[0].ID, nil
+		return &named[0], nil
 	}
 
 	if len(all) == 1 {
-		return all[0].ID, nil
+		return &all[0], nil
 	}
 
 	ids := make([]string, len(all))
@@ -62,54 +107,17 @@ func (s *Service) vipSubnet(ctx context.Context, networkID string) (string, erro
 		ids[i] = sn.ID
 	}
 
-	return "", fmt.Errorf("network %s (%s) has %d IPv4 subnets (%s) and none is named %q: cannot choose the VIP subnet",
-		n.Name, networkID, len(all), strings.Join(ids, ", "), n.Name)
+	return nil, fmt.Errorf("network %s (%s) has %d IPv4 subnets (%s) and none is named %q: cannot choose the VIP subnet",
+		n.Name, n.ID, len(all), strings.Join(ids, ", "), n.Name)
 }
 
-// externalNetwork is the external network a floating IP for an address on subnetID must come
-// from: the gateway network of the router with an interface on that subnet (Neutron refuses
-// a floating IP from an external network the subnet has no router to).
-func (s *Service) externalNetwork(ctx context.Context, networkID, subnetID string) (string, error) {
-	for _, owner := range routerInterfaceOwners {
-		pages, err := ports.List(s.Neutron, ports.ListOpts{NetworkID: networkID, DeviceOwner: owner}).AllPages(ctx)
-		if err != nil {
-			return "", fmt.Errorf("listing the router interfaces of network %s: %w", networkID, err)
-		}
-
-		all, err := ports.ExtractPorts(pages)
-		if err != nil {
-			return "", fmt.Errorf("reading the router interfaces of network %s: %w", networkID, err)
-		}
-
-		for _, p := range all {
-			if !slices.ContainsFunc(p.FixedIPs, func(ip ports.IP) bool { return ip.SubnetID == subnetID }) {
-				continue
-			}
-
-			r, err := routers.Get(ctx, s.Neutron, p.DeviceID).Extract()
-			if err != nil {
-				return "", fmt.Errorf("reading router %s of subnet %s: %w", p.DeviceID, subnetID, err)
-			}
-
-			if r.GatewayInfo.NetworkID == "" {
-				return "", fmt.Errorf("router %s (%s) of subnet %s has no external gateway: a public IP needs one", r.Name, r.ID, subnetID)
-			}
-
-			return r.GatewayInfo.NetworkID, nil
-		}
-	}
-
-	return "", fmt.Errorf("subnet %s of network %s has no router: a public IP needs the network's router with an external gateway",
-		subnetID, networkID)
-}
-
-// findFloatingIP returns the floating IP on the VIP port, or nil.
-func (s *Service) findFloatingIP(ctx context.Context, name, portID string) (*FloatingIP, error) {
+// findFloatingIP returns the floating IP on the VIP port, or nil; two are a consistency error.
+func (s *Service) findFloatingIP(ctx context.Context, name, portID string) (*network.FloatingIP, error) {
 	if portID == "" {
 		return nil, nil
 	}
 
-	fips, err := s.listFloatingIPs(ctx, floatingips.ListOpts{PortID: portID})
+	fips, err := network.ListFloatingIPs(ctx, s.Neutron, floatingips.ListOpts{PortID: portID})
 	if err != nil {
 		return nil, err
 	}
@@ -130,115 +138,44 @@ func (s *Service) findFloatingIP(ctx context.Context, name, portID string) (*Flo
 		len(fips), portID, naming.LoadBalancer(name), strings.Join(ids, ", "))
 }
 
-// orphanFloatingIPs are the floating IPs this provider made for load balancer name
-// (description lb-<name>) that are on no port anymore: the VIP port of a load balancer that
-// was deleted out of band.
-func (s *Service) orphanFloatingIPs(ctx context.Context, name string) ([]FloatingIP, error) {
-	want := naming.LoadBalancer(name)
-
-	fips, err := s.listFloatingIPs(ctx, floatingips.ListOpts{Description: want})
-	if err != nil {
-		return nil, err
-	}
-
-	return slices.DeleteFunc(fips, func(f FloatingIP) bool { return f.Description != want || f.PortID != "" }), nil
-}
-
-// listFloatingIPs lists the floating IPs of the scope's project that match opts.
-func (s *Service) listFloatingIPs(ctx context.Context, opts floatingips.ListOpts) ([]FloatingIP, error) {
-	pages, err := floatingips.List(s.Neutron, opts).AllPages(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("listing floating IPs: %w", err)
-	}
-
-	all, err := floatingips.ExtractFloatingIPs(pages)
-	if err != nil {
-		return nil, fmt.Errorf("reading floating IPs: %w", err)
-	}
-
-	out := make([]FloatingIP, 0, len(all))
-	for _, f := range all {
-		out = append(out, FloatingIP{ID: f.ID, Address: f.FloatingIP, PortID: f.PortID, Description: f.Description})
-	}
-
-	return out, nil
-}
-
-// ensureFloatingIP puts a floating IP on the VIP port of t: the one already there, or one
-// left over for this load balancer (re-associated), or a new one from the external network
-// of the VIP subnet's router, described lb-<name> so that it can be found again.
-func (s *Service) ensureFloatingIP(ctx context.Context, name string, t *Topology) error {
-	if t.FloatingIP != nil {
-		return nil
-	}
-
-	if t.VIPPortID == "" {
-		return fmt.Errorf("load balancer %s (%s) has no VIP port to put a public IP on", t.Name, t.ID)
-	}
-
-	orphans, err := s.orphanFloatingIPs(ctx, name)
-	if err != nil {
-		return err
-	}
-
-	if len(orphans) > 0 {
-		port := t.VIPPortID
-
-		f, err := floatingips.Update(ctx, s.Neutron, orphans[0].ID, floatingips.UpdateOpts{PortID: &port}).Extract()
-		if err != nil {
-			return fmt.Errorf("attaching floating IP %s (%s) to the VIP port %s: %w", orphans[0].Address, orphans[0].ID, port, err)
+// convergeFloatingIP puts a floating IP on the VIP port of t when spec asks for a public IP
+// (the one there, one left over for this load balancer, or a new one from the external
+// network of the VIP subnet's router, described lb-<name>), and removes it (and any left over
+// for this load balancer) otherwise.
+func (s *Service) convergeFloatingIP(ctx context.Context, spec Spec, t *Topology) error {
+	if spec.PublicIP {
+		if t.FloatingIP != nil {
+			return nil
 		}
 
-		t.FloatingIP = &FloatingIP{ID: f.ID, Address: f.FloatingIP, PortID: f.PortID, Description: f.Description}
+		if t.VIPPortID == "" {
+			return fmt.Errorf("load balancer %s (%s) has no VIP port to put a public IP on", t.Name, t.ID)
+		}
 
-		return nil
-	}
-
-	external, err := s.externalNetwork(ctx, t.VIPNetworkID, t.VIPSubnetID)
-	if err != nil {
-		return err
-	}
-
-	f, err := floatingips.Create(ctx, s.Neutron, floatingips.CreateOpts{
-		FloatingNetworkID: external,
-		PortID:            t.VIPPortID,
-		Description:       naming.LoadBalancer(name),
-	}).Extract()
-	if err != nil {
-		return fmt.Errorf("creating a floating IP on network %s for the VIP port %s: %w", external, t.VIPPortID, err)
-	}
-
-	t.FloatingIP = &FloatingIP{ID: f.ID, Address: f.FloatingIP, PortID: f.PortID, Description: f.Description}
-
-	return nil
-}
-
-// removeFloatingIPs deletes the floating IP on the VIP port portID (if any) and the ones left
-// over for load balancer name.
-func (s *Service) removeFloatingIPs(ctx context.Context, name, portID string) error {
-	var doomed []FloatingIP
-
-	if portID != "" {
-		fips, err := s.listFloatingIPs(ctx, floatingips.ListOpts{PortID: portID})
+		fip, err := network.EnsureFloatingIP(ctx, s.Neutron, network.PublicAddress{
+			PortID:      t.VIPPortID,
+			NetworkID:   t.VIPNetworkID,
+			SubnetID:    t.VIPSubnetID,
+			Description: naming.LoadBalancer(spec.Name),
+		})
 		if err != nil {
 			return err
 		}
 
-		doomed = append(doomed, fips...)
+		t.FloatingIP = fip
+
+		return nil
 	}
 
-	orphans, err := s.orphanFloatingIPs(ctx, name)
-	if err != nil {
+	if t.FloatingIP == nil {
+		return nil
+	}
+
+	if err := network.RemoveFloatingIPs(ctx, s.Neutron, t.VIPPortID, naming.LoadBalancer(spec.Name)); err != nil {
 		return err
 	}
 
-	doomed = append(doomed, orphans...)
-
-	for _, f := range doomed {
-		if err := floatingips.Delete(ctx, s.Neutron, f.ID).ExtractErr(); err != nil && !isNotFound(err) {
-			return fmt.Errorf("deleting floating IP %s (%s): %w", f.Address, f.ID, err)
-		}
-	}
+	t.FloatingIP = nil
 
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -13,28 +14,29 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/loadbalancers"
 	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/monitors"
 	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/pools"
+	"github.com/gophercloud/gophercloud/v2/pagination"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/network"
 )
 
-// Find returns the load balancer named lb-<name> in the scope's project, or nil when there
+// Find returns the load balancer named lb-<name> in the identity's project, or nil when there
 // is none. Octavia's name filter is post-filtered exactly; two exact matches are a
 // *naming.DuplicateError naming both IDs.
 func (s *Service) Find(ctx context.Context, name string) (*loadbalancers.LoadBalancer, error) {
 	want := naming.LoadBalancer(name)
 
-	pages, err := loadbalancers.List(s.Octavia, loadbalancers.ListOpts{Name: want}).AllPages(ctx)
+	all, err := listAll(ctx, loadbalancers.List(s.Octavia, loadbalancers.ListOpts{Name: want, ProjectID: s.ProjectID}),
+		loadbalancers.ExtractLoadBalancers, "the load balancers named "+want)
 	if err != nil {
-		return nil, fmt.Errorf("listing load balancers named %s: %w", want, err)
+		return nil, err
 	}
 
-	all, err := loadbalancers.ExtractLoadBalancers(pages)
-	if err != nil {
-		return nil, fmt.Errorf("reading the load balancers named %s: %w", want, err)
-	}
-
-	// Octavia keeps deleted load balancers for a while in DELETED: they are gone.
-	all = slices.DeleteFunc(all, func(lb loadbalancers.LoadBalancer) bool { return lb.ProvisioningStatus == StatusDeleted })
+	// Octavia keeps deleted load balancers for a while in DELETED: they are gone. An admin
+	// scope sees every project's: only the identity's count.
+	all = slices.DeleteFunc(all, func(lb loadbalancers.LoadBalancer) bool {
+		return lb.ProvisioningStatus == StatusDeleted || (s.ProjectID != "" && lb.ProjectID != s.ProjectID)
+	})
 
 	lb, ok, err := naming.One("load balancer", want, all,
 		func(lb loadbalancers.LoadBalancer) string { return lb.Name },
@@ -117,7 +119,7 @@ func (s *Service) observe(ctx context.Context, lb *loadbalancers.LoadBalancer) (
 		ls  []listeners.Listener
 		ps  []pools.Pool
 		ms  []monitors.Monitor
-		fip *FloatingIP
+		fip *network.FloatingIP
 	)
 
 	err = parallel(
@@ -160,50 +162,38 @@ func parallel(fns ...func() error) error {
 	return errors.Join(errs...)
 }
 
+// listAll reads every page of a listing of what ("the pools of load balancer X").
+func listAll[T any](ctx context.Context, pager pagination.Pager, extract func(pagination.Page) ([]T, error), what string) ([]T, error) {
+	pages, err := pager.AllPages(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("listing %s: %w", what, err)
+	}
+
+	all, err := extract(pages)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", what, err)
+	}
+
+	return all, nil
+}
+
 // listListeners lists the listeners of load balancer id, oldest first: the order the
 // provider created them in, which is the configuration's.
 func (s *Service) listListeners(ctx context.Context, id string) ([]listeners.Listener, error) {
-	pages, err := listeners.List(s.Octavia, listeners.ListOpts{LoadbalancerID: id, SortKey: "created_at", SortDir: "asc"}).AllPages(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("listing the listeners of load balancer %s: %w", id, err)
-	}
-
-	ls, err := listeners.ExtractListeners(pages)
-	if err != nil {
-		return nil, fmt.Errorf("reading the listeners of load balancer %s: %w", id, err)
-	}
-
-	return ls, nil
+	return listAll(ctx, listeners.List(s.Octavia, listeners.ListOpts{LoadbalancerID: id, SortKey: "created_at", SortDir: "asc"}),
+		listeners.ExtractListeners, "the listeners of load balancer "+id)
 }
 
 // listPools lists the pools of load balancer id.
 func (s *Service) listPools(ctx context.Context, id string) ([]pools.Pool, error) {
-	pages, err := pools.List(s.Octavia, pools.ListOpts{LoadbalancerID: id}).AllPages(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("listing the pools of load balancer %s: %w", id, err)
-	}
-
-	ps, err := pools.ExtractPools(pages)
-	if err != nil {
-		return nil, fmt.Errorf("reading the pools of load balancer %s: %w", id, err)
-	}
-
-	return ps, nil
+	return listAll(ctx, pools.List(s.Octavia, pools.ListOpts{LoadbalancerID: id}), pools.ExtractPools,
+		"the pools of load balancer "+id)
 }
 
 // listMonitors lists the health monitors of the scope's project.
 func (s *Service) listMonitors(ctx context.Context) ([]monitors.Monitor, error) {
-	pages, err := monitors.List(s.Octavia, monitors.ListOpts{}).AllPages(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("listing health monitors: %w", err)
-	}
-
-	ms, err := monitors.ExtractMonitors(pages)
-	if err != nil {
-		return nil, fmt.Errorf("reading health monitors: %w", err)
-	}
-
-	return ms, nil
+	return listAll(ctx, monitors.List(s.Octavia, monitors.ListOpts{ProjectID: s.ProjectID}), monitors.ExtractMonitors,
+		"health monitors")
 }
 
 // assemble fills t.Listeners and t.Foreign from the listings, and reads each pool's members.
@@ -310,7 +300,7 @@ func (s *Service) assemble(ctx context.Context, t *Topology, name string, ls []l
 		return err
 	}
 
-	for _, key := range sortedKeys(byName) {
+	for _, key := range slices.Sorted(maps.Keys(byName)) {
 		t.Listeners = append(t.Listeners, *byName[key])
 	}
 
@@ -335,14 +325,10 @@ func (s *Service) assemble(ctx context.Context, t *Topology, name string, ls []l
 
 // listMembers lists the members of pool poolID, sorted.
 func (s *Service) listMembers(ctx context.Context, poolID string) ([]Member, error) {
-	pages, err := pools.ListMembers(s.Octavia, poolID, pools.ListMembersOpts{}).AllPages(ctx)
+	ms, err := listAll(ctx, pools.ListMembers(s.Octavia, poolID, pools.ListMembersOpts{}), pools.ExtractMembers,
+		"the members of pool "+poolID)
 	if err != nil {
-		return nil, fmt.Errorf("listing the members of pool %s: %w", poolID, err)
-	}
-
-	ms, err := pools.ExtractMembers(pages)
-	if err != nil {
-		return nil, fmt.Errorf("reading the members of pool %s: %w", poolID, err)
+		return nil, err
 	}
 
 	out := make([]Member, 0, len(ms))
@@ -383,15 +369,4 @@ func poolBelongsTo(p pools.Pool, id string) bool {
 	}
 
 	return false
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-
-	slices.Sort(keys)
-
-	return keys
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gophercloud/gophercloud/v2"
@@ -22,107 +24,91 @@ import (
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/acctest"
 )
 
-// threeListeners is the topology of the issue: two TCP listeners (one with PROXY protocol,
-// allowed CIDRs, an idle timeout and a monitor) and a UDP one with a UDP-CONNECT monitor.
-const threeListeners = `
-  public_ip = true
-  listeners = [
-    {
-      name                 = "https"
-      protocol             = "TCP"
-      port                 = 443
-      proxy_protocol_v2    = true
-      idle_timeout_seconds = 120
-      allowed_cidrs        = ["10.0.0.0/8", "192.168.0.0/16"]
-      members = [
-        { address = "10.0.0.10", port = 8443 },
-        { address = "10.0.0.11", port = 8443 },
-      ]
-      health_monitor = { interval_seconds = 10, timeout_seconds = 5, healthy_threshold = 3, unhealthy_threshold = 2 }
-    },
-    {
-      name     = "ssh"
-      protocol = "TCP"
-      port     = 22
-      members  = [{ address = "10.0.0.10", port = 22 }]
-    },
-    {
-      name           = "udp"
-      protocol       = "UDP"
-      port           = 53
-      members        = [{ address = "10.0.0.12", port = 53 }]
-      health_monitor = { interval_seconds = 5, timeout_seconds = 3 }
-    },
-  ]
-`
+// listener is one element of a test configuration's listeners: its name, protocol and port,
+// its members ("address:port") and further HCL lines.
+type listener struct {
+	name, protocol string
+	port           int
+	members        []string
+	extra          []string
+}
+
+func (l listener) hcl() string {
+	members := make([]string, len(l.members))
+	for i, m := range l.members {
+		address, port, _ := strings.Cut(m, ":")
+		members[i] = fmt.Sprintf("{ address = %q, port = %s }", address, port)
+	}
+
+	lines := append([]string{
+		fmt.Sprintf("name = %q", l.name), fmt.Sprintf("protocol = %q", l.protocol), fmt.Sprintf("port = %d", l.port),
+		"members = [" + strings.Join(members, ", ") + "]",
+	}, l.extra...)
+
+	return "    {\n      " + strings.Join(lines, "\n      ") + "\n    },\n"
+}
+
+// listenersHCL is the load balancer arguments public_ip and listeners.
+func listenersHCL(publicIP bool, ls ...listener) string {
+	var b strings.Builder
+
+	fmt.Fprintf(&b, "  public_ip = %t\n  listeners = [\n", publicIP)
+
+	for _, l := range ls {
+		b.WriteString(l.hcl())
+	}
+
+	b.WriteString("  ]\n")
+
+	return b.String()
+}
+
+// https is the TCP listener with PROXY protocol, allowed CIDRs, an idle timeout and a
+// monitor; ssh a plain TCP one; udp a UDP one with a UDP-CONNECT monitor.
+func https(port, idle int, cidrs string, members []string, healthy, unhealthy int) listener {
+	return listener{name: "https", protocol: "TCP", port: port, members: members, extra: []string{
+		"proxy_protocol_v2 = true",
+		fmt.Sprintf("idle_timeout_seconds = %d", idle),
+		"allowed_cidrs = " + cidrs,
+		fmt.Sprintf("health_monitor = { interval_seconds = 10, timeout_seconds = 5, healthy_threshold = %d, unhealthy_threshold = %d }",
+			healthy, unhealthy),
+	}}
+}
+
+func ssh(member string) listener {
+	return listener{name: "ssh", protocol: "TCP", port: 22, members: []string{member}}
+}
+
+func udp(monitor string) listener {
+	return listener{name: "udp", protocol: "UDP", port: 53, members: []string{"10.0.0.12:53"}, extra: []string{"health_monitor = " + monitor}}
+}
+
+// threeListeners is the topology of the issue: two TCP listeners and a UDP one.
+var threeListeners = threeListenersWith("10.0.0.10:22")
+
+// threeListenersWith is threeListeners with the ssh listener's one member.
+func threeListenersWith(sshMember string) string {
+	return listenersHCL(true,
+		https(443, 120, `["10.0.0.0/8", "192.168.0.0/16"]`, []string{"10.0.0.10:8443", "10.0.0.11:8443"}, 3, 2),
+		ssh(sshMember),
+		udp("{ interval_seconds = 5, timeout_seconds = 3 }"))
+}
+
+// updatedHTTPS changes members, CIDRs, the idle timeout and monitor thresholds of https.
+func updatedHTTPS(port int) listener {
+	return https(port, 300, `["10.0.0.0/8"]`, []string{"10.0.0.10:8443", "10.0.0.13:8443"}, 5, 4)
+}
 
 // updatedListeners changes members, CIDRs, the idle timeout and monitor thresholds.
-const updatedListeners = `
-  public_ip = true
-  listeners = [
-    {
-      name                 = "https"
-      protocol             = "TCP"
-      port                 = 443
-      proxy_protocol_v2    = true
-      idle_timeout_seconds = 300
-      allowed_cidrs        = ["10.0.0.0/8"]
-      members = [
-        { address = "10.0.0.10", port = 8443 },
-        { address = "10.0.0.13", port = 8443 },
-      ]
-      health_monitor = { interval_seconds = 10, timeout_seconds = 5, healthy_threshold = 5, unhealthy_threshold = 4 }
-    },
-    {
-      name     = "ssh"
-      protocol = "TCP"
-      port     = 22
-      members  = [{ address = "10.0.0.14", port = 22 }]
-    },
-    {
-      name           = "udp"
-      protocol       = "UDP"
-      port           = 53
-      members        = [{ address = "10.0.0.12", port = 53 }]
-      health_monitor = { interval_seconds = 6, timeout_seconds = 3, healthy_threshold = 2, unhealthy_threshold = 2 }
-    },
-  ]
-`
+var updatedListeners = listenersHCL(true, updatedHTTPS(443), ssh("10.0.0.14:22"),
+	udp("{ interval_seconds = 6, timeout_seconds = 3, healthy_threshold = 2, unhealthy_threshold = 2 }"))
 
 // reshapedListeners drops "udp" (with its monitor) and adds "smtp" at the end (an import
 // lists listeners in the order Octavia created them); public_ip and the https port are
 // arguments.
 func reshapedListeners(publicIP bool, httpsPort int) string {
-	return fmt.Sprintf(`
-  public_ip = %[1]t
-  listeners = [
-    {
-      name                 = "https"
-      protocol             = "TCP"
-      port                 = %[2]d
-      proxy_protocol_v2    = true
-      idle_timeout_seconds = 300
-      allowed_cidrs        = ["10.0.0.0/8"]
-      members = [
-        { address = "10.0.0.10", port = 8443 },
-        { address = "10.0.0.13", port = 8443 },
-      ]
-      health_monitor = { interval_seconds = 10, timeout_seconds = 5, healthy_threshold = 5, unhealthy_threshold = 4 }
-    },
-    {
-      name     = "ssh"
-      protocol = "TCP"
-      port     = 22
-      members  = [{ address = "10.0.0.14", port = 22 }]
-    },
-    {
-      name     = "smtp"
-      protocol = "TCP"
-      port     = 25
-      members  = [{ address = "10.0.0.15", port = 25 }]
-    },
-  ]
-`, publicIP, httpsPort)
+	return listenersHCL(publicIP, updatedHTTPS(httpsPort), ssh("10.0.0.14:22"),
+		listener{name: "smtp", protocol: "TCP", port: 25, members: []string{"10.0.0.15:25"}})
 }
 
 // TestAccLoadBalancer_basic creates the three-listener load balancer and checks every part in
@@ -137,210 +123,172 @@ func TestAccLoadBalancer_basic(t *testing.T) {
 	sameHTTPSListener := statecheck.CompareValue(compare.ValuesSame())
 	sameHTTPSPool := statecheck.CompareValue(compare.ValuesSame())
 
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckLoadBalancerDestroy(t),
-		Steps: []resource.TestStep{
-			{
-				Config: lbConfig(name, threeListeners),
-				ConfigStateChecks: []statecheck.StateCheck{
-					sameID.AddStateValue(lbAddress, tfjsonpath.New("id")),
-					sameHTTPSListener.AddStateValue(lbAddress, tfjsonpath.New("listeners").AtSliceIndex(0).AtMapKey("listener_id")),
-					sameHTTPSPool.AddStateValue(lbAddress, tfjsonpath.New("listeners").AtSliceIndex(0).AtMapKey("pool_id")),
-					statecheck.ExpectKnownValue(lbAddress, tfjsonpath.New("provisioning_status"), knownvalue.StringExact("ACTIVE")),
-					statecheck.ExpectKnownValue(lbAddress, tfjsonpath.New("public_ip_address"), knownvalue.NotNull()),
-					statecheck.ExpectKnownValue(lbAddress, tfjsonpath.New("listeners").AtSliceIndex(1).AtMapKey("idle_timeout_seconds"),
-						knownvalue.Int64Exact(50)), // Octavia's default, shown
-					statecheck.ExpectKnownValue(lbAddress, tfjsonpath.New("listeners").AtSliceIndex(2).AtMapKey("idle_timeout_seconds"),
-						knownvalue.Null()), // UDP
-					statecheck.ExpectKnownValue(lbAddress, tfjsonpath.New("listeners").AtSliceIndex(1).AtMapKey("monitor_id"), knownvalue.Null()),
-				},
-				Check: checkOctavia(t, func(s *terraform.State, lb *acctest.LBSnapshot) error {
-					var errs []error
-
-					expect := func(what string, got, want any) {
-						if fmt.Sprint(got) != fmt.Sprint(want) {
-							errs = append(errs, fmt.Errorf("%s = %v, want %v", what, got, want))
-						}
-					}
-
-					network, _ := attr(s, "unikorn_network.test", "id")
-					project, _ := attr(s, "unikorn_identity.test", "id")
-					address, _ := attr(s, lbAddress, "public_ip_address")
-
-					expect("name", lb.LoadBalancer.Name, lbName)
-					expect("project", lb.LoadBalancer.ProjectID, project)
-					expect("VIP network", lb.LoadBalancer.VipNetworkID, network)
-					expect("listeners", len(lb.Listeners), 3)
-					expect("pools", len(lb.Pools), 3)
-					expect("monitors", len(lb.Monitors), 2)
-
-					https := lb.Listeners[lbName+"-https-listener"]
-					expect("https protocol", https.Protocol, "TCP")
-					expect("https port", https.ProtocolPort, 443)
-					expect("https CIDRs", sorted(https.AllowedCIDRs), "[10.0.0.0/8 192.168.0.0/16]")
-					expect("https client data timeout", https.TimeoutClientData, 120000)
-					expect("https member data timeout", https.TimeoutMemberData, 120000)
-					expect("https default pool", https.DefaultPoolID, lb.Pools[lbName+"-https-pool"].ID)
-					expect("https pool protocol", lb.Pools[lbName+"-https-pool"].Protocol, "PROXYV2")
-					expect("https pool method", lb.Pools[lbName+"-https-pool"].LBMethod, "ROUND_ROBIN")
-					expect("https members", lb.Members[lbName+"-https-pool"], "[10.0.0.10:8443 10.0.0.11:8443]")
-
-					hm := lb.Monitors[lbName+"-https-monitor"]
-					expect("https monitor", fmt.Sprintf("%s %d %d %d %d", hm.Type, hm.Delay, hm.Timeout, hm.MaxRetries, hm.MaxRetriesDown), "TCP 10 5 3 2")
-
-					ssh := lb.Listeners[lbName+"-ssh-listener"]
-					expect("ssh default pool", ssh.DefaultPoolID, lb.Pools[lbName+"-ssh-pool"].ID)
-					expect("ssh pool protocol", lb.Pools[lbName+"-ssh-pool"].Protocol, "TCP")
-					expect("ssh members", lb.Members[lbName+"-ssh-pool"], "[10.0.0.10:22]")
-
-					udp := lb.Listeners[lbName+"-udp-listener"]
-					expect("udp protocol", udp.Protocol, "UDP")
-					expect("udp default pool", udp.DefaultPoolID, lb.Pools[lbName+"-udp-pool"].ID)
-					expect("udp pool protocol", lb.Pools[lbName+"-udp-pool"].Protocol, "UDP")
-					um := lb.Monitors[lbName+"-udp-monitor"]
-					expect("udp monitor", fmt.Sprintf("%s %d %d %d %d", um.Type, um.Delay, um.Timeout, um.MaxRetries, um.MaxRetriesDown), "UDP-CONNECT 5 3 3 3")
-
-					expect("floating IPs on the VIP port", len(lb.FloatingIPs), 1)
-					if len(lb.FloatingIPs) == 1 {
-						expect("floating IP", lb.FloatingIPs[0].FloatingIP, address)
-					}
-
-					return errors.Join(errs...)
-				}),
+	resource.ParallelTest(t, lbCase(t, append([]resource.TestStep{
+		{
+			Config: lbConfig(name, threeListeners),
+			ConfigStateChecks: []statecheck.StateCheck{
+				sameID.AddStateValue(lbAddress, tfjsonpath.New("id")),
+				sameHTTPSListener.AddStateValue(lbAddress, tfjsonpath.New("listeners").AtSliceIndex(0).AtMapKey("listener_id")),
+				sameHTTPSPool.AddStateValue(lbAddress, tfjsonpath.New("listeners").AtSliceIndex(0).AtMapKey("pool_id")),
+				statecheck.ExpectKnownValue(lbAddress, tfjsonpath.New("provisioning_status"), knownvalue.StringExact("ACTIVE")),
+				statecheck.ExpectKnownValue(lbAddress, tfjsonpath.New("public_ip_address"), knownvalue.NotNull()),
+				statecheck.ExpectKnownValue(lbAddress, tfjsonpath.New("listeners").AtSliceIndex(1).AtMapKey("idle_timeout_seconds"),
+					knownvalue.Int64Exact(50)), // Octavia's default, shown
+				statecheck.ExpectKnownValue(lbAddress, tfjsonpath.New("listeners").AtSliceIndex(2).AtMapKey("idle_timeout_seconds"),
+					knownvalue.Null()), // UDP
+				statecheck.ExpectKnownValue(lbAddress, tfjsonpath.New("listeners").AtSliceIndex(1).AtMapKey("monitor_id"), knownvalue.Null()),
 			},
-			{
-				Config: lbConfig(name, updatedListeners),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(lbAddress, plancheck.ResourceActionUpdate)},
-				},
-				ConfigStateChecks: []statecheck.StateCheck{
-					sameID.AddStateValue(lbAddress, tfjsonpath.New("id")),
-					sameHTTPSListener.AddStateValue(lbAddress, tfjsonpath.New("listeners").AtSliceIndex(0).AtMapKey("listener_id")),
-					sameHTTPSPool.AddStateValue(lbAddress, tfjsonpath.New("listeners").AtSliceIndex(0).AtMapKey("pool_id")),
-				},
-				Check: checkOctavia(t, func(_ *terraform.State, lb *acctest.LBSnapshot) error {
-					https := lb.Listeners[lbName+"-https-listener"]
-					hm := lb.Monitors[lbName+"-https-monitor"]
-					um := lb.Monitors[lbName+"-udp-monitor"]
+			Check: checkOctavia(t, func(s *terraform.State, lb *acctest.LBSnapshot) error {
+				var errs []error
 
-					got := []string{
-						sorted(https.AllowedCIDRs),
-						fmt.Sprint(https.TimeoutClientData, https.TimeoutMemberData),
-						fmt.Sprint(lb.Members[lbName+"-https-pool"]),
-						fmt.Sprint(lb.Members[lbName+"-ssh-pool"]),
-						fmt.Sprint(hm.MaxRetries, hm.MaxRetriesDown),
-						fmt.Sprint(um.Delay, um.MaxRetries, um.MaxRetriesDown),
+				expect := func(what string, got, want any) {
+					if fmt.Sprint(got) != fmt.Sprint(want) {
+						errs = append(errs, fmt.Errorf("%s = %v, want %v", what, got, want))
 					}
-					want := []string{"[10.0.0.0/8]", "300000 300000", "[10.0.0.10:8443 10.0.0.13:8443]", "[10.0.0.14:22]", "5 4", "6 2 2"}
+				}
 
-					if !slices.Equal(got, want) {
-						return fmt.Errorf("after the update Octavia has %q, want %q", got, want)
-					}
+				network, _ := attr(s, "unikorn_network.test", "id")
+				project, _ := attr(s, "unikorn_identity.test", "id")
+				address, _ := attr(s, lbAddress, "public_ip_address")
 
-					return nil
-				}),
-			},
-			{
-				Config: lbConfig(name, reshapedListeners(true, 443)),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(lbAddress, plancheck.ResourceActionUpdate)},
-				},
-				ConfigStateChecks: []statecheck.StateCheck{
-					sameID.AddStateValue(lbAddress, tfjsonpath.New("id")),
-					sameHTTPSListener.AddStateValue(lbAddress, tfjsonpath.New("listeners").AtSliceIndex(0).AtMapKey("listener_id")),
-				},
-				Check: checkOctavia(t, func(_ *terraform.State, lb *acctest.LBSnapshot) error {
-					for _, gone := range []string{"-udp-listener", "-udp-pool", "-udp-monitor"} {
-						_, l := lb.Listeners[lbName+gone]
-						_, p := lb.Pools[lbName+gone]
-						_, m := lb.Monitors[lbName+gone]
+				expect("name", lb.LoadBalancer.Name, lbName)
+				expect("project", lb.LoadBalancer.ProjectID, project)
+				expect("VIP network", lb.LoadBalancer.VipNetworkID, network)
+				expect("listeners", len(lb.Listeners), 3)
+				expect("pools", len(lb.Pools), 3)
+				expect("monitors", len(lb.Monitors), 2)
 
-						if l || p || m {
-							return fmt.Errorf("%s%s was not pruned", lbName, gone)
-						}
-					}
+				https := lb.Listeners[lbName+"-https-listener"]
+				expect("https protocol", https.Protocol, "TCP")
+				expect("https port", https.ProtocolPort, 443)
+				expect("https CIDRs", sorted(https.AllowedCIDRs), "[10.0.0.0/8 192.168.0.0/16]")
+				expect("https client data timeout", https.TimeoutClientData, 120000)
+				expect("https member data timeout", https.TimeoutMemberData, 120000)
+				expect("https default pool", https.DefaultPoolID, lb.Pools[lbName+"-https-pool"].ID)
+				expect("https pool protocol", lb.Pools[lbName+"-https-pool"].Protocol, "PROXYV2")
+				expect("https pool method", lb.Pools[lbName+"-https-pool"].LBMethod, "ROUND_ROBIN")
+				expect("https members", lb.Members[lbName+"-https-pool"], "[10.0.0.10:8443 10.0.0.11:8443]")
 
-					smtp, ok := lb.Listeners[lbName+"-smtp-listener"]
-					if !ok || smtp.ProtocolPort != 25 || smtp.DefaultPoolID != lb.Pools[lbName+"-smtp-pool"].ID {
-						return fmt.Errorf("smtp listener %+v, pool %+v", smtp, lb.Pools[lbName+"-smtp-pool"])
-					}
+				hm := lb.Monitors[lbName+"-https-monitor"]
+				expect("https monitor", fmt.Sprintf("%s %d %d %d %d", hm.Type, hm.Delay, hm.Timeout, hm.MaxRetries, hm.MaxRetriesDown), "TCP 10 5 3 2")
 
-					if len(lb.Listeners) != 3 || len(lb.Pools) != 3 || len(lb.Monitors) != 1 {
-						return fmt.Errorf("%d listeners, %d pools, %d monitors; want 3, 3, 1", len(lb.Listeners), len(lb.Pools), len(lb.Monitors))
-					}
+				ssh := lb.Listeners[lbName+"-ssh-listener"]
+				expect("ssh default pool", ssh.DefaultPoolID, lb.Pools[lbName+"-ssh-pool"].ID)
+				expect("ssh pool protocol", lb.Pools[lbName+"-ssh-pool"].Protocol, "TCP")
+				expect("ssh members", lb.Members[lbName+"-ssh-pool"], "[10.0.0.10:22]")
 
-					return nil
-				}),
-			},
-			{
-				Config:      lbConfig(name, reshapedListeners(true, 8443)),
-				ExpectError: regexp.MustCompile(`(?s)Listener port cannot change.*new name`),
-			},
-			{
-				Config: lbConfig(name, reshapedListeners(false, 443)),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(lbAddress, plancheck.ResourceActionUpdate)},
-				},
-				ConfigStateChecks: []statecheck.StateCheck{
-					sameID.AddStateValue(lbAddress, tfjsonpath.New("id")),
-					statecheck.ExpectKnownValue(lbAddress, tfjsonpath.New("public_ip_address"), knownvalue.Null()),
-				},
-				Check: checkOctavia(t, func(s *terraform.State, lb *acctest.LBSnapshot) error {
-					if len(lb.FloatingIPs) != 0 {
-						return fmt.Errorf("floating IP %s is still on the VIP port", lb.FloatingIPs[0].FloatingIP)
-					}
+				udp := lb.Listeners[lbName+"-udp-listener"]
+				expect("udp protocol", udp.Protocol, "UDP")
+				expect("udp default pool", udp.DefaultPoolID, lb.Pools[lbName+"-udp-pool"].ID)
+				expect("udp pool protocol", lb.Pools[lbName+"-udp-pool"].Protocol, "UDP")
+				um := lb.Monitors[lbName+"-udp-monitor"]
+				expect("udp monitor", fmt.Sprintf("%s %d %d %d %d", um.Type, um.Delay, um.Timeout, um.MaxRetries, um.MaxRetriesDown), "UDP-CONNECT 5 3 3 3")
 
-					region, _ := attr(s, lbAddress, "region")
+				expect("floating IPs on the VIP port", len(lb.FloatingIPs), 1)
+				if len(lb.FloatingIPs) == 1 {
+					expect("floating IP", lb.FloatingIPs[0].FloatingIP, address)
+				}
 
-					left, err := acctest.LoadBalancerFloatingIPs(t, region, name, "")
-					if err != nil {
-						return err
-					}
-
-					if len(left) != 0 {
-						return fmt.Errorf("floating IP %s (%s) is left", left[0].FloatingIP, left[0].ID)
-					}
-
-					return nil
-				}),
-			},
-			{
-				ResourceName:            lbAddress,
-				ImportState:             true,
-				ImportStateVerify:       true,
-				ImportStateVerifyIgnore: []string{"timeouts"},
-				ImportStateIdFunc:       importID(false),
-			},
-			{
-				ResourceName:            lbAddress,
-				ImportState:             true,
-				ImportStateVerify:       true,
-				ImportStateVerifyIgnore: []string{"timeouts"},
-				ImportStateIdFunc:       importID(true),
-			},
+				return errors.Join(errs...)
+			}),
 		},
-	})
-}
+		{
+			Config: lbConfig(name, updatedListeners),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(lbAddress, plancheck.ResourceActionUpdate)},
+			},
+			ConfigStateChecks: []statecheck.StateCheck{
+				sameID.AddStateValue(lbAddress, tfjsonpath.New("id")),
+				sameHTTPSListener.AddStateValue(lbAddress, tfjsonpath.New("listeners").AtSliceIndex(0).AtMapKey("listener_id")),
+				sameHTTPSPool.AddStateValue(lbAddress, tfjsonpath.New("listeners").AtSliceIndex(0).AtMapKey("pool_id")),
+			},
+			Check: checkOctavia(t, func(_ *terraform.State, lb *acctest.LBSnapshot) error {
+				https := lb.Listeners[lbName+"-https-listener"]
+				hm := lb.Monitors[lbName+"-https-monitor"]
+				um := lb.Monitors[lbName+"-udp-monitor"]
 
-// importID is REGION/ID, or REGION/name with byName.
-func importID(byName bool) resource.ImportStateIdFunc {
-	return func(s *terraform.State) (string, error) {
-		region, err := attr(s, lbAddress, "region")
-		if err != nil {
-			return "", err
-		}
+				got := []string{
+					sorted(https.AllowedCIDRs),
+					fmt.Sprint(https.TimeoutClientData, https.TimeoutMemberData),
+					fmt.Sprint(lb.Members[lbName+"-https-pool"]),
+					fmt.Sprint(lb.Members[lbName+"-ssh-pool"]),
+					fmt.Sprint(hm.MaxRetries, hm.MaxRetriesDown),
+					fmt.Sprint(um.Delay, um.MaxRetries, um.MaxRetriesDown),
+				}
+				want := []string{"[10.0.0.0/8]", "300000 300000", "[10.0.0.10:8443 10.0.0.13:8443]", "[10.0.0.14:22]", "5 4", "6 2 2"}
 
-		key := "id"
-		if byName {
-			key = "name"
-		}
+				if !slices.Equal(got, want) {
+					return fmt.Errorf("after the update Octavia has %q, want %q", got, want)
+				}
 
-		v, err := attr(s, lbAddress, key)
+				return nil
+			}),
+		},
+		{
+			Config: lbConfig(name, reshapedListeners(true, 443)),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(lbAddress, plancheck.ResourceActionUpdate)},
+			},
+			ConfigStateChecks: []statecheck.StateCheck{
+				sameID.AddStateValue(lbAddress, tfjsonpath.New("id")),
+				sameHTTPSListener.AddStateValue(lbAddress, tfjsonpath.New("listeners").AtSliceIndex(0).AtMapKey("listener_id")),
+			},
+			Check: checkOctavia(t, func(_ *terraform.State, lb *acctest.LBSnapshot) error {
+				for _, gone := range []string{"-udp-listener", "-udp-pool", "-udp-monitor"} {
+					_, l := lb.Listeners[lbName+gone]
+					_, p := lb.Pools[lbName+gone]
+					_, m := lb.Monitors[lbName+gone]
 
-		return region + "/" + v, err
-	}
+					if l || p || m {
+						return fmt.Errorf("%s%s was not pruned", lbName, gone)
+					}
+				}
+
+				smtp, ok := lb.Listeners[lbName+"-smtp-listener"]
+				if !ok || smtp.ProtocolPort != 25 || smtp.DefaultPoolID != lb.Pools[lbName+"-smtp-pool"].ID {
+					return fmt.Errorf("smtp listener %+v, pool %+v", smtp, lb.Pools[lbName+"-smtp-pool"])
+				}
+
+				if len(lb.Listeners) != 3 || len(lb.Pools) != 3 || len(lb.Monitors) != 1 {
+					return fmt.Errorf("%d listeners, %d pools, %d monitors; want 3, 3, 1", len(lb.Listeners), len(lb.Pools), len(lb.Monitors))
+				}
+
+				return nil
+			}),
+		},
+		{
+			Config:      lbConfig(name, reshapedListeners(true, 8443)),
+			ExpectError: regexp.MustCompile(`(?s)Listener port cannot change.*new name`),
+		},
+		{
+			Config: lbConfig(name, reshapedListeners(false, 443)),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(lbAddress, plancheck.ResourceActionUpdate)},
+			},
+			ConfigStateChecks: []statecheck.StateCheck{
+				sameID.AddStateValue(lbAddress, tfjsonpath.New("id")),
+				statecheck.ExpectKnownValue(lbAddress, tfjsonpath.New("public_ip_address"), knownvalue.Null()),
+			},
+			Check: checkOctavia(t, func(s *terraform.State, lb *acctest.LBSnapshot) error {
+				if len(lb.FloatingIPs) != 0 {
+					return fmt.Errorf("floating IP %s is still on the VIP port", lb.FloatingIPs[0].FloatingIP)
+				}
+
+				region, _ := attr(s, lbAddress, "region")
+
+				left, err := acctest.LoadBalancerFloatingIPs(t, region, name, "")
+				if err != nil {
+					return err
+				}
+
+				if len(left) != 0 {
+					return fmt.Errorf("floating IP %s (%s) is left", left[0].FloatingIP, left[0].ID)
+				}
+
+				return nil
+			}),
+		},
+	}, acctest.ImportSteps(lbAddress)...)))
 }
 
 // TestAccLoadBalancer_names checks the linkage contract against a real Octavia: a near miss
@@ -377,74 +325,69 @@ func TestAccLoadBalancer_names(t *testing.T) {
 
 	dupName := name + "-dup"
 
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckLoadBalancerDestroy(t),
-		Steps: []resource.TestStep{
-			{
-				Config: baseConfig(name),
-				Check:  capture,
+	resource.ParallelTest(t, lbCase(t, []resource.TestStep{
+		{
+			Config: baseConfig(name),
+			Check:  capture,
+		},
+		{
+			PreConfig: func() {
+				ids := acctest.CreateRawLoadBalancers(t, project, region, subnet, "lb-"+name+"2", "lb-"+name)
+				nearMiss, adoptee = ids[0], ids[1]
 			},
-			{
-				PreConfig: func() {
-					ids := acctest.CreateRawLoadBalancers(t, project, region, subnet, "lb-"+name+"2", "lb-"+name)
-					nearMiss, adoptee = ids[0], ids[1]
+			Config: lbConfig(name, oneListener),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				func(s *terraform.State) error {
+					id, _ := attr(s, lbAddress, "id")
+					if id != adoptee {
+						return fmt.Errorf("the resource has load balancer %s, want the adopted %s", id, adoptee)
+					}
+
+					near, err := acctest.LoadBalancerSnapshot(t, region, nearMiss)
+					if err != nil || near == nil {
+						return fmt.Errorf("the near miss %s is gone (err %v)", nearMiss, err)
+					}
+
+					if len(near.Listeners) != 0 || near.LoadBalancer.Name != "lb-"+name+"2" {
+						return fmt.Errorf("the near miss was touched: %s with %d listeners", near.LoadBalancer.Name, len(near.Listeners))
+					}
+
+					return nil
 				},
-				Config: lbConfig(name, oneListener),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					func(s *terraform.State) error {
-						id, _ := attr(s, lbAddress, "id")
-						if id != adoptee {
-							return fmt.Errorf("the resource has load balancer %s, want the adopted %s", id, adoptee)
-						}
+				checkOctavia(t, func(_ *terraform.State, lb *acctest.LBSnapshot) error {
+					if l, ok := lb.Listeners["lb-"+name+"-http-listener"]; !ok || l.ProtocolPort != 80 {
+						return fmt.Errorf("the adopted load balancer was not converged: listeners %v", slices.Sorted(maps.Keys(lb.Listeners)))
+					}
 
-						near, err := acctest.LoadBalancerSnapshot(t, region, nearMiss)
-						if err != nil || near == nil {
-							return fmt.Errorf("the near miss %s is gone (err %v)", nearMiss, err)
-						}
-
-						if len(near.Listeners) != 0 || near.LoadBalancer.Name != "lb-"+name+"2" {
-							return fmt.Errorf("the near miss was touched: %s with %d listeners", near.LoadBalancer.Name, len(near.Listeners))
-						}
-
-						return nil
-					},
-					checkOctavia(t, func(_ *terraform.State, lb *acctest.LBSnapshot) error {
-						if l, ok := lb.Listeners["lb-"+name+"-http-listener"]; !ok || l.ProtocolPort != 80 {
-							return fmt.Errorf("the adopted load balancer was not converged: listeners %v", keys(lb.Listeners))
-						}
-
-						return nil
-					}),
-				),
+					return nil
+				}),
+			),
+		},
+		{
+			PreConfig: func() {
+				acctest.DeleteLoadBalancerOutOfBand(t, region, nearMiss)
+				duplicates = acctest.CreateRawLoadBalancers(t, project, region, subnet, "lb-"+dupName, "lb-"+dupName)
 			},
-			{
-				PreConfig: func() {
-					acctest.DeleteLoadBalancerOutOfBand(t, region, nearMiss)
-					duplicates = acctest.CreateRawLoadBalancers(t, project, region, subnet, "lb-"+dupName, "lb-"+dupName)
-				},
-				Config: lbConfig(name, oneListener) + fmt.Sprintf(`
+			Config: lbConfig(name, oneListener) + fmt.Sprintf(`
 resource "unikorn_loadbalancer" "dup" {
   identity_id = unikorn_identity.test.id
   network_id  = unikorn_network.test.id
   name        = %[1]q
 }
 `, dupName),
-				ExpectError: regexp.MustCompile(`(?s)consistency error: 2 load balancers named\s+"lb-` + dupName +
-					`":\s+[0-9a-f-]{36},\s+[0-9a-f-]{36}`),
-			},
-			{
-				// The duplicates go before the identity is destroyed.
-				PreConfig: func() {
-					for _, id := range duplicates {
-						acctest.DeleteLoadBalancerOutOfBand(t, region, id)
-					}
-				},
-				Config: lbConfig(name, oneListener),
-			},
+			ExpectError: regexp.MustCompile(`(?s)consistency\s+error:\s+2\s+load\s+balancers\s+named\s+"lb-` + dupName +
+				`":\s+[0-9a-f-]{36},\s+[0-9a-f-]{36}`),
 		},
-	})
+		{
+			// The duplicates go before the identity is destroyed.
+			PreConfig: func() {
+				for _, id := range duplicates {
+					acctest.DeleteLoadBalancerOutOfBand(t, region, id)
+				}
+			},
+			Config: lbConfig(name, oneListener),
+		},
+	}))
 }
 
 // TestAccLoadBalancer_drift deletes a listener out of band and changes members out of band
@@ -455,24 +398,9 @@ func TestAccLoadBalancer_drift(t *testing.T) {
 	name := acctest.IdentityName()
 	lbName := "lb-" + name
 
-	config := lbConfig(name, `
-  public_ip = true
-  listeners = [
-    {
-      name     = "a"
-      protocol = "TCP"
-      port     = 80
-      members  = [{ address = "10.0.0.30", port = 8080 }]
-      health_monitor = {}
-    },
-    {
-      name     = "b"
-      protocol = "TCP"
-      port     = 81
-      members  = [{ address = "10.0.0.31", port = 8081 }]
-    },
-  ]
-`)
+	config := lbConfig(name, listenersHCL(true,
+		listener{name: "a", protocol: "TCP", port: 80, members: []string{"10.0.0.30:8080"}, extra: []string{"health_monitor = {}"}},
+		listener{name: "b", protocol: "TCP", port: 81, members: []string{"10.0.0.31:8081"}}))
 
 	sameID := statecheck.CompareValue(compare.ValuesSame())
 	sameAddress := statecheck.CompareValue(compare.ValuesSame())
@@ -499,89 +427,79 @@ func TestAccLoadBalancer_drift(t *testing.T) {
 		}
 	}
 
-	updates := resource.ConfigPlanChecks{
-		PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(lbAddress, plancheck.ResourceActionUpdate)},
+	// repaired is a step whose plan updates the load balancer in place, after which check finds
+	// Octavia repaired; then next changes it out of band again.
+	repaired := func(check func(lb *acctest.LBSnapshot) error, next resource.TestCheckFunc) resource.TestStep {
+		return resource.TestStep{
+			Config: config,
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(lbAddress, plancheck.ResourceActionUpdate)},
+			},
+			ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(lbAddress, tfjsonpath.New("id"))},
+			Check: resource.ComposeAggregateTestCheckFunc(
+				checkOctavia(t, func(_ *terraform.State, lb *acctest.LBSnapshot) error { return check(lb) }), next),
+			ExpectNonEmptyPlan: true,
+		}
 	}
 
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckLoadBalancerDestroy(t),
-		Steps: []resource.TestStep{
-			{
-				Config: config,
-				ConfigStateChecks: []statecheck.StateCheck{
-					sameID.AddStateValue(lbAddress, tfjsonpath.New("id")),
-					sameAddress.AddStateValue(lbAddress, tfjsonpath.New("public_ip_address")),
-					statecheck.ExpectKnownValue(lbAddress, tfjsonpath.New("listeners").AtSliceIndex(0).AtMapKey("health_monitor"),
-						knownvalue.ObjectExact(map[string]knownvalue.Check{
-							"interval_seconds": knownvalue.Int64Exact(10), "timeout_seconds": knownvalue.Int64Exact(5),
-							"healthy_threshold": knownvalue.Int64Exact(3), "unhealthy_threshold": knownvalue.Int64Exact(3),
-						})),
-				},
-				Check: resource.ComposeAggregateTestCheckFunc(capture,
-					change(func(ctx context.Context, lb *acctest.LBSnapshot, octavia *gophercloud.ServiceClient) error {
-						return listeners.Delete(ctx, octavia, lb.Listeners[lbName+"-b-listener"].ID).ExtractErr()
+	resource.ParallelTest(t, lbCase(t, []resource.TestStep{
+		{
+			Config: config,
+			ConfigStateChecks: []statecheck.StateCheck{
+				sameID.AddStateValue(lbAddress, tfjsonpath.New("id")),
+				sameAddress.AddStateValue(lbAddress, tfjsonpath.New("public_ip_address")),
+				statecheck.ExpectKnownValue(lbAddress, tfjsonpath.New("listeners").AtSliceIndex(0).AtMapKey("health_monitor"),
+					knownvalue.ObjectExact(map[string]knownvalue.Check{
+						"interval_seconds": knownvalue.Int64Exact(10), "timeout_seconds": knownvalue.Int64Exact(5),
+						"healthy_threshold": knownvalue.Int64Exact(3), "unhealthy_threshold": knownvalue.Int64Exact(3),
 					})),
-				ExpectNonEmptyPlan: true,
 			},
-			{
-				Config:            config,
-				ConfigPlanChecks:  updates,
-				ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(lbAddress, tfjsonpath.New("id"))},
-				Check: resource.ComposeAggregateTestCheckFunc(
-					checkOctavia(t, func(_ *terraform.State, lb *acctest.LBSnapshot) error {
-						l, ok := lb.Listeners[lbName+"-b-listener"]
-						if !ok || l.DefaultPoolID != lb.Pools[lbName+"-b-pool"].ID {
-							return fmt.Errorf("listener b was not repaired onto its pool: %v", keys(lb.Listeners))
-						}
+			Check: resource.ComposeAggregateTestCheckFunc(capture,
+				change(func(ctx context.Context, lb *acctest.LBSnapshot, octavia *gophercloud.ServiceClient) error {
+					return listeners.Delete(ctx, octavia, lb.Listeners[lbName+"-b-listener"].ID).ExtractErr()
+				})),
+			ExpectNonEmptyPlan: true,
+		},
+		repaired(func(lb *acctest.LBSnapshot) error {
+			l, ok := lb.Listeners[lbName+"-b-listener"]
+			if !ok || l.DefaultPoolID != lb.Pools[lbName+"-b-pool"].ID {
+				return fmt.Errorf("listener b was not repaired onto its pool: %v", slices.Sorted(maps.Keys(lb.Listeners)))
+			}
 
-						return nil
-					}),
-					change(func(ctx context.Context, lb *acctest.LBSnapshot, octavia *gophercloud.ServiceClient) error {
-						return pools.BatchUpdateMembers(ctx, octavia, lb.Pools[lbName+"-a-pool"].ID, []pools.BatchUpdateMemberOpts{
-							{Address: "10.0.0.99", ProtocolPort: 9999},
-						}).Err
-					})),
-				ExpectNonEmptyPlan: true,
+			return nil
+		}, change(func(ctx context.Context, lb *acctest.LBSnapshot, octavia *gophercloud.ServiceClient) error {
+			return pools.BatchUpdateMembers(ctx, octavia, lb.Pools[lbName+"-a-pool"].ID, []pools.BatchUpdateMemberOpts{
+				{Address: "10.0.0.99", ProtocolPort: 9999},
+			}).Err
+		})),
+		repaired(func(lb *acctest.LBSnapshot) error {
+			if got := fmt.Sprint(lb.Members[lbName+"-a-pool"]); got != "[10.0.0.30:8080]" {
+				return fmt.Errorf("members of a = %s, want them repaired", got)
+			}
+
+			return nil
+		}, func(*terraform.State) error {
+			acctest.DeleteLoadBalancerOutOfBand(t, region, lbID)
+			return nil
+		}),
+		{
+			Config: config,
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(lbAddress, plancheck.ResourceActionCreate)},
 			},
-			{
-				Config:            config,
-				ConfigPlanChecks:  updates,
-				ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(lbAddress, tfjsonpath.New("id"))},
-				Check: resource.ComposeAggregateTestCheckFunc(
-					checkOctavia(t, func(_ *terraform.State, lb *acctest.LBSnapshot) error {
-						if got := fmt.Sprint(lb.Members[lbName+"-a-pool"]); got != "[10.0.0.30:8080]" {
-							return fmt.Errorf("members of a = %s, want them repaired", got)
-						}
-
-						return nil
-					}),
-					func(*terraform.State) error {
-						acctest.DeleteLoadBalancerOutOfBand(t, region, lbID)
-						return nil
-					}),
-				ExpectNonEmptyPlan: true,
+			ConfigStateChecks: []statecheck.StateCheck{
+				sameAddress.AddStateValue(lbAddress, tfjsonpath.New("public_ip_address")),
 			},
-			{
-				Config: config,
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(lbAddress, plancheck.ResourceActionCreate)},
-				},
-				ConfigStateChecks: []statecheck.StateCheck{
-					sameAddress.AddStateValue(lbAddress, tfjsonpath.New("public_ip_address")),
-				},
-				Check: func(s *terraform.State) error {
-					id, _ := attr(s, lbAddress, "id")
-					if id == lbID {
-						return fmt.Errorf("the load balancer was not re-created")
-					}
+			Check: func(s *terraform.State) error {
+				id, _ := attr(s, lbAddress, "id")
+				if id == lbID {
+					return fmt.Errorf("the load balancer was not re-created")
+				}
 
-					return nil
-				},
+				return nil
 			},
 		},
-	})
+	}))
 }
 
 // TestAccLoadBalancer_failedCreateIsRecorded lets a create run out of time while the load
@@ -597,32 +515,27 @@ func TestAccLoadBalancer_failedCreateIsRecorded(t *testing.T) {
   listeners = [{ name = "http", protocol = "TCP", port = 80, members = [{ address = "10.0.0.40", port = 8080 }] }]
 `
 
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckLoadBalancerDestroy(t),
-		Steps: []resource.TestStep{
-			{
-				Config: baseConfig(name),
-			},
-			{
-				// A new load balancer takes longer than that to be ACTIVE.
-				Config: lbConfig(name, listener+"  timeouts = { create = \"4s\" }\n"),
-				// The CLI wraps long lines: any white space may separate the words.
-				ExpectError: regexp.MustCompile(`(?s)Error\s+creating\s+load\s+balancer.*(timed\s+out|deadline\s+exceeded)`),
-			},
-			{
-				Config: lbConfig(name, listener),
-				Check: checkOctavia(t, func(s *terraform.State, lb *acctest.LBSnapshot) error {
-					if len(lb.Listeners) != 1 || lb.LoadBalancer.ProvisioningStatus != "ACTIVE" {
-						return fmt.Errorf("%s: %s with %d listeners", lb.LoadBalancer.ID, lb.LoadBalancer.ProvisioningStatus, len(lb.Listeners))
-					}
-
-					return checkNoTwin(t, s, lb)
-				}),
-			},
+	resource.ParallelTest(t, lbCase(t, []resource.TestStep{
+		{
+			Config: baseConfig(name),
 		},
-	})
+		{
+			// A new load balancer takes longer than that to be ACTIVE.
+			Config: lbConfig(name, listener+"  timeouts = { create = \"4s\" }\n"),
+			// The CLI wraps long lines: any white space may separate the words.
+			ExpectError: regexp.MustCompile(`(?s)Error\s+creating\s+load\s+balancer.*(timed\s+out|deadline\s+exceeded)`),
+		},
+		{
+			Config: lbConfig(name, listener),
+			Check: checkOctavia(t, func(s *terraform.State, lb *acctest.LBSnapshot) error {
+				if len(lb.Listeners) != 1 || lb.LoadBalancer.ProvisioningStatus != "ACTIVE" {
+					return fmt.Errorf("%s: %s with %d listeners", lb.LoadBalancer.ID, lb.LoadBalancer.ProvisioningStatus, len(lb.Listeners))
+				}
+
+				return checkNoTwin(t, s, lb)
+			}),
+		},
+	}))
 }
 
 // TestAccLoadBalancer_validation shows that configuration mistakes are plan-time errors on
@@ -638,22 +551,20 @@ func TestAccLoadBalancer_validation(t *testing.T) {
 		}
 	}
 
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		Steps: []resource.TestStep{
-			step(`{ name = "d", protocol = "UDP", port = 53, idle_timeout_seconds = 10 }`, `Idle timeout on a UDP listener`),
-			step(`{ name = "d", protocol = "UDP", port = 53, proxy_protocol_v2 = true }`, `PROXY protocol on a UDP listener`),
-			step(`{ name = "a", protocol = "TCP", port = 80, health_monitor = { interval_seconds = 5, timeout_seconds = 5 } }`,
-				`(?s)Health monitor timeout not below its interval.*timeout_seconds \(5\) must be less than\s+interval_seconds \(5\)`),
-			step(`{ name = "a", protocol = "TCP", port = 80, health_monitor = { healthy_threshold = 11 } }`,
-				`(?s)healthy_threshold\s+value\s+must\s+be\s+between\s+1\s+and\s+10`),
-			step(`{ name = "a", protocol = "TCP", port = 80 }, { name = "a", protocol = "TCP", port = 81 }`, `Duplicate listener name`),
-			step(`{ name = "a", protocol = "TCP", port = 80 }, { name = "b", protocol = "TCP", port = 80 }`, `Duplicate listener port`),
-			step(`{ name = "a", protocol = "TCP", port = 80, allowed_cidrs = ["10.0.0.1/8"] }`, `(?s)CIDR with host bits.*10\.0\.0\.0/8`),
-			step(`{ name = "a", protocol = "SCTP", port = 80 }`, `(?s)protocol\s+value\s+must\s+be\s+one\s+of`),
-		},
-	})
+	resource.ParallelTest(t, lbCase(t, []resource.TestStep{
+		step(`{ name = "d", protocol = "UDP", port = 53, idle_timeout_seconds = 10 }`, `Idle timeout on a UDP listener`),
+		step(`{ name = "d", protocol = "UDP", port = 53, proxy_protocol_v2 = true }`, `PROXY protocol on a UDP listener`),
+		step(`{ name = "a", protocol = "TCP", port = 80, health_monitor = { interval_seconds = 5, timeout_seconds = 5 } }`,
+			`(?s)Health monitor timeout not below its interval.*timeout_seconds \(5\) must be less than\s+interval_seconds \(5\)`),
+		step(`{ name = "a", protocol = "TCP", port = 80, health_monitor = { healthy_threshold = 11 } }`,
+			`(?s)healthy_threshold\s+value\s+must\s+be\s+between\s+1\s+and\s+10`),
+		step(`{ name = "a", protocol = "TCP", port = 80 }, { name = "a", protocol = "TCP", port = 81 }`, `Duplicate listener name`),
+		step(`{ name = "a", protocol = "TCP", port = 80 }, { name = "b", protocol = "TCP", port = 80 }`, `Duplicate listener port`),
+		step(`{ name = "a", protocol = "TCP", port = 80, allowed_cidrs = ["10.0.0.1/8"] }`, `(?s)Invalid\s+CIDR.*not\s+in\s+canonical\s+form.*10\.0\.0\.0/8`),
+		step(`{ name = "a", protocol = "SCTP", port = 80 }`, `(?s)protocol\s+value\s+must\s+be\s+one\s+of`),
+		step(`{ name = "a", protocol = "TCP", port = 80, members = [{ address = "10.0.0.5", port = 80 }, { address = "10.0.0.5", port = 80 }] }`,
+			`(?s)Duplicate\s+member.*Members\s+0\s+and\s+1\s+are\s+both\s+10\.0\.0\.5\s+port\s+80`),
+	}))
 }
 
 func sorted(ss []string) string {
@@ -661,15 +572,4 @@ func sorted(ss []string) string {
 	slices.Sort(out)
 
 	return fmt.Sprint(out)
-}
-
-func keys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-
-	slices.Sort(out)
-
-	return out
 }

@@ -2,6 +2,7 @@ package loadbalancer
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -10,9 +11,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
@@ -75,7 +76,7 @@ func (o listenerOpts) model() listenerModel {
 		Port:               types.Int64Value(o.port),
 		ProxyProtocolV2:    types.BoolValue(o.proxy),
 		AllowedCIDRs:       types.SetNull(types.StringType),
-		Members:            types.SetNull(types.ObjectType{AttrTypes: memberAttrTypes}),
+		Members:            types.ListNull(memberType),
 		HealthMonitor:      types.ObjectNull(monitorAttrTypes),
 		IdleTimeoutSeconds: types.Int64Null(),
 		ListenerID:         types.StringNull(),
@@ -99,7 +100,7 @@ func (o listenerOpts) model() listenerModel {
 			}))
 		}
 
-		l.Members = types.SetValueMust(types.ObjectType{AttrTypes: memberAttrTypes}, ms)
+		l.Members = types.ListValueMust(memberType, ms)
 	}
 
 	for i, id := range o.ids {
@@ -224,6 +225,10 @@ func TestValidateConfig(t *testing.T) {
 			[]string{"listeners[1].port: Duplicate listener port"}},
 		{"invalid listener name", []listenerOpts{{name: " a", protocol: "TCP", port: 80}},
 			[]string{"listeners[0].name: Invalid listener name"}},
+		{"duplicate member", []listenerOpts{
+			{name: "a", protocol: "TCP", port: 80, members: []member{{"10.0.0.5", 80}, {"10.0.0.6", 80}, {"10.0.0.5", 80}}},
+			{name: "b", protocol: "TCP", port: 81, members: []member{{"10.0.0.5", 80}, {"10.0.0.5", 81}}}, // another pool, another port
+		}, []string{"listeners[0].members[2]: Duplicate member"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -347,37 +352,6 @@ func TestModifyPlan_computedByListenerName(t *testing.T) {
 	check("a.monitor_id", ls[2].MonitorID, "<null>")
 }
 
-func TestValidators(t *testing.T) {
-	t.Parallel()
-
-	ctx := context.Background()
-
-	for _, c := range []struct {
-		v     validator.String
-		value string
-		ok    bool
-	}{
-		{cidrValidator{}, "10.0.0.0/8", true},
-		{cidrValidator{}, "10.0.0.1/8", false},
-		{cidrValidator{}, "2001:db8::/32", false},
-		{cidrValidator{}, "10.0.0.0", false},
-		{ipv4Validator{}, "10.0.0.5", true},
-		{ipv4Validator{}, "10.0.0.05", false},
-		{ipv4Validator{}, "::1", false},
-		{nameValidator{}, "web", true},
-		{nameValidator{}, "web ", false},
-		{nameValidator{}, strings.Repeat("x", 300), false},
-	} {
-		var resp validator.StringResponse
-
-		c.v.ValidateString(ctx, validator.StringRequest{ConfigValue: types.StringValue(c.value)}, &resp)
-
-		if ok := !resp.Diagnostics.HasError(); ok != c.ok {
-			t.Errorf("%T(%q): ok = %t, want %t (%v)", c.v, c.value, ok, c.ok, resp.Diagnostics)
-		}
-	}
-}
-
 func TestRenderStatusTree(t *testing.T) {
 	t.Parallel()
 
@@ -399,5 +373,56 @@ func TestRenderStatusTree(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error does not contain %q:\n%s", want, err)
 		}
+	}
+}
+
+// TestState_membersOfAnEarlierVersion: the state of a version whose members were a set (the
+// same JSON array in the state file) reads as today's list, with its members, as the
+// framework decodes a stored state (tfprotov6.RawState).
+func TestState_membersOfAnEarlierVersion(t *testing.T) {
+	t.Parallel()
+
+	ctx := context.Background()
+	s := testSchema(t)
+
+	raw, err := (&tfprotov6.RawState{JSON: []byte(`{
+		"id": "lb-1", "identity_id": "project-1", "name": "web", "network_id": "net-1", "region": "RegionOne",
+		"public_ip": false, "listeners": [{
+			"name": "http", "protocol": "TCP", "port": 80, "proxy_protocol_v2": false, "listener_id": "l-1", "pool_id": "p-1",
+			"members": [{"address": "10.0.0.6", "port": 80}, {"address": "10.0.0.5", "port": 80}]
+		}]
+	}`)}).Unmarshal(s.Type().TerraformType(ctx))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var m loadBalancerModel
+	if diags := (tfsdk.State{Schema: s, Raw: raw}).Get(ctx, &m); diags.HasError() {
+		t.Fatal(diags)
+	}
+
+	ls, _ := listenerModels(ctx, m.Listeners)
+
+	var diags diag.Diagnostics
+	if got := memberSpecs(ctx, ls[0].Members, &diags); len(got) != 2 || got[0] != (Member{"10.0.0.6", 80}) || diags.HasError() {
+		t.Errorf("members = %v (%v), want both, in the stored order", got, diags)
+	}
+}
+
+// TestMemberList_keepsTheConfiguredOrder: a refresh lists the members Octavia has in the
+// prior order (no diff for an unchanged configuration), new ones after them.
+func TestMemberList_keepsTheConfiguredOrder(t *testing.T) {
+	t.Parallel()
+
+	ctx := context.Background()
+	prior := listenerOpts{members: []member{{"10.0.0.9", 80}, {"10.0.0.1", 80}, {"10.0.0.5", 80}}}.model().Members
+
+	var diags diag.Diagnostics
+
+	got := memberSpecs(ctx, memberList(ctx, sortMembers([]Member{{"10.0.0.5", 80}, {"10.0.0.7", 80}, {"10.0.0.9", 80}}), prior, &diags), &diags)
+
+	want := []Member{{"10.0.0.9", 80}, {"10.0.0.5", 80}, {"10.0.0.7", 80}}
+	if fmt.Sprint(got) != fmt.Sprint(want) || diags.HasError() {
+		t.Errorf("members = %v (%v), want %v", got, diags, want)
 	}
 }

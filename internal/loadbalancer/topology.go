@@ -2,13 +2,14 @@
 // with its listeners, pools, members and health monitors, and an optional floating IP on its
 // VIP, converged in place as one desired-state object (DESIGN.md §6).
 //
-// The core (topology.go, observe.go, converge.go, status.go, neutron.go, import.go) is
-// Terraform-free: it finds the objects again by their deterministic names
-// (naming.LoadBalancer, naming.Listener, ...), creates them step by step — the load balancer,
-// then per listener: listener, pool, members in one batch, monitor — waiting for the load
-// balancer to be ACTIVE between steps, so that no request ever meets Octavia's immutability
-// lock, and prunes the children the configuration no longer implies. resource.go and
-// validate.go map the schema onto it.
+// The core (topology.go, observe.go, converge.go, lifecycle.go, status.go, neutron.go,
+// check.go, import.go) is Terraform-free: it finds the objects again by their deterministic
+// names (naming.LoadBalancer, naming.Listener, ...), creates them step by step — the load
+// balancer, then per listener: listener, pool, members in one batch, monitor — waiting for
+// the load balancer to be ACTIVE between steps, so that no request ever meets Octavia's
+// immutability lock, prunes the children the configuration no longer implies, and adopts
+// the load balancer of a create whose answer was lost. The framework files (resource.go,
+// schema.go, plan.go, validate.go, flatten.go) map the schema onto it.
 package loadbalancer
 
 import (
@@ -19,7 +20,9 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/network"
 )
 
 // Listener protocols a user may choose.
@@ -147,8 +150,8 @@ type Topology struct {
 	// the provider leaves them alone, but refuses to create a listener on a port they hold.
 	Foreign []ForeignListener
 
-	// FloatingIP is the floating IP on the VIP port (or one left over for it), nil if none.
-	FloatingIP *FloatingIP
+	// FloatingIP is the floating IP on the VIP port, nil if none.
+	FloatingIP *network.FloatingIP
 }
 
 // ObservedListener is one listener's objects as Octavia has them.
@@ -180,14 +183,6 @@ type ObservedListener struct {
 type ForeignListener struct {
 	ID, Name, Protocol string
 	Port               int
-}
-
-// FloatingIP is a Neutron floating IP.
-type FloatingIP struct {
-	ID          string
-	Address     string
-	PortID      string
-	Description string
 }
 
 // ProxyProtocolV2 tells whether the pool speaks PROXY protocol v2.
@@ -227,11 +222,18 @@ func (t *Topology) Listener(name string) (ObservedListener, bool) {
 	return ObservedListener{}, false
 }
 
-// Service converges load balancers with the Octavia and Neutron clients of one identity
-// scope and region.
+// Service converges load balancers with the Octavia and Neutron clients of one tenant (an
+// identity's project in one region, in one credential scope).
 type Service struct {
 	Octavia *gophercloud.ServiceClient // pinned to cloud.LoadBalancerMicroversion
 	Neutron *gophercloud.ServiceClient
+
+	// ProjectID is the identity's project: the load balancers it finds and the network it
+	// puts a VIP on must be that project's. "" (the service user's own admin scope, for
+	// import) accepts every project.
+	ProjectID string
+	// Region names the region in messages.
+	Region string
 
 	// SingleCallCreate creates a new load balancer with Octavia's fully-populated single
 	// call instead of step by step. Broken on several releases and providers (children stay
@@ -240,6 +242,28 @@ type Service struct {
 
 	// PollMin and PollMax bound the backoff while waiting; zero means the defaults.
 	PollMin, PollMax time.Duration
+}
+
+// NewService is the core of tenant t: its Octavia and Neutron clients. singleCallCreate is
+// the provider's opt-in to Octavia's single-call create.
+func NewService(t *cloud.Tenant, singleCallCreate bool) (*Service, error) {
+	octavia, err := t.LoadBalancer()
+	if err != nil {
+		return nil, err
+	}
+
+	neutron, err := t.Network()
+	if err != nil {
+		return nil, err
+	}
+
+	return &Service{
+		Octavia:          octavia,
+		Neutron:          neutron,
+		ProjectID:        t.ProjectID(),
+		Region:           t.Region(),
+		SingleCallCreate: singleCallCreate,
+	}, nil
 }
 
 func (s *Service) pollMin() time.Duration { return cmp.Or(s.PollMin, DefaultPollMin) }

@@ -3,11 +3,10 @@ package loadbalancer
 import (
 	"context"
 	"fmt"
-	"net/netip"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
@@ -110,6 +109,39 @@ func (r *loadBalancerResource) ValidateConfig(ctx context.Context, req resource.
 			resp.Diagnostics.Append(l.HealthMonitor.As(ctx, &hm, objectAsOptions)...)
 			validateMonitor(&resp.Diagnostics, at.AtName("health_monitor"), hm, known && udp)
 		}
+
+		validateMembers(ctx, &resp.Diagnostics, at.AtName("members"), l.Members)
+	}
+}
+
+// validateMembers refuses a member (address and port) listed twice in one pool: Octavia holds
+// members as a set, so the second would silently vanish.
+func validateMembers(ctx context.Context, diags *diag.Diagnostics, at path.Path, members types.List) {
+	if members.IsNull() || members.IsUnknown() {
+		return
+	}
+
+	var ms []memberModel
+
+	diags.Append(members.ElementsAs(ctx, &ms, false)...)
+
+	seen := map[Member]int{}
+
+	for j, m := range ms {
+		if m.Address.IsUnknown() || m.Port.IsUnknown() {
+			continue
+		}
+
+		key := Member{Address: m.Address.ValueString(), Port: int(m.Port.ValueInt64())}
+		if i, dup := seen[key]; dup {
+			diags.AddAttributeError(at.AtListIndex(j), "Duplicate member",
+				fmt.Sprintf("Members %d and %d are both %s port %d: a pool holds each address and port once; remove one.",
+					i, j, key.Address, key.Port))
+
+			continue
+		}
+
+		seen[key] = j
 	}
 }
 
@@ -145,73 +177,4 @@ func int64OrDefault(v types.Int64, def int64) (int64, bool) {
 	}
 
 	return v.ValueInt64(), true
-}
-
-// nameValidator checks a load balancer name with naming.ValidateName.
-type nameValidator struct{}
-
-func (nameValidator) Description(context.Context) string {
-	return "a load balancer name: printable, no white space at either end, short enough for Octavia's 255 characters"
-}
-
-func (v nameValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-
-func (nameValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-
-	if err := naming.ValidateName(naming.KindLoadBalancer, req.ConfigValue.ValueString()); err != nil {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid load balancer name", err.Error())
-	}
-}
-
-// ipv4Validator checks an IPv4 address (VIPs and members live on the network's IPv4 subnet).
-type ipv4Validator struct{}
-
-func (ipv4Validator) Description(context.Context) string { return "an IPv4 address such as 10.0.0.5" }
-
-func (v ipv4Validator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-
-func (ipv4Validator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-
-	s := req.ConfigValue.ValueString()
-
-	a, err := netip.ParseAddr(s)
-	if err != nil || !a.Is4() || a.String() != s {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid IPv4 address",
-			fmt.Sprintf("%q is not an IPv4 address in dotted form such as 10.0.0.5.", s))
-	}
-}
-
-// cidrValidator checks an IPv4 prefix in canonical form (Octavia stores 10.0.0.1/24 as
-// 10.0.0.0/24, which would show as a change on every plan).
-type cidrValidator struct{}
-
-func (cidrValidator) Description(context.Context) string {
-	return "an IPv4 CIDR prefix in canonical form such as 10.0.0.0/8"
-}
-
-func (v cidrValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-
-func (cidrValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-
-	s := req.ConfigValue.ValueString()
-
-	p, err := netip.ParsePrefix(s)
-
-	switch {
-	case err != nil || !p.Addr().Is4():
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid CIDR",
-			fmt.Sprintf("%q is not an IPv4 CIDR prefix such as 10.0.0.0/8 (the VIP is IPv4).", s))
-	case p.Masked() != p:
-		resp.Diagnostics.AddAttributeError(req.Path, "CIDR with host bits",
-			fmt.Sprintf("%q has host bits set: write %s.", s, p.Masked()))
-	}
 }

@@ -1,0 +1,110 @@
+package loadbalancer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"runtime"
+	"sync"
+	"weak"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
+)
+
+// This file holds the checks that stop bad input before anything is made: the plan runs them
+// when the values are known then (through the per-run NetworkCache), and Ensure runs them
+// again first thing, before its first change.
+
+// AddressError is a VIP or member address outside the VIP subnet: Octavia would refuse it (or
+// the member would never be reached) half-way through an apply.
+type AddressError struct {
+	// Listener and Member are the indexes of the member in Spec.Listeners and in the
+	// listener's Members; Listener is -1 for the VIP address.
+	Listener, Member int
+	Address          string
+	Network          *VIPNetwork
+}
+
+func (e *AddressError) Error() string {
+	what := "the VIP address"
+	if e.Listener >= 0 {
+		what = "member address"
+	}
+
+	return fmt.Sprintf("%s %s is outside the VIP subnet %s (%s) of network %s (%s): the VIP and every member must be on "+
+		"the network's subnet", what, e.Address, e.Network.CIDR, e.Network.SubnetID, e.Network.Name, e.Network.ID)
+}
+
+// CheckAddresses lists the addresses of spec that are outside n's VIP subnet. An address
+// that does not parse is left to the schema's validators.
+func CheckAddresses(spec Spec, n *VIPNetwork) []*AddressError {
+	var out []*AddressError
+
+	outside := func(address string) bool {
+		a, err := netip.ParseAddr(address)
+		return address != "" && err == nil && !n.CIDR.Contains(a)
+	}
+
+	if outside(spec.VIPAddress) {
+		out = append(out, &AddressError{Listener: -1, Member: -1, Address: spec.VIPAddress, Network: n})
+	}
+
+	for i, l := range spec.Listeners {
+		for j, m := range l.Members {
+			if outside(m.Address) {
+				out = append(out, &AddressError{Listener: i, Member: j, Address: m.Address, Network: n})
+			}
+		}
+	}
+
+	return out
+}
+
+// joinAddressErrors is the error of the addresses outside the VIP subnet; nil for none.
+func joinAddressErrors(outside []*AddressError) error {
+	errs := make([]error, len(outside))
+	for i, e := range outside {
+		errs[i] = e
+	}
+
+	return errors.Join(errs...)
+}
+
+// NetworkCache remembers the VIP networks looked up during one run of the provider, so that
+// the plans of many load balancers on one network ask Neutron once. A failed lookup is not
+// kept.
+type NetworkCache struct {
+	networks cloud.OnceCache[networkKey, *VIPNetwork]
+}
+
+type networkKey struct {
+	projectID, region, networkID string
+}
+
+// VIPNetwork is s.VIPNetwork(networkID), once per run for s's project and region.
+func (c *NetworkCache) VIPNetwork(ctx context.Context, s *Service, networkID string) (*VIPNetwork, error) {
+	return c.networks.Get(ctx, networkKey{s.ProjectID, s.Region, networkID}, func(ctx context.Context) (*VIPNetwork, error) {
+		return s.VIPNetwork(ctx, networkID)
+	})
+}
+
+// runCaches holds the NetworkCache of each provider configuration (its *cloud.Client, one
+// per run), dropped with the client.
+var runCaches sync.Map // weak.Pointer[cloud.Client] → *NetworkCache
+
+// NetworkCacheOf is the NetworkCache of the run of client c.
+func NetworkCacheOf(c *cloud.Client) *NetworkCache {
+	key := weak.Make(c)
+
+	if v, ok := runCaches.Load(key); ok {
+		return v.(*NetworkCache) //nolint:forcetypeassert // only *NetworkCache is stored
+	}
+
+	v, loaded := runCaches.LoadOrStore(key, &NetworkCache{})
+	if !loaded {
+		runtime.AddCleanup(c, func(k weak.Pointer[cloud.Client]) { runCaches.Delete(k) }, key)
+	}
+
+	return v.(*NetworkCache) //nolint:forcetypeassert // only *NetworkCache is stored
+}

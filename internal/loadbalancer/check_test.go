@@ -1,0 +1,226 @@
+package loadbalancer
+
+import (
+	"errors"
+	"net/http"
+	"net/netip"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloudtest"
+)
+
+func TestVIPNetwork(t *testing.T) {
+	t.Parallel()
+
+	for _, c := range []struct {
+		name, networkID, project string
+		wantErr                  string // "" for success
+	}{
+		{name: "the identity's", networkID: "net-1", project: "project-1"},
+		{name: "another identity's", networkID: "net-1", project: "project-2", wantErr: "belongs to project project-1, not to the identity's project project-2"},
+		{name: "another region's or unknown", networkID: "net-elsewhere", project: "project-1", wantErr: "is not in the identity's project project-1 in region RegionOne"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+
+			svc := newFakeCloud(t).service()
+			svc.ProjectID = c.project
+
+			n, err := svc.VIPNetwork(t.Context(), c.networkID)
+
+			if c.wantErr == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+
+				if n.SubnetID != "subnet-1" || n.CIDR != netip.MustParsePrefix("10.0.0.0/24") || n.ProjectID != "project-1" {
+					t.Errorf("VIP network = %+v, want subnet-1, 10.0.0.0/24, project-1", n)
+				}
+
+				return
+			}
+
+			var wrong *NetworkError
+			if !errors.As(err, &wrong) || !strings.Contains(err.Error(), c.wantErr) {
+				t.Fatalf("err = %v, want a *NetworkError saying %q", err, c.wantErr)
+			}
+		})
+	}
+}
+
+func TestNetworkCache_asksOncePerRun(t *testing.T) {
+	t.Parallel()
+
+	f := newFakeCloud(t)
+	cache := &NetworkCache{}
+
+	for range 3 {
+		if _, err := cache.VIPNetwork(t.Context(), f.service(), "net-1"); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	if n := f.api.Count("GET /neutron/v2.0/networks/net-1"); n != 1 {
+		t.Errorf("the network was read %d times for 3 plans, want once", n)
+	}
+
+	// Another identity's lookup is its own.
+	svc := f.service()
+	svc.ProjectID = "project-2"
+
+	if _, err := cache.VIPNetwork(t.Context(), svc, "net-1"); err == nil {
+		t.Error("another identity got the first identity's network from the cache")
+	}
+}
+
+func TestCheckAddresses(t *testing.T) {
+	t.Parallel()
+
+	vip := &VIPNetwork{ID: "net-1", Name: "network-test", SubnetID: "subnet-1", CIDR: netip.MustParsePrefix("10.0.0.0/24")}
+
+	for _, c := range []struct {
+		name  string
+		spec  Spec
+		paths []string // the attributes addressErrors reports, in order
+	}{
+		{name: "inside", spec: threeListeners(false)},
+		{name: "VIP outside", spec: Spec{VIPAddress: "10.0.1.5"}, paths: []string{"vip_address"}},
+		{name: "members outside", spec: Spec{VIPAddress: "10.0.0.5", Listeners: []ListenerSpec{
+			{Name: "a", Members: []Member{{"10.0.0.6", 80}, {"192.168.0.6", 80}}},
+			{Name: "b", Members: []Member{{"10.0.0.255", 80}, {"10.0.2.1", 81}}},
+		}}, paths: []string{"listeners[0].members[1].address", "listeners[1].members[1].address"}},
+		{name: "unset VIP", spec: Spec{Listeners: []ListenerSpec{{Name: "a", Members: []Member{{"", 80}}}}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+
+			outside := CheckAddresses(c.spec, vip)
+			err := joinAddressErrors(outside)
+
+			var diags diag.Diagnostics
+
+			addressErrors(outside, &diags)
+
+			got := errorPaths(diags)
+			if len(got) != len(c.paths) {
+				t.Fatalf("errors %q, want on %q (err %v)", got, c.paths, err)
+			}
+
+			for i, p := range c.paths {
+				if got[i] != p+": Address outside the VIP subnet" {
+					t.Errorf("error %q, want on %s", got[i], p)
+				}
+			}
+
+			if err != nil && !strings.Contains(err.Error(), "outside the VIP subnet 10.0.0.0/24 (subnet-1)") {
+				t.Errorf("the error does not name the subnet: %v", err)
+			}
+		})
+	}
+}
+
+// TestEnsure_badInputFailsBeforeAnyChange: an address outside the VIP subnet, or a network of
+// another identity, stops Ensure before its first change.
+func TestEnsure_badInputFailsBeforeAnyChange(t *testing.T) {
+	t.Parallel()
+
+	for _, c := range []struct {
+		name    string
+		change  func(*Spec, *Service)
+		wantErr any
+	}{
+		{"member outside", func(s *Spec, _ *Service) { s.Listeners[1].Members = []Member{{"10.1.0.5", 22}} }, new(*AddressError)},
+		{"VIP outside", func(s *Spec, _ *Service) { s.VIPAddress = "172.16.0.1" }, new(*AddressError)},
+		{"network of another identity", func(_ *Spec, svc *Service) { svc.ProjectID = "project-2" }, new(*NetworkError)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+
+			f := newFakeCloud(t)
+			svc := f.service()
+			spec := threeListeners(true)
+			c.change(&spec, svc)
+
+			id, _, err := svc.Create(t.Context(), spec, nil)
+			if !errors.As(err, c.wantErr) {
+				t.Fatalf("err = %v, want a %T", err, c.wantErr)
+			}
+
+			if _, mutations := f.counters(); id != "" || len(mutations) != 0 {
+				t.Errorf("made %q with %v before failing", id, mutations)
+			}
+		})
+	}
+}
+
+// TestCreate_lostAnswer: a POST whose answer is lost or refused leaves either nothing or a
+// load balancer that Create finds and returns, so that the state tracks it.
+func TestCreate_lostAnswer(t *testing.T) {
+	t.Parallel()
+
+	for _, c := range []struct {
+		name string
+		// post answers the load balancer POST; made tells whether Octavia made it.
+		post       func(f *fakeCloud, w http.ResponseWriter, r *http.Request)
+		wantLB     bool
+		wantListed int // at least this many name lookups (the wait)
+	}{
+		{name: "refused, nothing made", post: func(_ *fakeCloud, w http.ResponseWriter, _ *http.Request) {
+			cloudtest.WriteJSON(w, http.StatusInternalServerError, map[string]any{"faultstring": "boom"})
+		}},
+		{name: "refused after making it", wantLB: true, post: func(f *fakeCloud, w http.ResponseWriter, r *http.Request) {
+			f.serve(discard{}, r)
+			cloudtest.WriteJSON(w, http.StatusInternalServerError, map[string]any{"faultstring": "boom"})
+		}},
+		{name: "no answer, committed later", wantLB: true, wantListed: 3, post: func(f *fakeCloud, w http.ResponseWriter, _ *http.Request) {
+			// Octavia commits it while the provider waits: the third name lookup sees it.
+			f.api.On(http.MethodGet, "/octavia/v2/lbaas/loadbalancers", func(w http.ResponseWriter, r *http.Request) {
+				if f.api.Count("GET /octavia/v2/lbaas/loadbalancers") == 3 {
+					f.addLB("lb-web", StatusActive)
+				}
+
+				f.serve(w, r)
+			})
+			hangUp(w)
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+
+			f := newFakeCloud(t)
+			f.api.On(http.MethodPost, "/octavia/v2/lbaas/loadbalancers", func(w http.ResponseWriter, r *http.Request) { c.post(f, w, r) })
+
+			id, top, err := f.service().Create(t.Context(), Spec{Name: "web", NetworkID: "net-1"}, nil)
+
+			var lost *CreateError
+			if !errors.As(err, &lost) {
+				t.Fatalf("err = %v, want the failed POST", err)
+			}
+
+			if c.wantLB != (id != "") || (id != "" && (top == nil || top.ID != id || top.Name != "lb-web")) {
+				t.Errorf("Create returned %q with %+v, want a load balancer: %t", id, top, c.wantLB)
+			}
+
+			if n := f.api.Count("GET /octavia/v2/lbaas/loadbalancers"); n < c.wantListed {
+				t.Errorf("%d name lookups, want at least %d", n, c.wantListed)
+			}
+		})
+	}
+}
+
+// discard is a ResponseWriter that forgets the answer.
+type discard struct{}
+
+func (discard) Header() http.Header         { return http.Header{} }
+func (discard) Write(b []byte) (int, error) { return len(b), nil }
+func (discard) WriteHeader(int)             {}
+
+// hangUp closes the connection without an answer.
+func hangUp(w http.ResponseWriter) {
+	if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+		_ = conn.Close()
+	}
+}

@@ -1,0 +1,256 @@
+package loadbalancer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
+)
+
+// ModifyPlan applies the one region rule, refuses changes Octavia cannot make (a listener's
+// protocol, port or PROXY protocol) with an error on the attribute, plans the computed values
+// of each listener by its name, not its position (IDs of listeners that stay are known, those
+// of new ones unknown, and a missing pool or monitor, deleted out of band, shows as a change
+// that the apply repairs), and checks the network and the addresses (checkNetwork).
+func (r *loadBalancerResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	p, ok := adapter.OpenPlan[loadBalancerModel](ctx, req, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+
+	plan, cfg, state := &p.Plan, &p.Config, p.State
+
+	plan.Region = r.PlanRegion(plan.Region, cfg.Region, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+
+	planListeners, diags := listenerModels(ctx, plan.Listeners)
+	resp.Diagnostics.Append(diags...)
+
+	cfgListeners, diags := listenerModels(ctx, cfg.Listeners)
+	resp.Diagnostics.Append(diags...)
+
+	var stateListeners []listenerModel
+
+	if state != nil {
+		stateListeners, diags = listenerModels(ctx, state.Listeners)
+		resp.Diagnostics.Append(diags...)
+	}
+
+	if resp.Diagnostics.HasError() {
+		return
+	}
+
+	if !plan.Listeners.IsUnknown() && !plan.Listeners.IsNull() {
+		for i := range planListeners {
+			var configured *listenerModel
+			if i < len(cfgListeners) {
+				configured = &cfgListeners[i]
+			}
+
+			planListener(&resp.Diagnostics, path.Root("listeners").AtListIndex(i), &planListeners[i], configured, stateListeners)
+		}
+
+		if resp.Diagnostics.HasError() {
+			return
+		}
+
+		list, diags := types.ListValueFrom(ctx, types.ObjectType{AttrTypes: listenerAttrTypes}, planListeners)
+		resp.Diagnostics.Append(diags...)
+		plan.Listeners = list
+	}
+
+	switch {
+	case plan.PublicIP.IsUnknown():
+		plan.PublicIPAddress = types.StringUnknown()
+	case !plan.PublicIP.ValueBool():
+		plan.PublicIPAddress = types.StringNull()
+	case state != nil && state.PublicIP.ValueBool() && !state.PublicIPAddress.IsNull():
+		plan.PublicIPAddress = state.PublicIPAddress
+	default:
+		plan.PublicIPAddress = types.StringUnknown()
+	}
+
+	r.checkNetwork(ctx, *plan, state, &resp.Diagnostics)
+
+	if !resp.Diagnostics.HasError() {
+		p.Save(ctx, resp)
+	}
+}
+
+// checkNetwork checks, once the identity, region and network are known, that the network is
+// the identity's in the region and that the VIP and member addresses are inside its VIP
+// subnet: a plan-time error on the attribute at fault instead of a failed apply. The network
+// comes from the run's NetworkCache, looked up in the privileged scope (so that a broken trust
+// does not stop a plan). A plan that changes none of these is not checked again; one whose
+// values are unknown now is checked by the apply, before anything is made.
+func (r *loadBalancerResource) checkNetwork(ctx context.Context, plan loadBalancerModel, state *loadBalancerModel, diags *diag.Diagnostics) {
+	c := r.Cloud()
+	if c == nil || plan.IdentityID.IsUnknown() || plan.NetworkID.IsUnknown() || plan.Region.IsUnknown() {
+		return
+	}
+
+	spec, d := expandSpec(ctx, plan)
+	if d.HasError() {
+		return // unknown listeners: the apply checks them
+	}
+
+	if state != nil && plan.NetworkID.Equal(state.NetworkID) && plan.IdentityID.Equal(state.IdentityID) {
+		if prior, d := expandSpec(ctx, *state); !d.HasError() && sameAddresses(spec, prior) {
+			return
+		}
+	}
+
+	t, err := c.Tenant(ctx, plan.IdentityID.ValueString(), plan.Region.ValueString(), cloud.Privileged)
+	if err != nil {
+		tflog.Warn(ctx, "Cannot check the load balancer's network at plan time; the apply checks it", map[string]any{"error": err.Error()})
+		return
+	}
+
+	svc, err := NewService(t, false)
+	if err != nil {
+		tflog.Warn(ctx, "Cannot check the load balancer's network at plan time; the apply checks it", map[string]any{"error": err.Error()})
+		return
+	}
+
+	vip, err := NetworkCacheOf(c).VIPNetwork(ctx, svc, spec.NetworkID)
+
+	var wrong *NetworkError
+
+	switch {
+	case errors.As(err, &wrong):
+		diags.AddAttributeError(path.Root("network_id"), "Network not of the identity", wrong.Error())
+		return
+	case err != nil:
+		tflog.Warn(ctx, "Cannot check the load balancer's network at plan time; the apply checks it", map[string]any{"error": err.Error()})
+		return
+	}
+
+	addressErrors(CheckAddresses(spec, vip), diags)
+}
+
+// addressErrors reports each address outside the VIP subnet on its attribute.
+func addressErrors(outside []*AddressError, diags *diag.Diagnostics) {
+	for _, e := range outside {
+		at := path.Root("vip_address")
+		if e.Listener >= 0 {
+			at = path.Root("listeners").AtListIndex(e.Listener).AtName("members").AtListIndex(e.Member).AtName("address")
+		}
+
+		diags.AddAttributeError(at, "Address outside the VIP subnet", e.Error())
+	}
+}
+
+// sameAddresses tells whether a and b have the same VIP address and member addresses.
+func sameAddresses(a, b Spec) bool {
+	addresses := func(s Spec) []string {
+		out := []string{s.VIPAddress}
+		for _, l := range s.Listeners {
+			for _, m := range l.Members {
+				out = append(out, m.Address)
+			}
+		}
+
+		return sortedSet(out)
+	}
+
+	return slices.Equal(addresses(a), addresses(b))
+}
+
+// planListener checks the immutable fields of listener l against the state's listener of
+// the same name and plans its computed values.
+func planListener(diags *diag.Diagnostics, at path.Path, l *listenerModel, configured *listenerModel, state []listenerModel) {
+	var prior *listenerModel
+
+	for i := range state {
+		if state[i].Name.Equal(l.Name) && !l.Name.IsUnknown() {
+			prior = &state[i]
+		}
+	}
+
+	udp := l.Protocol.ValueString() == ProtocolUDP
+
+	if prior == nil {
+		l.ListenerID, l.PoolID = types.StringUnknown(), types.StringUnknown()
+		l.MonitorID = unknownUnless(l.HealthMonitor.IsNull())
+
+		if configured != nil && configured.IdleTimeoutSeconds.IsNull() {
+			l.IdleTimeoutSeconds = idleTimeoutPlan(udp, l.Protocol.IsUnknown(), types.Int64Unknown())
+		}
+
+		return
+	}
+
+	for _, c := range []struct {
+		attr       string
+		have, want attr.Value
+	}{
+		{"protocol", prior.Protocol, l.Protocol},
+		{"port", prior.Port, l.Port},
+		{"proxy_protocol_v2", prior.ProxyProtocolV2, l.ProxyProtocolV2},
+	} {
+		if c.want.IsUnknown() || c.have.IsNull() || c.have.Equal(c.want) {
+			continue
+		}
+
+		diags.AddAttributeError(at.AtName(c.attr), "Listener "+c.attr+" cannot change",
+			fmt.Sprintf("Listener %s has %s %s; the configuration asks for %s. Octavia cannot change a listener's "+
+				"protocol or port, nor its pool's protocol (proxy_protocol_v2). Give the listener a new name: the apply then "+
+				"deletes the old listener, pool and monitor and creates new ones.", l.Name, c.attr, c.have, c.want))
+	}
+
+	l.ListenerID = knownOrUnknown(prior.ListenerID)
+	l.PoolID = knownOrUnknown(prior.PoolID)
+
+	if l.HealthMonitor.IsNull() {
+		l.MonitorID = types.StringNull()
+	} else {
+		l.MonitorID = knownOrUnknown(prior.MonitorID)
+	}
+
+	if configured != nil && configured.IdleTimeoutSeconds.IsNull() {
+		l.IdleTimeoutSeconds = idleTimeoutPlan(udp, l.Protocol.IsUnknown(), prior.IdleTimeoutSeconds)
+	}
+}
+
+// idleTimeoutPlan is the planned idle timeout of a listener that does not configure one:
+// null for UDP, what Octavia has for TCP (prior; unknown for a new listener).
+func idleTimeoutPlan(udp, protocolUnknown bool, prior types.Int64) types.Int64 {
+	switch {
+	case protocolUnknown:
+		return types.Int64Unknown()
+	case udp:
+		return types.Int64Null()
+	case prior.IsNull():
+		return types.Int64Unknown()
+	}
+
+	return prior
+}
+
+func knownOrUnknown(v types.String) types.String {
+	if v.IsNull() || v.IsUnknown() {
+		return types.StringUnknown()
+	}
+
+	return v
+}
+
+func unknownUnless(null bool) types.String {
+	if null {
+		return types.StringNull()
+	}
+
+	return types.StringUnknown()
+}

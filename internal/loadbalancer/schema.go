@@ -1,0 +1,208 @@
+package loadbalancer
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
+)
+
+func (r *loadBalancerResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A whole Octavia load balancer as one object, in an identity's project: the load balancer " +
+			"`lb-<name>` with its VIP on a network, and per listener the listener `lb-<name>-<listener>-listener`, its pool " +
+			"`lb-<name>-<listener>-pool` (round robin) with its members, and an optional health monitor " +
+			"`lb-<name>-<listener>-monitor`; optionally a floating IP on the VIP.\n\n" +
+			"Creation goes step by step — the load balancer, then per listener: listener, pool, members in one batch, " +
+			"monitor — waiting for the load balancer to be ACTIVE between steps, so that no request meets Octavia's " +
+			"immutability lock. Changes are converged in place, listener by listener: allowed CIDRs, idle timeouts, members " +
+			"(one batch update), monitor settings; listeners added to the configuration are created, listeners removed from " +
+			"it are deleted with their pool and monitor. A listener's `protocol`, `port` and `proxy_protocol_v2` cannot " +
+			"change (Octavia cannot change them): give the listener a new name instead. Objects are found again by their " +
+			"names (exact match; two objects with one name are an error), so an interrupted apply adopts what it made.\n\n" +
+			"Deletion removes the floating IP, then the load balancer with everything under it in one cascade call.\n\n" +
+			"**Import** by `REGION/ID` or `REGION/name` (the `name` of `lb-<name>`); a bare `ID` or `name` means the " +
+			"provider's default region.",
+		Attributes: map[string]schema.Attribute{
+			"id":          adapter.IDAttribute("The Octavia load balancer ID."),
+			"identity_id": adapter.IdentityIDAttribute("load balancer"),
+			"listeners": schema.ListNestedAttribute{
+				Optional: true,
+				MarkdownDescription: "The listeners, created in this order. Each is found again by its `name`, so reordering " +
+					"changes nothing in Octavia. An import lists them in the order Octavia created them.",
+				NestedObject: schema.NestedAttributeObject{Attributes: listenerAttributes()},
+				Validators:   []validator.List{listvalidator.SizeAtLeast(1)},
+			},
+			"name": adapter.NameAttribute(naming.KindLoadBalancer, "Name of the load balancer: Octavia calls it `lb-<name>` "+
+				"and its children `lb-<name>-<listener>-listener`, `-pool` and `-monitor`."),
+			"network_id": schema.StringAttribute{
+				Required: true,
+				MarkdownDescription: "ID of the network (a `unikorn_network`'s `id`) the VIP lives on; the VIP subnet is the " +
+					"network's subnet. It must be a network of the identity, in the load balancer's region (checked at plan " +
+					"time when the ID is known then). Changing it replaces the load balancer.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				Validators:    []validator.String{stringvalidator.LengthAtLeast(1)},
+			},
+			"operating_status": schema.StringAttribute{
+				Computed: true,
+				MarkdownDescription: "Octavia's operating status of the load balancer (`ONLINE`, `OFFLINE`, `DEGRADED`, " +
+					"`ERROR`, `NO_MONITOR`).",
+			},
+			"provisioning_status": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "Octavia's provisioning status of the load balancer; `ACTIVE` after every apply.",
+			},
+			"public_ip": schema.BoolAttribute{
+				Optional: true,
+				Computed: true,
+				Default:  booldefault.StaticBool(false),
+				MarkdownDescription: "Put a floating IP on the VIP port, from the external network of the network's router. " +
+					"Default `false`. Updated in place.",
+			},
+			"public_ip_address": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "The floating IP address on the VIP; null without `public_ip`.",
+			},
+			"region":   adapter.RegionAttribute("load balancer"),
+			"timeouts": adapter.TimeoutsAttribute(ctx),
+			"vip_address": schema.StringAttribute{
+				Optional: true,
+				Computed: true,
+				MarkdownDescription: "The VIP address, inside the VIP subnet. Default: chosen by Octavia from the subnet. " +
+					"Setting or changing it replaces the load balancer.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplaceIfConfigured()},
+				Validators:    []validator.String{adapter.IPAddress(adapter.IPv4)},
+			},
+			"vip_port_id": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "ID of the Neutron port of the VIP.",
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+		},
+	}
+}
+
+// listenerAttributes are the attributes of one listener.
+func listenerAttributes() map[string]schema.Attribute {
+	threshold := func(what string) schema.Int64Attribute {
+		return schema.Int64Attribute{
+			Optional:            true,
+			Computed:            true,
+			Default:             int64default.StaticInt64(defaultMonitorThreshold),
+			MarkdownDescription: fmt.Sprintf("%s, 1 to 10. Default %d.", what, defaultMonitorThreshold),
+			Validators:          []validator.Int64{int64validator.Between(minThreshold, maxThreshold)},
+		}
+	}
+
+	return map[string]schema.Attribute{
+		"allowed_cidrs": schema.SetAttribute{
+			Optional:    true,
+			ElementType: types.StringType,
+			MarkdownDescription: "IPv4 prefixes (canonical, e.g. `10.0.0.0/8`) allowed to connect; unset or empty allows " +
+				"everyone. Updated in place.",
+			Validators: []validator.Set{setvalidator.ValueStringsAre(adapter.Prefix(adapter.IPv4))},
+		},
+		"health_monitor": schema.SingleNestedAttribute{
+			Optional: true,
+			MarkdownDescription: "A health monitor on the pool: `TCP` for TCP listeners, `UDP-CONNECT` for UDP listeners. " +
+				"Updated in place; removing it deletes the monitor.",
+			Attributes: map[string]schema.Attribute{
+				"healthy_threshold": threshold("Successful checks before a member is healthy (Octavia's `max_retries`)"),
+				"interval_seconds": schema.Int64Attribute{
+					Optional: true,
+					Computed: true,
+					Default:  int64default.StaticInt64(defaultMonitorInterval),
+					MarkdownDescription: fmt.Sprintf("Seconds between checks (at least %d for UDP). Default %d.",
+						minUDPMonitorInterval, defaultMonitorInterval),
+					Validators: []validator.Int64{int64validator.Between(1, maxIdleTimeout)},
+				},
+				"timeout_seconds": schema.Int64Attribute{
+					Optional:            true,
+					Computed:            true,
+					Default:             int64default.StaticInt64(defaultMonitorTimeout),
+					MarkdownDescription: fmt.Sprintf("Seconds a check may take; less than `interval_seconds`. Default %d.", defaultMonitorTimeout),
+					Validators:          []validator.Int64{int64validator.Between(1, maxIdleTimeout)},
+				},
+				"unhealthy_threshold": threshold("Failed checks before a member is unhealthy (Octavia's `max_retries_down`)"),
+			},
+		},
+		"idle_timeout_seconds": schema.Int64Attribute{
+			Optional: true,
+			Computed: true,
+			MarkdownDescription: "TCP only: seconds a connection may stay idle, written into both Octavia's client and member " +
+				"data timeouts. Unset: left as Octavia has it (a new listener gets Octavia's default, usually 50), and shown. " +
+				"Updated in place.",
+			Validators: []validator.Int64{int64validator.Between(1, maxIdleTimeout)},
+		},
+		"listener_id": schema.StringAttribute{
+			Computed:            true,
+			MarkdownDescription: "ID of the Octavia listener.",
+		},
+		"members": schema.ListNestedAttribute{
+			Optional: true,
+			MarkdownDescription: "The pool's members, on the network's subnet (checked at plan time when the network is " +
+				"known then), each address and port at most once. Octavia holds them as a set: their order changes nothing " +
+				"there; changes go in one batch update.",
+			NestedObject: schema.NestedAttributeObject{
+				Attributes: map[string]schema.Attribute{
+					"address": schema.StringAttribute{
+						Required:            true,
+						MarkdownDescription: "IPv4 address of the member, inside the VIP subnet.",
+						Validators:          []validator.String{adapter.IPAddress(adapter.IPv4)},
+					},
+					"port": schema.Int64Attribute{
+						Required:            true,
+						MarkdownDescription: "Port of the member, 1 to 65535.",
+						Validators:          []validator.Int64{int64validator.Between(1, 65535)},
+					},
+				},
+			},
+		},
+		"monitor_id": schema.StringAttribute{
+			Computed:            true,
+			MarkdownDescription: "ID of the Octavia health monitor; null without `health_monitor`.",
+		},
+		"name": schema.StringAttribute{
+			Required: true,
+			MarkdownDescription: "Name of the listener, unique in the load balancer. Renaming a listener replaces its " +
+				"listener, pool and monitor (the old ones are deleted first).",
+			Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
+		},
+		"pool_id": schema.StringAttribute{
+			Computed:            true,
+			MarkdownDescription: "ID of the listener's Octavia pool.",
+		},
+		"port": schema.Int64Attribute{
+			Required:            true,
+			MarkdownDescription: "Port the listener listens on, 1 to 65535. Cannot change: rename the listener instead.",
+			Validators:          []validator.Int64{int64validator.Between(1, 65535)},
+		},
+		"protocol": schema.StringAttribute{
+			Required: true,
+			MarkdownDescription: "`TCP` or `UDP`. The pool speaks `UDP` for UDP, `PROXYV2` for TCP with " +
+				"`proxy_protocol_v2`, else `TCP`. Cannot change: rename the listener instead.",
+			Validators: []validator.String{stringvalidator.OneOf(ProtocolTCP, ProtocolUDP)},
+		},
+		"proxy_protocol_v2": schema.BoolAttribute{
+			Optional: true,
+			Computed: true,
+			Default:  booldefault.StaticBool(false),
+			MarkdownDescription: "TCP only: send the PROXY protocol v2 header to the members (the pool speaks `PROXYV2`). " +
+				"Default `false`. Cannot change: rename the listener instead.",
+		},
+	}
+}
