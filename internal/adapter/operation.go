@@ -3,6 +3,7 @@ package adapter
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -129,7 +130,7 @@ func Subject(name, id string, where fmt.Stringer) string {
 		s += " (" + id + ")"
 	}
 
-	if where != nil {
+	if where != nil && !reflect.ValueOf(where).IsZero() { // a nil *cloud.Tenant is not a nil interface
 		s += " in " + where.String()
 	}
 

@@ -11,7 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
-	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/network"
 )
 
@@ -169,7 +168,7 @@ func (s *Service) Delete(ctx context.Context, id, name string) error {
 			return nil
 		}
 
-		return network.RemoveFloatingIPs(ctx, s.Neutron, "", naming.LoadBalancer(name))
+		return network.RemoveFloatingIPs(ctx, s.Neutron, s.publicAddress("", name))
 	}
 
 	if name == "" {
@@ -177,7 +176,7 @@ func (s *Service) Delete(ctx context.Context, id, name string) error {
 	}
 
 	if name != "" {
-		if err := network.RemoveFloatingIPs(ctx, s.Neutron, lb.VipPortID, naming.LoadBalancer(name)); err != nil {
+		if err := network.RemoveFloatingIPs(ctx, s.Neutron, s.publicAddress(lb.VipPortID, name)); err != nil {
 			return err
 		}
 	}

@@ -153,6 +153,7 @@ func (s *Service) convergeFloatingIP(ctx context.Context, spec Spec, t *Topology
 		}
 
 		fip, err := network.EnsureFloatingIP(ctx, s.Neutron, network.PublicAddress{
+			ProjectID:   s.ProjectID,
 			PortID:      t.VIPPortID,
 			NetworkID:   t.VIPNetworkID,
 			SubnetID:    t.VIPSubnetID,
@@ -171,11 +172,16 @@ func (s *Service) convergeFloatingIP(ctx context.Context, spec Spec, t *Topology
 		return nil
 	}
 
-	if err := network.RemoveFloatingIPs(ctx, s.Neutron, t.VIPPortID, naming.LoadBalancer(spec.Name)); err != nil {
+	if err := network.RemoveFloatingIPs(ctx, s.Neutron, s.publicAddress(t.VIPPortID, spec.Name)); err != nil {
 		return err
 	}
 
 	t.FloatingIP = nil
 
 	return nil
+}
+
+// publicAddress is where the public IP of load balancer name goes: its VIP port portID.
+func (s *Service) publicAddress(portID, name string) network.PublicAddress {
+	return network.PublicAddress{ProjectID: s.ProjectID, PortID: portID, Description: naming.LoadBalancer(name)}
 }

@@ -120,6 +120,9 @@ func ListFloatingIPs(ctx context.Context, sc *gophercloud.ServiceClient, opts fl
 // external network), and the description that marks the floating IPs the provider makes for
 // this object, so that only those are ever deleted or re-used.
 type PublicAddress struct {
+	// ProjectID is the identity's project: only its floating IPs are ever looked at (a token
+	// with admin powers sees every project's).
+	ProjectID                   string
 	PortID, NetworkID, SubnetID string
 	Description                 string
 }
@@ -129,7 +132,7 @@ type PublicAddress struct {
 // out-of-band port deletion never leaks one), else a new one from the external network of the
 // port's router.
 func EnsureFloatingIP(ctx context.Context, sc *gophercloud.ServiceClient, want PublicAddress) (*FloatingIP, error) {
-	on, err := ListFloatingIPs(ctx, sc, floatingips.ListOpts{PortID: want.PortID})
+	on, err := ListFloatingIPs(ctx, sc, floatingips.ListOpts{PortID: want.PortID, ProjectID: want.ProjectID})
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +141,7 @@ func EnsureFloatingIP(ctx context.Context, sc *gophercloud.ServiceClient, want P
 		return &on[0], nil
 	}
 
-	orphans, err := orphanFloatingIPs(ctx, sc, want.Description)
+	orphans, err := orphanFloatingIPs(ctx, sc, want.ProjectID, want.Description)
 	if err != nil {
 		return nil, err
 	}
@@ -177,9 +180,9 @@ func EnsureFloatingIP(ctx context.Context, sc *gophercloud.ServiceClient, want P
 	return &fip, nil
 }
 
-// orphanFloatingIPs are the floating IPs marked with description that are on no port.
-func orphanFloatingIPs(ctx context.Context, sc *gophercloud.ServiceClient, description string) ([]FloatingIP, error) {
-	fips, err := ListFloatingIPs(ctx, sc, floatingips.ListOpts{Description: description})
+// orphanFloatingIPs are the floating IPs of projectID marked with description that are on no port.
+func orphanFloatingIPs(ctx context.Context, sc *gophercloud.ServiceClient, projectID, description string) ([]FloatingIP, error) {
+	fips, err := ListFloatingIPs(ctx, sc, floatingips.ListOpts{Description: description, ProjectID: projectID})
 	if err != nil {
 		return nil, err
 	}
@@ -187,14 +190,15 @@ func orphanFloatingIPs(ctx context.Context, sc *gophercloud.ServiceClient, descr
 	return slices.DeleteFunc(fips, func(f FloatingIP) bool { return f.Description != description || f.PortID != "" }), nil
 }
 
-// RemoveFloatingIPs takes every floating IP off the port (portID may be empty: the port is
-// gone) and deletes the ones marked with description, on the port or on none; a floating IP
-// somebody else attached is only detached. 404 is success.
-func RemoveFloatingIPs(ctx context.Context, sc *gophercloud.ServiceClient, portID, description string) error {
+// RemoveFloatingIPs takes every floating IP off the port at (PortID may be empty: the port is
+// gone) and deletes the ones marked with at.Description, on the port or on none; a floating IP
+// somebody else attached is only detached. Only at.ProjectID's floating IPs are looked at.
+// 404 is success.
+func RemoveFloatingIPs(ctx context.Context, sc *gophercloud.ServiceClient, at PublicAddress) error {
 	var fips []FloatingIP
 
-	if portID != "" {
-		on, err := ListFloatingIPs(ctx, sc, floatingips.ListOpts{PortID: portID})
+	if at.PortID != "" {
+		on, err := ListFloatingIPs(ctx, sc, floatingips.ListOpts{PortID: at.PortID, ProjectID: at.ProjectID})
 		if err != nil {
 			return err
 		}
@@ -202,7 +206,7 @@ func RemoveFloatingIPs(ctx context.Context, sc *gophercloud.ServiceClient, portI
 		fips = on
 	}
 
-	orphans, err := orphanFloatingIPs(ctx, sc, description)
+	orphans, err := orphanFloatingIPs(ctx, sc, at.ProjectID, at.Description)
 	if err != nil {
 		return err
 	}
@@ -214,7 +218,7 @@ func RemoveFloatingIPs(ctx context.Context, sc *gophercloud.ServiceClient, portI
 	}
 
 	for _, fip := range fips {
-		if fip.Description == description {
+		if fip.Description == at.Description {
 			err = floatingips.Delete(ctx, sc, fip.ID).ExtractErr()
 		} else {
 			empty := ""

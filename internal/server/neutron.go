@@ -144,6 +144,7 @@ func (s *Service) floatingIP(ctx context.Context, spec Spec, port *Port, freshPo
 	switch {
 	case spec.PublicIP:
 		fip, err := network.EnsureFloatingIP(ctx, s.network, network.PublicAddress{
+			ProjectID:   s.projectID,
 			PortID:      port.ID,
 			NetworkID:   port.NetworkID,
 			Description: floatingIPDescription(spec.Name),
@@ -154,7 +155,9 @@ func (s *Service) floatingIP(ctx context.Context, spec Spec, port *Port, freshPo
 
 		return fip.Address, nil
 	case !freshPort:
-		return "", network.RemoveFloatingIPs(ctx, s.network, port.ID, floatingIPDescription(spec.Name))
+		return "", network.RemoveFloatingIPs(ctx, s.network, network.PublicAddress{
+			ProjectID: s.projectID, PortID: port.ID, Description: floatingIPDescription(spec.Name),
+		})
 	}
 
 	return "", nil

@@ -417,7 +417,9 @@ func (s *Service) Delete(ctx context.Context, name string, known Known) error {
 		portID = port.ID
 	}
 
-	if err := network.RemoveFloatingIPs(ctx, s.network, portID, floatingIPDescription(name)); err != nil {
+	if err := network.RemoveFloatingIPs(ctx, s.network, network.PublicAddress{
+		ProjectID: s.projectID, PortID: portID, Description: floatingIPDescription(name),
+	}); err != nil {
 		return err
 	}
 
