@@ -40,7 +40,7 @@ func IdentityIDAttribute(noun string) schema.StringAttribute {
 func NameAttribute(kind, description string) schema.StringAttribute {
 	return schema.StringAttribute{
 		Required:            true,
-		MarkdownDescription: description + " Changing it replaces the object.",
+		MarkdownDescription: description + " Changing it replaces the " + kind + ".",
 		PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 		Validators:          []validator.String{Name(kind)},
 	}

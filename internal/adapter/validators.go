@@ -42,7 +42,7 @@ func (v stringCheck) ValidateString(_ context.Context, req validator.StringReque
 // Name checks a user-given name of kind with naming.ValidateName.
 func Name(kind string) validator.String {
 	return StringCheck("name",
-		fmt.Sprintf("a %s name of 1 to %d characters, without control characters or surrounding white space",
+		fmt.Sprintf("a name (of the %s) of 1 to %d characters, without control characters or surrounding white space",
 			kind, naming.MaxNameLength(kind)),
 		func(s string) error { return naming.ValidateName(kind, s) })
 }
