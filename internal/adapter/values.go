@@ -78,3 +78,20 @@ func StringMap(values map[string]string, prior types.Map) types.Map {
 
 	return types.MapValueMust(types.StringType, elems)
 }
+
+// PlanFlaggedValue is the plan of a computed value that exists while a flag is on (a public
+// address while `public_ip` is true): unknown while the flag is unknown, null when it is off,
+// the prior value when the flag was already on and the value known, else unknown (the apply
+// makes it). priorFlag and prior are null on create.
+func PlanFlaggedValue(flag, priorFlag types.Bool, prior types.String) types.String {
+	switch {
+	case flag.IsUnknown():
+		return types.StringUnknown()
+	case !flag.ValueBool():
+		return types.StringNull()
+	case priorFlag.ValueBool() && !prior.IsNull() && !prior.IsUnknown():
+		return prior
+	}
+
+	return types.StringUnknown()
+}

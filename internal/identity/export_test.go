@@ -34,7 +34,7 @@ func Users(ctx context.Context, c *cloud.Client) ([]cloud.Located, error) {
 		return nil, err
 	}
 
-	all, err := listAll(ctx, users.List(sc, users.ListOpts{DomainID: domainID}), users.ExtractUsers, "the users of the managed domain")
+	all, err := cloud.ListAll(ctx, users.List(sc, users.ListOpts{DomainID: domainID}), users.ExtractUsers, "the users of the managed domain")
 	if err != nil {
 		return nil, err
 	}

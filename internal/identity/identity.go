@@ -30,7 +30,6 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/roles"
-	"github.com/gophercloud/gophercloud/v2/pagination"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 )
@@ -108,7 +107,7 @@ func (c *Config) roleIDsFor(ctx context.Context, sc *gophercloud.ServiceClient, 
 	defer c.mu.Unlock()
 
 	if missing := c.missingRoleIDs(names); len(missing) > 0 {
-		all, err := listAll(ctx, roles.List(sc, roles.ListOpts{}), roles.ExtractRoles, "Keystone roles")
+		all, err := cloud.ListAll(ctx, roles.List(sc, roles.ListOpts{}), roles.ExtractRoles, "Keystone roles")
 		if err != nil {
 			return nil, err
 		}
@@ -271,21 +270,6 @@ func (s *Service) tenants(ctx context.Context, projectID string, scope cloud.Sco
 	}
 
 	return out, nil
-}
-
-// listAll reads every page of pager with extract; what names the objects in errors.
-func listAll[T any](ctx context.Context, pager pagination.Pager, extract func(pagination.Page) ([]T, error), what string) ([]T, error) {
-	pages, err := pager.AllPages(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("listing %s: %w", what, err)
-	}
-
-	all, err := extract(pages)
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", what, err)
-	}
-
-	return all, nil
 }
 
 // revocationGrace is how long to wait after a password change or a revoked role before

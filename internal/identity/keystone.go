@@ -61,7 +61,7 @@ func findProject(ctx context.Context, sc *gophercloud.ServiceClient, domainID, p
 func findOne[T any](ctx context.Context, pager pagination.Pager, extract func(pagination.Page) ([]T, error),
 	kind, name string, nameOf, idOf func(T) string,
 ) (*T, error) {
-	all, err := listAll(ctx, pager, extract, fmt.Sprintf("%ss named %q", kind, name))
+	all, err := cloud.ListAll(ctx, pager, extract, fmt.Sprintf("%ss named %q", kind, name))
 	if err != nil {
 		return nil, err
 	}
@@ -287,7 +287,7 @@ func revokeRole(ctx context.Context, sc *gophercloud.ServiceClient, userID, proj
 func listUserRoleNames(ctx context.Context, sc *gophercloud.ServiceClient, userID, projectID string) ([]string, error) {
 	includeNames := true
 
-	all, err := listAll(ctx, roles.ListAssignments(sc, roles.ListAssignmentsOpts{
+	all, err := cloud.ListAll(ctx, roles.ListAssignments(sc, roles.ListAssignmentsOpts{
 		UserID: userID, ScopeProjectID: projectID, IncludeNames: &includeNames,
 	}), roles.ExtractRoleAssignments, fmt.Sprintf("the role assignments of user %s on project %s", userID, projectID))
 	if err != nil {
@@ -352,7 +352,7 @@ func getApplicationCredential(ctx context.Context, sc *gophercloud.ServiceClient
 // findApplicationCredentials lists the credentials of userID named exactly name (Keystone
 // keeps credential names unique per user; more than one is left for the caller to judge).
 func findApplicationCredentials(ctx context.Context, sc *gophercloud.ServiceClient, userID, name string) ([]applicationCredential, error) {
-	all, err := listAll(ctx, applicationcredentials.List(sc, userID, applicationcredentials.ListOpts{Name: name}),
+	all, err := cloud.ListAll(ctx, applicationcredentials.List(sc, userID, applicationcredentials.ListOpts{Name: name}),
 		applicationcredentials.ExtractApplicationCredentials, fmt.Sprintf("the application credentials of user %s named %q", userID, name))
 	if err != nil {
 		return nil, err
@@ -412,7 +412,7 @@ func acIDs(acs []applicationCredential) []string {
 // findTrusts lists the live trusts from trustorID to trusteeID on projectID (on any project
 // when projectID is ""). sc must be a session of the trustee (it lists its own trusts).
 func findTrusts(ctx context.Context, sc *gophercloud.ServiceClient, trusteeID, trustorID, projectID string) ([]trusts.Trust, error) {
-	all, err := listAll(ctx, trusts.List(sc, trusts.ListOpts{TrusteeUserID: trusteeID}), trusts.ExtractTrusts, fmt.Sprintf("the Keystone trusts of the service user %s", trusteeID))
+	all, err := cloud.ListAll(ctx, trusts.List(sc, trusts.ListOpts{TrusteeUserID: trusteeID}), trusts.ExtractTrusts, fmt.Sprintf("the Keystone trusts of the service user %s", trusteeID))
 	if err != nil {
 		return nil, err
 	}

@@ -488,7 +488,7 @@ func waitGone(ctx context.Context, get func(context.Context) error) error {
 func listOwned[T any](ctx context.Context, pager pagination.Pager, extract func(pagination.Page) ([]T, error), what string,
 	foreign func(T) bool,
 ) ([]T, error) {
-	all, err := listAll(ctx, pager, extract, what)
+	all, err := cloud.ListAll(ctx, pager, extract, what)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servergroups"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
 
@@ -34,7 +35,7 @@ func findServerGroup(ctx context.Context, sc *gophercloud.ServiceClient, name st
 
 // listServerGroups lists the project's server groups named exactly name.
 func listServerGroups(ctx context.Context, sc *gophercloud.ServiceClient, name string) ([]servergroups.ServerGroup, error) {
-	all, err := listAll(ctx, servergroups.List(sc, servergroups.ListOpts{}), servergroups.ExtractServerGroups, "server groups")
+	all, err := cloud.ListAll(ctx, servergroups.List(sc, servergroups.ListOpts{}), servergroups.ExtractServerGroups, "server groups")
 	if err != nil {
 		return nil, err
 	}

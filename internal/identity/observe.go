@@ -132,7 +132,7 @@ func (s *Service) List(ctx context.Context) ([]cloud.Located, error) {
 		return nil, err
 	}
 
-	all, err := listAll(ctx, projects.List(sc, projects.ListOpts{DomainID: domainID}), projects.ExtractProjects, "the Keystone projects of the managed domain")
+	all, err := cloud.ListAll(ctx, projects.List(sc, projects.ListOpts{DomainID: domainID}), projects.ExtractProjects, "the Keystone projects of the managed domain")
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/networks"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/subnets"
 
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/network"
 )
@@ -88,7 +89,7 @@ func (s *Service) vipSubnet(ctx context.Context, n *networks.Network) (*subnets.
 		return sn, nil
 	}
 
-	all, err := listAll(ctx, subnets.List(s.Neutron, subnets.ListOpts{NetworkID: n.ID, IPVersion: 4}), subnets.ExtractSubnets,
+	all, err := cloud.ListAll(ctx, subnets.List(s.Neutron, subnets.ListOpts{NetworkID: n.ID, IPVersion: 4}), subnets.ExtractSubnets,
 		"the subnets of network "+n.ID)
 	if err != nil {
 		return nil, err

@@ -14,8 +14,8 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/loadbalancers"
 	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/monitors"
 	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/pools"
-	"github.com/gophercloud/gophercloud/v2/pagination"
 
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/network"
 )
@@ -26,7 +26,7 @@ import (
 func (s *Service) Find(ctx context.Context, name string) (*loadbalancers.LoadBalancer, error) {
 	want := naming.LoadBalancer(name)
 
-	all, err := listAll(ctx, loadbalancers.List(s.Octavia, loadbalancers.ListOpts{Name: want, ProjectID: s.ProjectID}),
+	all, err := cloud.ListAll(ctx, loadbalancers.List(s.Octavia, loadbalancers.ListOpts{Name: want, ProjectID: s.ProjectID}),
 		loadbalancers.ExtractLoadBalancers, "the load balancers named "+want)
 	if err != nil {
 		return nil, err
@@ -162,37 +162,22 @@ func parallel(fns ...func() error) error {
 	return errors.Join(errs...)
 }
 
-// listAll reads every page of a listing of what ("the pools of load balancer X").
-func listAll[T any](ctx context.Context, pager pagination.Pager, extract func(pagination.Page) ([]T, error), what string) ([]T, error) {
-	pages, err := pager.AllPages(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("listing %s: %w", what, err)
-	}
-
-	all, err := extract(pages)
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", what, err)
-	}
-
-	return all, nil
-}
-
 // listListeners lists the listeners of load balancer id, oldest first: the order the
 // provider created them in, which is the configuration's.
 func (s *Service) listListeners(ctx context.Context, id string) ([]listeners.Listener, error) {
-	return listAll(ctx, listeners.List(s.Octavia, listeners.ListOpts{LoadbalancerID: id, SortKey: "created_at", SortDir: "asc"}),
+	return cloud.ListAll(ctx, listeners.List(s.Octavia, listeners.ListOpts{LoadbalancerID: id, SortKey: "created_at", SortDir: "asc"}),
 		listeners.ExtractListeners, "the listeners of load balancer "+id)
 }
 
 // listPools lists the pools of load balancer id.
 func (s *Service) listPools(ctx context.Context, id string) ([]pools.Pool, error) {
-	return listAll(ctx, pools.List(s.Octavia, pools.ListOpts{LoadbalancerID: id}), pools.ExtractPools,
+	return cloud.ListAll(ctx, pools.List(s.Octavia, pools.ListOpts{LoadbalancerID: id}), pools.ExtractPools,
 		"the pools of load balancer "+id)
 }
 
 // listMonitors lists the health monitors of the scope's project.
 func (s *Service) listMonitors(ctx context.Context) ([]monitors.Monitor, error) {
-	return listAll(ctx, monitors.List(s.Octavia, monitors.ListOpts{ProjectID: s.ProjectID}), monitors.ExtractMonitors,
+	return cloud.ListAll(ctx, monitors.List(s.Octavia, monitors.ListOpts{ProjectID: s.ProjectID}), monitors.ExtractMonitors,
 		"health monitors")
 }
 
@@ -325,7 +310,7 @@ func (s *Service) assemble(ctx context.Context, t *Topology, name string, ls []l
 
 // listMembers lists the members of pool poolID, sorted.
 func (s *Service) listMembers(ctx context.Context, poolID string) ([]Member, error) {
-	ms, err := listAll(ctx, pools.ListMembers(s.Octavia, poolID, pools.ListMembersOpts{}), pools.ExtractMembers,
+	ms, err := cloud.ListAll(ctx, pools.ListMembers(s.Octavia, poolID, pools.ListMembersOpts{}), pools.ExtractMembers,
 		"the members of pool "+poolID)
 	if err != nil {
 		return nil, err

@@ -71,16 +71,12 @@ func (r *loadBalancerResource) ModifyPlan(ctx context.Context, req resource.Modi
 		plan.Listeners = list
 	}
 
-	switch {
-	case plan.PublicIP.IsUnknown():
-		plan.PublicIPAddress = types.StringUnknown()
-	case !plan.PublicIP.ValueBool():
-		plan.PublicIPAddress = types.StringNull()
-	case state != nil && state.PublicIP.ValueBool() && !state.PublicIPAddress.IsNull():
-		plan.PublicIPAddress = state.PublicIPAddress
-	default:
-		plan.PublicIPAddress = types.StringUnknown()
+	priorFlag, prior := types.BoolNull(), types.StringNull()
+	if state != nil {
+		priorFlag, prior = state.PublicIP, state.PublicIPAddress
 	}
+
+	plan.PublicIPAddress = adapter.PlanFlaggedValue(plan.PublicIP, priorFlag, prior)
 
 	r.checkNetwork(ctx, *plan, state, &resp.Diagnostics)
 

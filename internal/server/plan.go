@@ -35,16 +35,12 @@ func (r *serverResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 
 	plan.UserDataSHA256 = userDataHash(config.UserData)
 
-	switch {
-	case plan.PublicIP.IsUnknown():
-		plan.PublicIPAddress = types.StringUnknown()
-	case !plan.PublicIP.ValueBool():
-		plan.PublicIPAddress = types.StringNull()
-	case state != nil && state.PublicIP.ValueBool() && !state.PublicIPAddress.IsNull():
-		plan.PublicIPAddress = state.PublicIPAddress
-	default:
-		plan.PublicIPAddress = types.StringUnknown()
+	priorFlag, prior := types.BoolNull(), types.StringNull()
+	if state != nil {
+		priorFlag, prior = state.PublicIP, state.PublicIPAddress
 	}
+
+	plan.PublicIPAddress = adapter.PlanFlaggedValue(plan.PublicIP, priorFlag, prior)
 
 	if r.Configured() {
 		r.check(ctx, preflightOf(ctx, *plan, state), &resp.Diagnostics, func(err error) {
