@@ -226,14 +226,19 @@ func DeleteCredentials(t *testing.T, userID, credentialID string) {
 func UserTrusts(t *testing.T, userID string) []trusts.Trust {
 	t.Helper()
 
-	c := Client(t)
+	return TrustsBetween(t, Client(t).ServiceUserID(), userID)
+}
 
-	base, err := c.Base().Keystone()
+// TrustsBetween lists the trusts from userID to trusteeID (a service user).
+func TrustsBetween(t *testing.T, trusteeID, userID string) []trusts.Trust {
+	t.Helper()
+
+	base, err := Client(t).Base().Keystone()
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	pages, err := trusts.List(base, trusts.ListOpts{TrusteeUserID: c.ServiceUserID()}).AllPages(context.Background())
+	pages, err := trusts.List(base, trusts.ListOpts{TrusteeUserID: trusteeID}).AllPages(context.Background())
 	if err != nil {
 		t.Fatalf("listing trusts: %v", err)
 	}
@@ -452,4 +457,26 @@ func FreshClient(t *testing.T) *cloud.Client {
 	}
 
 	return c
+}
+
+// UserID is the ID of the user name in the Default domain (the local cloud's service users).
+func UserID(t *testing.T, name string) string {
+	t.Helper()
+
+	sc, err := Client(t).Base().Keystone()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	pages, err := users.List(sc, users.ListOpts{Name: name, DomainID: "default"}).AllPages(context.Background())
+	if err != nil {
+		t.Fatalf("listing user %s: %v", name, err)
+	}
+
+	all, err := users.ExtractUsers(pages)
+	if err != nil || len(all) != 1 {
+		t.Fatalf("user %s in Default: %d found (%v)", name, len(all), err)
+	}
+
+	return all[0].ID
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
@@ -34,10 +35,12 @@ type Client struct {
 	serviceUserID string
 	baseProjectID string
 
-	sessions OnceCache[sessionKey, *Session]
-	domainID OnceCache[struct{}, string]
-	trusts   OnceCache[struct{}, []trusts.Trust] // live trusts to the service user, listed once
-	grants   *Grants                             // set once by CheckGrants, at Configure
+	sessions   OnceCache[sessionKey, *Session]
+	domainID   OnceCache[struct{}, string]
+	trusts     OnceCache[struct{}, []trusts.Trust] // live trusts to the service user, listed once
+	grantsMu   sync.Mutex
+	grants     *Grants // set by CheckGrants, at Configure (or once on first need)
+	grantCheck OnceCache[struct{}, GrantModel]
 }
 
 // New resolves cfg (over clouds.yaml when Cloud is set), authenticates the service user once

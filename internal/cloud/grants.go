@@ -159,7 +159,18 @@ func (c *Client) CheckGrants(ctx context.Context, features ...Feature) (*Grants,
 
 	effective, names := true, true
 
-	all, err := listAssignments(ctx, sc, roles.ListAssignmentsOpts{UserID: c.serviceUserID, Effective: &effective, IncludeNames: &names})
+	opts := roles.ListAssignmentsOpts{UserID: c.serviceUserID, Effective: &effective, IncludeNames: &names}
+
+	all, err := listAssignments(ctx, sc, opts)
+	if gophercloud.ResponseCodeIs(err, http.StatusForbidden) {
+		// Not admin where it is configured (the inherited model): ask from the managed domain.
+		if mgr, mgrErr := c.Manager(ctx); mgrErr == nil {
+			if msc, scErr := mgr.Keystone(); scErr == nil {
+				sc = msc
+				all, err = listAssignments(ctx, sc, opts)
+			}
+		}
+	}
 
 	switch {
 	case gophercloud.ResponseCodeIs(err, http.StatusForbidden):
@@ -188,7 +199,7 @@ func (c *Client) CheckGrants(ctx context.Context, features ...Feature) (*Grants,
 		return g, err
 	}
 
-	c.grants = g
+	c.setGrants(g)
 
 	tflog.Debug(ctx, "Checked the service user's grants", map[string]any{
 		"model": g.Model.String(), "domain_roles": g.Domain, "inherited_roles": g.Inherited, "home_roles": g.Home,
@@ -292,6 +303,9 @@ func shellWord(s string) string {
 
 // GrantModel is the grant model Configure found (GrantsUnchecked before CheckGrants).
 func (c *Client) GrantModel() GrantModel {
+	c.grantsMu.Lock()
+	defer c.grantsMu.Unlock()
+
 	if c.grants == nil {
 		return GrantsUnchecked
 	}
@@ -299,11 +313,41 @@ func (c *Client) GrantModel() GrantModel {
 	return c.grants.Model
 }
 
+// grantModelOnce is the grant model, read once when Configure did not read it (a client made
+// for tests or sweepers); a failed read leaves GrantsUnchecked, whose admin-only calls use the
+// privileged scope.
+func (c *Client) grantModelOnce(ctx context.Context) GrantModel {
+	if m := c.GrantModel(); m != GrantsUnchecked || c.settings.domain == "" {
+		return m
+	}
+
+	model, _ := c.grantCheck.Get(ctx, struct{}{}, func(ctx context.Context) (GrantModel, error) {
+		g, err := c.CheckGrants(ctx)
+		if g == nil {
+			tflog.Debug(ctx, "Could not read the service user's grants", map[string]any{"error": fmt.Sprint(err)})
+			return GrantsUnchecked, nil
+		}
+
+		c.setGrants(g)
+
+		return g.Model, nil
+	})
+
+	return model
+}
+
+func (c *Client) setGrants(g *Grants) {
+	c.grantsMu.Lock()
+	defer c.grantsMu.Unlock()
+
+	c.grants = g
+}
+
 // adminSession is the session of the Admin scope for projectID: the service user's own project
 // under the cloud admin model (the call names the target project), the privileged scope inside
 // projectID under the inherited model (and before the grants were checked).
 func (c *Client) adminSession(ctx context.Context, projectID string) (*Session, error) {
-	if c.GrantModel() == CloudAdmin {
+	if c.grantModelOnce(ctx) == CloudAdmin {
 		return c.base, nil
 	}
 

@@ -165,6 +165,15 @@ func (c *Client) resolveDomain(ctx context.Context) (string, error) {
 
 	d, err := domains.Get(ctx, sc, want).Extract()
 
+	if gophercloud.ResponseCodeIs(err, http.StatusForbidden) {
+		// A service user that may not read domains where it is configured (the inherited
+		// model: only member on its own project) still holds a role on the managed domain:
+		// a token scoped to it names its ID.
+		if id, scopedErr := c.domainIDFromScope(ctx, want); scopedErr == nil {
+			return id, nil
+		}
+	}
+
 	switch {
 	case err == nil:
 		return d.ID, nil
@@ -243,6 +252,29 @@ func (c *Client) TrustedProjects(ctx context.Context) ([]string, error) {
 // ForgetTrusts drops the cached trust listing: for use after a trust was made or deleted.
 func (c *Client) ForgetTrusts() {
 	c.trusts.Forget(struct{}{})
+}
+
+// domainIDFromScope authenticates scoped to the domain want (a name, else an ID) and returns
+// the ID the token names.
+func (c *Client) domainIDFromScope(ctx context.Context, want string) (string, error) {
+	var errs []error
+
+	for _, scope := range []*gophercloud.AuthScope{{DomainName: want}, {DomainID: want}} {
+		_, res, err := c.authenticate(ctx, scope)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+
+		d, err := res.ExtractDomain()
+		if err == nil && d != nil && d.ID != "" {
+			return d.ID, nil
+		}
+
+		errs = append(errs, fmt.Errorf("the token scoped to domain %q names no domain (%v)", want, err))
+	}
+
+	return "", errors.Join(errs...)
 }
 
 // findTrust returns the one live trust with the service user as trustee on projectID. It reads

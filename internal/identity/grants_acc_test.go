@@ -1,18 +1,24 @@
 package identity_test
 
 import (
+	"context"
+	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/acctest"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/identity"
 )
 
 // TestAccIdentity_inheritedAdmin runs the provider as the local cloud's second service user,
 // unikorn-inherited, which holds the domain-inherited admin model (admin on the managed domain
 // inherited to its projects, only member on its own project), while every other test runs as
-// the cloud-admin user: an identity with quotas is made, its quotas hold in every region, and
-// destroy leaves nothing behind, Neutron's default security groups included (CheckDestroy).
+// the cloud-admin user: an identity with quotas is made, its quotas hold in every region, the
+// service user holds manager there and the trust names it, and destroy leaves nothing behind,
+// Neutron's default security groups included (CheckDestroy).
 func TestAccIdentity_inheritedAdmin(t *testing.T) {
 	name := acctest.IdentityName()
 	quotas := "{\n    compute       = { instances = 7 }\n    network       = { network = 3 }\n    block_storage = { volumes = 4 }\n  }"
@@ -23,12 +29,44 @@ func TestAccIdentity_inheritedAdmin(t *testing.T) {
 		CheckDestroy:             acctest.CheckIdentityDestroy(t),
 		Steps: []resource.TestStep{{
 			Config: "provider \"unikorn\" {\n  cloud = \"unikorn-inherited\"\n}\n\n" + identityArgs{quotas: quotas}.config(name),
-			Check: checkIdentityInCloud(t, cloudExpect{
-				userRoles: []string{"load-balancer_member", "member"},
-				quotas: map[string]map[string]int64{
-					"compute": {"instances": 7}, "network": {"network": 3}, "block_storage": {"volumes": 4},
-				},
+			Check: checkMadeBy(t, "unikorn-inherited", map[string]map[string]int64{
+				identity.QuotaCompute: {"instances": 7}, identity.QuotaNetwork: {"network": 3}, identity.QuotaBlockStorage: {"volumes": 4},
 			}),
 		}},
 	})
+}
+
+// checkMadeBy checks, as the shared cloud-admin user, an identity that serviceUser made: the
+// service user's manager role and trust on its project, and quotas in every region.
+func checkMadeBy(t *testing.T, serviceUser string, want map[string]map[string]int64) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		a := s.RootModule().Resources[address].Primary.Attributes
+		projectID, userID := a["id"], a["user_id"]
+		serviceUserID := acctest.UserID(t, serviceUser)
+
+		if roles := acctest.RoleNamesOf(t, serviceUserID, projectID); !slices.Contains(roles, "manager") {
+			return fmt.Errorf("%s roles on the project = %v, want manager among them", serviceUser, roles)
+		}
+
+		if trusts := acctest.TrustsBetween(t, serviceUserID, userID); len(trusts) != 1 || trusts[0].ID != a["trust_id"] {
+			return fmt.Errorf("trusts from the identity user to %s = %+v, want exactly %s", serviceUser, trusts, a["trust_id"])
+		}
+
+		perRegion, err := identity.RegionQuotas(context.Background(), acctest.Client(t), projectID)
+		if err != nil {
+			return err
+		}
+
+		for region, quotas := range perRegion {
+			for group, fields := range want {
+				for field, v := range fields {
+					if got := quotas[group][field]; got != v {
+						return fmt.Errorf("region %s: %s quota %s = %d, want %d", region, group, field, got, v)
+					}
+				}
+			}
+		}
+
+		return nil
+	}
 }
