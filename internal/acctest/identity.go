@@ -362,15 +362,12 @@ func KeypairOwnerThroughTrust(t *testing.T, projectID, region string) (string, e
 
 // KeypairOwner reads keypair name of userID in region (as an admin) and returns its owner and
 // public key.
-func KeypairOwner(t *testing.T, projectID, userID, region, name string) (string, string, error) {
+func KeypairOwner(t *testing.T, _, userID, region, name string) (string, string, error) {
 	t.Helper()
 
-	priv, err := Client(t).Privileged(context.Background(), projectID)
-	if err != nil {
-		return "", "", err
-	}
-
-	compute, err := priv.Compute(region)
+	// Another user's keypair is an admin read: the shared service user is admin on its own
+	// project (the cloud-admin model), not in the identity's.
+	compute, err := Client(t).Base().Compute(region)
 	if err != nil {
 		return "", "", err
 	}

@@ -141,11 +141,13 @@ func listAssignments(ctx context.Context, sc *gophercloud.ServiceClient, opts ro
 	return all, err
 }
 
-// CheckGrants reads the service user's effective role assignments (one request, names
-// included) and checks them against what features need beside the managed domain's role; it
-// records the grant model that admin-only calls then follow. Keystone expands an inherited
-// assignment only onto projects that exist: when the domain has none yet and the user is not
-// admin on its own project, a second request lists the domain's direct assignments.
+// CheckGrants reads the service user's role assignments where the grant models put them (two
+// requests, names included): effective on its own project (group and implied roles count), and
+// direct on the managed domain, where an inherited assignment says what it is inherited to. It
+// checks them against what features need beside the managed domain's role, and records the
+// grant model that admin-only calls then follow. (One effective listing of everything would be
+// one request, but it expands the user's roles in every identity project, and Keystone fails it
+// with 404 while a project is being deleted.)
 func (c *Client) CheckGrants(ctx context.Context, features ...Feature) (*Grants, error) {
 	domainID, err := c.ManagedDomainID(ctx)
 	if err != nil {
@@ -158,42 +160,40 @@ func (c *Client) CheckGrants(ctx context.Context, features ...Feature) (*Grants,
 	}
 
 	effective, names := true, true
-
-	opts := roles.ListAssignmentsOpts{UserID: c.serviceUserID, Effective: &effective, IncludeNames: &names}
-
-	all, err := listAssignments(ctx, sc, opts)
-	if gophercloud.ResponseCodeIs(err, http.StatusForbidden) {
-		// Not admin where it is configured (the inherited model): ask from the managed domain.
-		if mgr, mgrErr := c.Manager(ctx); mgrErr == nil {
-			if msc, scErr := mgr.Keystone(); scErr == nil {
-				sc = msc
-				all, err = listAssignments(ctx, sc, opts)
-			}
-		}
+	listings := []roles.ListAssignmentsOpts{
+		{UserID: c.serviceUserID, ScopeProjectID: c.baseProjectID, Effective: &effective, IncludeNames: &names},
+		{UserID: c.serviceUserID, ScopeDomainID: domainID, IncludeNames: &names},
 	}
 
-	switch {
-	case gophercloud.ResponseCodeIs(err, http.StatusForbidden):
-		return nil, &GrantError{User: c.settings.userDisplay(), Missing: []MissingGrant{{
-			Grant:     "admin on the service user's own project " + c.baseProjectDisplay(),
-			NeededFor: "reading its own role assignments (the grant check) and every admin-only call",
-			Command:   c.roleAddAdmin("--project " + c.baseProjectDisplay()),
-		}}}
-	case err != nil:
-		return nil, fmt.Errorf("reading the role assignments of the service user %s: %w", c.settings.userDisplay(), err)
+	var all []assignment
+
+	for _, opts := range listings {
+		found, err := listAssignments(ctx, sc, opts)
+		if gophercloud.ResponseCodeIs(err, http.StatusForbidden) {
+			// Not admin where it is configured (the inherited model): ask from the managed domain.
+			if mgr, mgrErr := c.Manager(ctx); mgrErr == nil {
+				if msc, scErr := mgr.Keystone(); scErr == nil {
+					sc = msc
+					found, err = listAssignments(ctx, sc, opts)
+				}
+			}
+		}
+
+		switch {
+		case gophercloud.ResponseCodeIs(err, http.StatusForbidden):
+			return nil, &GrantError{User: c.settings.userDisplay(), Missing: []MissingGrant{{
+				Grant:     "admin on the service user's own project " + c.baseProjectDisplay(),
+				NeededFor: "reading its own role assignments (the grant check) and every admin-only call",
+				Command:   c.roleAddAdmin("--project " + c.baseProjectDisplay()),
+			}}}
+		case err != nil:
+			return nil, fmt.Errorf("reading the role assignments of the service user %s: %w", c.settings.userDisplay(), err)
+		}
+
+		all = append(all, found...)
 	}
 
 	g := grantsOf(all, domainID, c.baseProjectID)
-
-	if g.Model == GrantsUnchecked {
-		direct, err := listAssignments(ctx, sc, roles.ListAssignmentsOpts{UserID: c.serviceUserID, ScopeDomainID: domainID, IncludeNames: &names})
-		if err != nil {
-			return nil, fmt.Errorf("reading the role assignments of the service user %s on domain %s: %w",
-				c.settings.userDisplay(), c.settings.domain, err)
-		}
-
-		g = grantsOf(append(all, direct...), domainID, c.baseProjectID)
-	}
 
 	if err := c.checkGrants(g, features); err != nil {
 		return g, err

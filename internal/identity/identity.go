@@ -288,8 +288,12 @@ func randomPassword() (string, error) {
 }
 
 // withManager is roles plus manager.
+// withManager are the service user's roles in an identity's project: manager, the identity's
+// roles, and always load-balancer_member, without which Octavia refuses even to list the
+// project's load balancers (for refresh, destroy and the leftovers check) when the identity's
+// own roles leave it out. A cloud-admin service user holds nothing else there.
 func withManager(roles []string) []string {
-	return sortedUnique(append(slices.Clone(roles), RoleManager))
+	return sortedUnique(append(slices.Clone(roles), RoleManager, RoleLoadBalancerMember))
 }
 
 func sortedUnique(in []string) []string {
