@@ -10,6 +10,7 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/projects"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/roles"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/layer3/routers"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/provider"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/quotas"
@@ -26,8 +27,10 @@ import (
 
 // This file holds the helpers of the tenant networking tests (unikorn_network,
 // unikorn_security_group). Until those tests can make a unikorn_identity, they use a bare
-// Keystone project in the managed domain, on which the service user is an admin (the local
-// cloud grants it admin, inherited, on every project of the managed domain).
+// Keystone project in the managed domain, on which the service user is granted what
+// unikorn_identity grants it (manager, member, load-balancer_member): the local cloud's
+// service user is a cloud admin, with nothing inherited. Admin-only calls (quotas, purging
+// Neutron's default group) go through AdminNeutron.
 
 // NetworkTenant creates a Keystone project called after RandomName in the managed domain and
 // returns its ID. When the test ends it deletes, in every region, whatever Neutron objects
@@ -48,9 +51,13 @@ func NetworkTenant(t *testing.T) string {
 		t.Fatalf("creating the test project: %v", err)
 	}
 
+	for _, role := range []string{"manager", "member", "load-balancer_member"} {
+		GrantServiceUser(t, p.ID, role)
+	}
+
 	t.Cleanup(func() {
 		for _, region := range Regions() {
-			if err := purgeNeutron(ctx, TenantNeutron(t, p.ID, region), p.ID); err != nil {
+			if err := purgeNeutron(ctx, AdminNeutron(t, region), p.ID); err != nil {
 				t.Errorf("cleaning up Neutron objects of project %s in %s: %v", p.ID, region, err)
 			}
 		}
@@ -219,7 +226,7 @@ func RaiseSecurityGroupRuleQuota(t *testing.T, projectID string, rules int) {
 	t.Helper()
 
 	for _, region := range Regions() {
-		_, err := quotas.Update(context.Background(), TenantNeutron(t, projectID, region), projectID,
+		_, err := quotas.Update(context.Background(), AdminNeutron(t, region), projectID,
 			quotas.UpdateOpts{SecurityGroupRule: &rules}).Extract()
 		if err != nil {
 			t.Fatalf("raising the security group rule quota of %s in %s: %v", projectID, region, err)
@@ -552,5 +559,28 @@ func NeutronDeleteSecurityGroup(t *testing.T, projectID, region, groupID string)
 
 	if err := groups.Delete(context.Background(), TenantNeutron(t, projectID, region), groupID).ExtractErr(); err != nil {
 		t.Fatalf("deleting security group %s: %v", groupID, err)
+	}
+}
+
+// GrantServiceUser grants the shared service user role on projectID (as unikorn_identity
+// does for its project).
+func GrantServiceUser(t *testing.T, projectID, role string) {
+	t.Helper()
+
+	sc, _ := IdentityKeystone(t)
+	ctx := context.Background()
+
+	found, err := roles.List(sc, roles.ListOpts{Name: role}).AllPages(ctx)
+	if err != nil {
+		t.Fatalf("listing role %s: %v", role, err)
+	}
+
+	all, err := roles.ExtractRoles(found)
+	if err != nil || len(all) == 0 {
+		t.Fatalf("role %s not found (%v)", role, err)
+	}
+
+	if err := roles.Assign(ctx, sc, all[0].ID, roles.AssignOpts{UserID: Client(t).ServiceUserID(), ProjectID: projectID}).ExtractErr(); err != nil {
+		t.Fatalf("granting %s on project %s to the service user: %v", role, projectID, err)
 	}
 }

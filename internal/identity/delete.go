@@ -145,7 +145,9 @@ func (s *Service) deleteNova(ctx context.Context, priv []*cloud.Tenant, projectI
 		case asIdentity:
 			err = deleteKeypair(ctx, compute, naming.KeypairName, "")
 		case userID != "":
-			err = deleteKeypair(ctx, compute, naming.KeypairName, userID)
+			// Another user's keypair: an admin call (the server group below belongs to the
+			// project, which the privileged scope may delete).
+			err = s.deleteKeypairAsAdmin(ctx, t, userID)
 		}
 
 		if err != nil {
@@ -158,6 +160,22 @@ func (s *Service) deleteNova(ctx context.Context, priv []*cloud.Tenant, projectI
 	}
 
 	return nil
+}
+
+// deleteKeypairAsAdmin deletes the identity user's keypair in t's region in the admin scope.
+func (s *Service) deleteKeypairAsAdmin(ctx context.Context, t *cloud.Tenant, userID string) error {
+	admin, err := t.As(ctx, cloud.Admin)
+	if err != nil {
+		return err
+	}
+
+	compute, err := admin.Compute()
+	if err != nil {
+		return err
+	}
+
+	return s.cloud.AdminRefusal("Nova", "deleting the keypair of user "+userID,
+		deleteKeypair(ctx, compute, naming.KeypairName, userID))
 }
 
 // deleteCredentials deletes the trusts and application credentials of the identity's user.

@@ -108,7 +108,8 @@ func (r *loadBalancerResource) checkNetwork(ctx context.Context, plan loadBalanc
 		}
 	}
 
-	t, err := c.Tenant(ctx, plan.IdentityID.ValueString(), plan.Region.ValueString(), cloud.Privileged)
+	// The admin scope sees whose the network is, to tell "another identity's" from "not found".
+	t, err := c.Tenant(ctx, plan.IdentityID.ValueString(), plan.Region.ValueString(), cloud.Admin)
 	if err != nil {
 		tflog.Warn(ctx, "Cannot check the load balancer's network at plan time; the apply checks it", map[string]any{"error": err.Error()})
 		return

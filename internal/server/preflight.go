@@ -123,10 +123,17 @@ func (c Checker) checkTenant(ctx context.Context, region string, p Preflight) ([
 		return nil, err
 	}
 
+	// Whose a network or group is only an admin token can see (to tell "another identity's"
+	// from "not found"): read them in the admin scope.
+	admin, err := c.Cloud.Tenant(ctx, p.IdentityID, region, cloud.Admin)
+	if err != nil {
+		return nil, err
+	}
+
 	var out []Problem
 
 	if p.NetworkID != "" {
-		r, err := c.lookup(ctx, priv, priv.Network, "network", p.NetworkID, readNetwork)
+		r, err := c.lookup(ctx, admin, admin.Network, "network", p.NetworkID, readNetwork)
 		if err != nil {
 			return nil, err
 		}
@@ -135,7 +142,7 @@ func (c Checker) checkTenant(ctx context.Context, region string, p Preflight) ([
 	}
 
 	for _, id := range p.SecurityGroupIDs {
-		r, err := c.lookup(ctx, priv, priv.Network, "security group", id, readSecurityGroup)
+		r, err := c.lookup(ctx, admin, admin.Network, "security group", id, readSecurityGroup)
 		if err != nil {
 			return nil, err
 		}
