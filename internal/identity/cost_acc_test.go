@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/acctest"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/identity"
 )
 
@@ -38,7 +39,12 @@ func TestAccIdentity_requestCount(t *testing.T) {
 			name := acctest.IdentityName()
 			spec := tc.spec(name)
 
+			// Configured as the provider is: the grant check belongs to Configure, not counted.
 			c := acctest.FreshClient(t)
+			if _, err := c.CheckGrants(ctx, cloud.FeatureQuotas); err != nil {
+				t.Fatal(err)
+			}
+
 			svc := identity.NewService(c, identity.NewConfig(nil))
 
 			before, methods := c.RequestCount(), c.RequestCountByMethod()
