@@ -288,8 +288,9 @@ func NeutronNetworkVLAN(t *testing.T, region, id string) (physnet string, vlan i
 func NeutronCreateVLANNetwork(t *testing.T, projectID, region, physnet string, vlan int) string {
 	t.Helper()
 
-	n, err := networks.Create(context.Background(), TenantNeutron(t, projectID, region), provider.CreateOptsExt{
-		CreateOptsBuilder: networks.CreateOpts{Name: RandomName()},
+	// Provider attributes are admin-only: made as admin, owned by projectID (as the provider does).
+	n, err := networks.Create(context.Background(), AdminNeutron(t, region), provider.CreateOptsExt{
+		CreateOptsBuilder: networks.CreateOpts{Name: RandomName(), ProjectID: projectID},
 		Segments:          []provider.Segment{{NetworkType: "vlan", PhysicalNetwork: physnet, SegmentationID: vlan}},
 	}).Extract()
 	if err != nil {

@@ -143,7 +143,19 @@ func toRouter(r routers.Router) *Router {
 
 // findNetwork finds network-<name> of the project: by knownID first, then by exact name.
 func (s *Service) findNetwork(ctx context.Context, name, knownID string) (neutronNetwork, bool, error) {
-	return networkLookup(s.sc, s.ProjectID()).find(ctx, naming.Network(name), knownID)
+	sc := s.sc
+
+	if s.cfg.ProviderNetwork != nil {
+		// Stock policy shows a network's provider attributes (its VLAN ID) to admin only.
+		admin, err := s.adminNetwork(ctx)
+		if err != nil {
+			return neutronNetwork{}, false, err
+		}
+
+		sc = admin
+	}
+
+	return networkLookup(sc, s.ProjectID()).find(ctx, naming.Network(name), knownID)
 }
 
 // findSubnet finds the subnet network-<name> of networkID: by knownID first, then by exact name.
