@@ -2,10 +2,12 @@ package cloud
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/roles"
@@ -149,6 +151,39 @@ func listAssignments(ctx context.Context, sc *gophercloud.ServiceClient, opts ro
 // one request, but it expands the user's roles in every identity project, and Keystone fails it
 // with 404 while a project is being deleted.)
 func (c *Client) CheckGrants(ctx context.Context, features ...Feature) (*Grants, error) {
+	// Under load Keystone has been seen to refuse, or to answer without a grant the user
+	// holds, for a moment: a missing grant is reported only once it is missing three times.
+	var (
+		g   *Grants
+		err error
+	)
+
+	for attempt := range grantReadAttempts {
+		if attempt > 0 {
+			if sleepErr := Sleep(ctx, time.Duration(attempt)*grantReadPause); sleepErr != nil {
+				return g, err
+			}
+		}
+
+		g, err = c.checkGrantsOnce(ctx, features)
+
+		var missing *GrantError
+		if err == nil || !errors.As(err, &missing) {
+			return g, err
+		}
+	}
+
+	return g, err
+}
+
+// How often and how patiently CheckGrants reads before it reports a missing grant.
+const (
+	grantReadAttempts = 3
+	grantReadPause    = 2 * time.Second
+)
+
+// checkGrantsOnce is one read and check of the grants.
+func (c *Client) checkGrantsOnce(ctx context.Context, features []Feature) (*Grants, error) {
 	domainID, err := c.ManagedDomainID(ctx)
 	if err != nil {
 		return nil, err
