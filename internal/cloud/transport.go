@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"net"
@@ -40,6 +41,12 @@ type retryTuning struct {
 	maxRetryAfter  time.Duration // cap of a server's Retry-After
 	sleep          func(ctx context.Context, d time.Duration) error
 	now            func() time.Time // reads a Retry-After date against it
+	// headerTimeout bounds one attempt of an idempotent request until its answer's headers
+	// arrive, so that a half-open connection is given up and retried instead of hanging the
+	// operation until its timeout. Zero: no bound.
+	headerTimeout time.Duration
+	// afterFunc runs f after d (time.AfterFunc); tests fire it themselves.
+	afterFunc func(d time.Duration, f func()) (stop func() bool)
 }
 
 func defaultRetryTuning(maxRetries int) retryTuning {
@@ -50,8 +57,19 @@ func defaultRetryTuning(maxRetries int) retryTuning {
 		maxRetryAfter:  60 * time.Second,
 		sleep:          sleepContext,
 		now:            time.Now,
+		headerTimeout:  defaultHeaderTimeout,
+		afterFunc:      realAfterFunc,
 	}
 }
+
+// defaultHeaderTimeout is how long an idempotent request waits for its answer to begin: far
+// above what any OpenStack read takes, far below a resource's timeout.
+const defaultHeaderTimeout = 90 * time.Second
+
+func realAfterFunc(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
+
+// errHeaderTimeout is an attempt given up after headerTimeout without an answer.
+var errHeaderTimeout = errors.New("no answer within the per-attempt timeout")
 
 // sleepContext waits d or until ctx ends.
 // Sleep waits for d, or until ctx ends (then it returns ctx's error): the one
@@ -137,13 +155,17 @@ func newRetryingTransport(base http.RoundTripper, tuning retryTuning) *retryingT
 		tuning.now = time.Now
 	}
 
+	if tuning.afterFunc == nil {
+		tuning.afterFunc = realAfterFunc
+	}
+
 	return &retryingTransport{base: base, tuning: tuning, counters: newRequestCounters()}
 }
 
 // RoundTrip implements http.RoundTripper.
 func (t *retryingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
-	idempotent := isIdempotent(req.Method)
+	idempotent := isIdempotent(req.Method) || isTokenRequest(req)
 	rewindable := req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
 
 	for attempt := 1; ; attempt++ {
@@ -163,10 +185,13 @@ func (t *retryingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 		}
 
 		start := time.Now()
-		resp, err := t.base.RoundTrip(r)
+		resp, err := t.attempt(r, idempotent)
 		t.record(ctx, r, resp, err, attempt, time.Since(start))
 
-		if !idempotent || !rewindable || attempt > t.tuning.maxRetries || !retryable(ctx, resp, err) {
+		// A 429 was not processed, whatever the method: it is retried like an idempotent request.
+		repeatable := idempotent || (resp != nil && resp.StatusCode == http.StatusTooManyRequests)
+
+		if !repeatable || !rewindable || attempt > t.tuning.maxRetries || !retryable(ctx, resp, err) {
 			return resp, err
 		}
 
@@ -183,6 +208,53 @@ func (t *retryingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 	}
 }
 
+// attempt is one round trip. An idempotent one is bounded by headerTimeout until its answer
+// begins; the bound is lifted once the headers are in (reading the body is not bounded).
+func (t *retryingTransport) attempt(r *http.Request, idempotent bool) (*http.Response, error) {
+	if !idempotent || t.tuning.headerTimeout <= 0 {
+		return t.base.RoundTrip(r)
+	}
+
+	ctx, cancel := context.WithCancelCause(r.Context())
+	stop := t.tuning.afterFunc(t.tuning.headerTimeout, func() { cancel(errHeaderTimeout) })
+
+	resp, err := t.base.RoundTrip(r.WithContext(ctx))
+	stop()
+
+	if err != nil {
+		if errors.Is(context.Cause(ctx), errHeaderTimeout) && r.Context().Err() == nil {
+			err = fmt.Errorf("%w (%s)", errHeaderTimeout, t.tuning.headerTimeout)
+		}
+
+		cancel(nil)
+
+		return nil, err
+	}
+
+	resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: func() { cancel(nil) }}
+
+	return resp, nil
+}
+
+// cancelOnClose releases an attempt's context once its body is closed.
+type cancelOnClose struct {
+	io.ReadCloser
+	cancel func()
+}
+
+func (c *cancelOnClose) Close() error {
+	err := c.ReadCloser.Close()
+	c.cancel()
+
+	return err
+}
+
+// isTokenRequest is Keystone's token POST: it creates nothing that outlives the answer, so it is
+// retried like an idempotent request.
+func isTokenRequest(r *http.Request) bool {
+	return r.Method == http.MethodPost && strings.HasSuffix(strings.TrimSuffix(r.URL.Path, "/"), "/auth/tokens")
+}
+
 // isIdempotent: POST and PATCH are never retried (a lost POST is recovered by looking the
 // object up by name).
 func isIdempotent(method string) bool {
@@ -196,7 +268,7 @@ func isIdempotent(method string) bool {
 
 func retryable(ctx context.Context, resp *http.Response, err error) bool {
 	if err != nil {
-		return ctx.Err() == nil && retryableConnError(err)
+		return ctx.Err() == nil && (errors.Is(err, errHeaderTimeout) || retryableConnError(err))
 	}
 
 	switch resp.StatusCode {

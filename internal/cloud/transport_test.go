@@ -71,6 +71,7 @@ func TestRetryRules(t *testing.T) {
 	tests := []struct {
 		name         string
 		method       string
+		path         string // default /v2.1/servers
 		body         string
 		maxRetries   int
 		answers      []scriptedAnswer
@@ -90,8 +91,28 @@ func TestRetryRules(t *testing.T) {
 		},
 		{
 			name: "PATCH never retried", method: http.MethodPatch, body: `{}`, maxRetries: 5,
-			answers:      []scriptedAnswer{{status: 429, retryAfter: "1"}, {status: 200}},
+			answers:      []scriptedAnswer{{status: 503, retryAfter: "1"}, {status: 200}},
+			wantAttempts: 1, wantStatus: 503,
+		},
+		{
+			name: "POST answered 429 retried (it was not processed)", method: http.MethodPost, body: `{"port":{}}`, maxRetries: 5,
+			answers:      []scriptedAnswer{{status: 429, retryAfter: "1"}, {status: 201}},
+			wantAttempts: 2, wantStatus: 201,
+		},
+		{
+			name: "PATCH answered 429 retried", method: http.MethodPatch, body: `{}`, maxRetries: 5,
+			answers:      []scriptedAnswer{{status: 429}, {status: 200}},
+			wantAttempts: 2, wantStatus: 200,
+		},
+		{
+			name: "POST answered 429 not retried with retries off", method: http.MethodPost, body: `{}`, maxRetries: 0,
+			answers:      []scriptedAnswer{{status: 429}, {status: 201}},
 			wantAttempts: 1, wantStatus: 429,
+		},
+		{
+			name: "token POST retried on 503", method: http.MethodPost, path: "/v3/auth/tokens", body: `{"auth":{}}`, maxRetries: 5,
+			answers:      []scriptedAnswer{{status: 503}, {status: 201}},
+			wantAttempts: 2, wantStatus: 201,
 		},
 		{
 			name: "PUT body rewound on retry", method: http.MethodPut, body: `{"members":[1,2,3]}`, maxRetries: 5,
@@ -181,7 +202,12 @@ func TestRetryRules(t *testing.T) {
 				body = bytes.NewReader([]byte(tt.body))
 			}
 
-			req, err := http.NewRequestWithContext(t.Context(), tt.method, srv.srv.URL+"/v2.1/servers?name=x", body)
+			path := tt.path
+			if path == "" {
+				path = "/v2.1/servers?name=x"
+			}
+
+			req, err := http.NewRequestWithContext(t.Context(), tt.method, srv.srv.URL+path, body)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -216,6 +242,90 @@ func TestRetryRules(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestHeaderTimeoutRetriesHungAttempt: an attempt whose answer never begins (a half-open
+// connection) is given up when its per-attempt timer fires and retried; the timer is fired by the
+// test, not waited for.
+func TestHeaderTimeoutRetriesHungAttempt(t *testing.T) {
+	t.Parallel()
+
+	var (
+		mu    sync.Mutex
+		fire  func()
+		calls atomic.Int32
+	)
+
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) == 1 {
+			mu.Lock()
+			f := fire
+			mu.Unlock()
+			f() // the per-attempt timer runs out while this answer hangs
+
+			<-r.Context().Done()
+
+			return
+		}
+
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write([]byte(`{"servers":[]}`))
+	}))
+	t.Cleanup(srv.Close)
+
+	tuning := fastRetryTuning(3, nil)
+	tuning.afterFunc = func(_ time.Duration, f func()) func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+
+		fire = f
+
+		return func() bool { return true }
+	}
+
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL+"/v2.1/servers", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	resp, err := (&http.Client{Transport: newRetryingTransport(http.DefaultTransport, tuning)}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	body, _ := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+
+	if resp.StatusCode != http.StatusOK || calls.Load() != 2 || string(body) != `{"servers":[]}` {
+		t.Fatalf("status %d after %d attempts, body %q; want 200 after 2", resp.StatusCode, calls.Load(), body)
+	}
+}
+
+// TestHeaderTimeoutNotOnPOST: a create is never given up by the per-attempt timer (its answer may
+// carry what it made).
+func TestHeaderTimeoutNotOnPOST(t *testing.T) {
+	t.Parallel()
+
+	tuning := fastRetryTuning(3, nil)
+	tuning.afterFunc = func(time.Duration, func()) func() bool {
+		t.Error("a POST got a per-attempt timer")
+
+		return func() bool { return true }
+	}
+
+	srv := newScriptedServer(t, []scriptedAnswer{{status: 201}})
+
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, srv.srv.URL+"/v2.0/ports", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	resp, err := (&http.Client{Transport: newRetryingTransport(http.DefaultTransport, tuning)}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	_ = resp.Body.Close()
 }
 
 func TestRetryStopsWhenContextEnds(t *testing.T) {
