@@ -41,6 +41,9 @@ type fakeCloud struct {
 	tokenPosts map[string]int    // scope key → POST /v3/auth/tokens
 	trusts     []map[string]any
 	domains    []map[string]any
+	// projects are the Keystone projects by ID; one not listed reads as an identity project
+	// of the managed domain called unikorn-identity-<id>.
+	projects map[string]map[string]any
 	authDelay  time.Duration
 	denied     map[string]bool  // scope keys answered with 401
 	service    http.HandlerFunc // answers everything under a catalog endpoint; nil = 200 {}
@@ -221,6 +224,23 @@ func (f *fakeCloud) serve(w http.ResponseWriter, r *http.Request) {
 		}
 
 		cloudtest.WriteJSON(w, http.StatusOK, map[string]any{"domains": out, "links": map[string]any{}})
+	case strings.HasPrefix(r.URL.Path, "/v3/projects/") && r.Method == http.MethodGet:
+		id := strings.TrimPrefix(r.URL.Path, "/v3/projects/")
+
+		f.mu.Lock()
+		p, listed := f.projects[id]
+		f.mu.Unlock()
+
+		switch {
+		case !listed:
+			p = map[string]any{"id": id, "name": "unikorn-identity-" + id, "domain_id": "dom-managed-id"}
+		case p == nil:
+			cloudtest.WriteJSON(w, http.StatusNotFound, map[string]any{"error": map[string]any{"code": 404, "message": "Could not find project"}})
+
+			return
+		}
+
+		cloudtest.WriteJSON(w, http.StatusOK, map[string]any{"project": p})
 	case strings.HasPrefix(r.URL.Path, "/v3/domains/"):
 		id := strings.TrimPrefix(r.URL.Path, "/v3/domains/")
 		for _, d := range f.domains {

@@ -4,9 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"regexp"
+	"strings"
 
 	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/projects"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
 
 // Scope is the credential scope a tenant is bound with (DESIGN.md §4).
@@ -59,6 +64,10 @@ func (c *Client) Tenant(ctx context.Context, projectID, region string, scope Sco
 		return nil, err
 	}
 
+	if err := c.CheckIdentityProject(ctx, projectID); err != nil {
+		return nil, err
+	}
+
 	var sess *Session
 
 	switch scope {
@@ -75,6 +84,64 @@ func (c *Client) Tenant(ctx context.Context, projectID, region string, scope Sco
 	}
 
 	return &Tenant{session: sess, projectID: projectID, region: resolved}, nil
+}
+
+// IdentityProjectError is an identity_id that names no identity of this provider: a project
+// outside the managed domain, one not made by unikorn_identity, or the service user's own.
+type IdentityProjectError struct {
+	ProjectID, Reason string
+}
+
+func (e *IdentityProjectError) Error() string {
+	return fmt.Sprintf("identity %s is not an identity of this provider: %s", e.ProjectID, e.Reason)
+}
+
+// CheckIdentityProject verifies, once per project and run, that projectID is a Keystone project
+// of the managed domain made by unikorn_identity (its name carries the identity prefix) and not
+// the service user's own project, so that a mistyped identity_id never acts in another tenant's
+// project. A project the manager scope may not read is outside the managed domain.
+func (c *Client) CheckIdentityProject(ctx context.Context, projectID string) error {
+	if projectID == c.baseProjectID {
+		return &IdentityProjectError{ProjectID: projectID, Reason: "it is the service user's own project"}
+	}
+
+	_, err := c.identityProjects.Get(ctx, projectID, func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, c.checkIdentityProject(ctx, projectID)
+	})
+
+	return err
+}
+
+func (c *Client) checkIdentityProject(ctx context.Context, projectID string) error {
+	domainID, err := c.ManagedDomainID(ctx)
+	if err != nil {
+		return err
+	}
+
+	sess, err := c.Manager(ctx)
+	if err != nil {
+		return err
+	}
+
+	sc, err := sess.Keystone()
+	if err != nil {
+		return err
+	}
+
+	p, err := projects.Get(ctx, sc, projectID).Extract()
+
+	switch {
+	case gophercloud.ResponseCodeIs(err, http.StatusNotFound), gophercloud.ResponseCodeIs(err, http.StatusForbidden), err == nil && p == nil:
+		return &IdentityProjectError{ProjectID: projectID, Reason: "no project of the managed domain has that ID"}
+	case err != nil:
+		return fmt.Errorf("reading project %s to check it is an identity: %w", projectID, err)
+	case p.DomainID != domainID:
+		return &IdentityProjectError{ProjectID: projectID, Reason: fmt.Sprintf("project %q is in domain %s, not in the managed domain %s", p.Name, p.DomainID, domainID)}
+	case !strings.HasPrefix(p.Name, naming.IdentityPrefix):
+		return &IdentityProjectError{ProjectID: projectID, Reason: fmt.Sprintf("project %q was not made by unikorn_identity (its name lacks the %q prefix)", p.Name, naming.IdentityPrefix)}
+	}
+
+	return nil
 }
 
 // NewTenant binds a tenant to a session of its own, for tests against fake endpoints and for

@@ -1,6 +1,7 @@
 package cloud
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -135,6 +136,71 @@ func TestTenant(t *testing.T) {
 			// Bound once: the same scope again reuses the session.
 			if again, err := c.Tenant(t.Context(), tt.project, tt.region, tt.scope); err != nil || again.Session() != tenant.Session() {
 				t.Errorf("second Tenant(): %v, %v; want the same session", again, err)
+			}
+		})
+	}
+}
+
+// TestTenantChecksIdentityProject: a tenant is bound only to an identity project of the
+// managed domain (behaviour 2 of the fault-safety issue), checked once per project and run.
+func TestTenantChecksIdentityProject(t *testing.T) {
+	t.Parallel()
+
+	tests := []struct {
+		name, project string
+		keystone      map[string]any // nil: no such project
+		wantErr       string
+	}{
+		{name: "identity project", project: "p1"},
+		{name: "unknown project", project: "typo", wantErr: "identity typo is not an identity of this provider: no project of the managed domain has that ID"},
+		{
+			name: "other domain", project: "p2", keystone: map[string]any{"id": "p2", "name": "unikorn-identity-x", "domain_id": "default"},
+			wantErr: `project "unikorn-identity-x" is in domain default, not in the managed domain dom-managed-id`,
+		},
+		{
+			name: "not made by unikorn_identity", project: "p3", keystone: map[string]any{"id": "p3", "name": "payroll", "domain_id": "dom-managed-id"},
+			wantErr: `project "payroll" was not made by unikorn_identity`,
+		},
+		{name: "service user's own project", project: fakeBaseProject, wantErr: "it is the service user's own project"},
+	}
+
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+
+			f := newFakeCloud(t, map[string][]string{"RegionOne": allServices})
+			f.projects = map[string]map[string]any{}
+
+			if tt.project != "p1" && tt.project != fakeBaseProject {
+				f.projects[tt.project] = tt.keystone
+			}
+
+			c := mustClient(t, f, nil)
+
+			for range 2 {
+				tenant, err := c.Tenant(t.Context(), tt.project, "", Privileged)
+				if tt.wantErr != "" {
+					var idErr *IdentityProjectError
+					if !errors.As(err, &idErr) || idErr.ProjectID != tt.project {
+						t.Fatalf("err %v; want an IdentityProjectError for %s", err, tt.project)
+					}
+
+					wantErrorContaining(t, err, tt.wantErr)
+
+					if tenant != nil {
+						t.Fatalf("tenant %v bound to a project that is not an identity", tenant)
+					}
+
+					continue
+				}
+
+				if err != nil || tenant.ProjectID() != tt.project {
+					t.Fatalf("tenant %v, err %v", tenant, err)
+				}
+			}
+
+			if got := f.api.Count("GET /v3/projects/" + tt.project); tt.wantErr == "" && got != 1 {
+				t.Errorf("project read %d times for two tenants; want once per run", got)
 			}
 		})
 	}
