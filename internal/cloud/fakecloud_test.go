@@ -43,10 +43,10 @@ type fakeCloud struct {
 	domains    []map[string]any
 	// projects are the Keystone projects by ID; one not listed reads as an identity project
 	// of the managed domain called unikorn-identity-<id>.
-	projects map[string]map[string]any
-	authDelay  time.Duration
-	denied     map[string]bool  // scope keys answered with 401
-	service    http.HandlerFunc // answers everything under a catalog endpoint; nil = 200 {}
+	projects  map[string]map[string]any
+	authDelay time.Duration
+	denied    map[string]bool  // scope keys answered with 401
+	service   http.HandlerFunc // answers everything under a catalog endpoint; nil = 200 {}
 }
 
 func newFakeKeystone(catalog map[string][]string) *fakeCloud {
