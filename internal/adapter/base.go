@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
@@ -25,28 +26,23 @@ type Timeouts struct {
 	Create, Read, Update, Delete time.Duration
 }
 
-// ResourceBase is embedded by every resource: it answers Metadata and Configure, and holds
-// the concept's view T of the provider's client bundle once the provider is configured.
-type ResourceBase[T Meta] struct {
+// base is what ResourceBase and DataSourceBase share: the kind, and the concept's view T of the
+// provider's client bundle once the provider is configured.
+type base[T Meta] struct {
 	Meta T
 
 	kind       Kind
 	configured bool
 }
 
-// NewResourceBase is the base of a resource of kind k.
-func NewResourceBase[T Meta](k Kind) ResourceBase[T] {
-	return ResourceBase[T]{kind: k}
-}
-
-// Kind is the resource's kind.
-func (b *ResourceBase[T]) Kind() Kind { return b.kind }
+// Kind is the resource's or data source's kind.
+func (b *base[T]) Kind() Kind { return b.kind }
 
 // Configured tells whether the provider has handed out its client bundle.
-func (b *ResourceBase[T]) Configured() bool { return b.configured }
+func (b *base[T]) Configured() bool { return b.configured }
 
 // Cloud is the provider's OpenStack client; nil before the provider is configured.
-func (b *ResourceBase[T]) Cloud() *cloud.Client {
+func (b *base[T]) Cloud() *cloud.Client {
 	if !b.configured {
 		return nil
 	}
@@ -54,45 +50,55 @@ func (b *ResourceBase[T]) Cloud() *cloud.Client {
 	return b.Meta.Cloud()
 }
 
+// typeName is unikorn_<TypeName>.
+func (b *base[T]) typeName(providerTypeName string) string {
+	return providerTypeName + "_" + b.kind.TypeName
+}
+
+// configure takes the concept's view of the client bundle out of the provider data.
+func (b *base[T]) configure(providerData any, diags *diag.Diagnostics) {
+	if m, ok := ProviderData[T](providerData, diags); ok {
+		b.Meta, b.configured = m, true
+	}
+}
+
+// ResourceBase is embedded by every resource: it answers Metadata and Configure, and holds
+// the concept's view T of the provider's client bundle once the provider is configured.
+type ResourceBase[T Meta] struct {
+	base[T]
+}
+
+// NewResourceBase is the base of a resource of kind k.
+func NewResourceBase[T Meta](k Kind) ResourceBase[T] {
+	return ResourceBase[T]{base[T]{kind: k}}
+}
+
 // Metadata names the resource unikorn_<TypeName>.
 func (b *ResourceBase[T]) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_" + b.kind.TypeName
+	resp.TypeName = b.typeName(req.ProviderTypeName)
 }
 
 // Configure takes the concept's view of the client bundle out of the provider data.
 func (b *ResourceBase[T]) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	if m, ok := ProviderData[T](req.ProviderData, &resp.Diagnostics); ok {
-		b.Meta, b.configured = m, true
-	}
+	b.configure(req.ProviderData, &resp.Diagnostics)
 }
 
 // DataSourceBase is embedded by every data source, like ResourceBase.
 type DataSourceBase[T Meta] struct {
-	Meta T
-
-	kind       Kind
-	configured bool
+	base[T]
 }
 
 // NewDataSourceBase is the base of a data source of kind k.
 func NewDataSourceBase[T Meta](k Kind) DataSourceBase[T] {
-	return DataSourceBase[T]{kind: k}
+	return DataSourceBase[T]{base[T]{kind: k}}
 }
-
-// Kind is the data source's kind.
-func (b *DataSourceBase[T]) Kind() Kind { return b.kind }
-
-// Configured tells whether the provider has handed out its client bundle.
-func (b *DataSourceBase[T]) Configured() bool { return b.configured }
 
 // Metadata names the data source unikorn_<TypeName>.
 func (b *DataSourceBase[T]) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_" + b.kind.TypeName
+	resp.TypeName = b.typeName(req.ProviderTypeName)
 }
 
 // Configure takes the concept's view of the client bundle out of the provider data.
 func (b *DataSourceBase[T]) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	if m, ok := ProviderData[T](req.ProviderData, &resp.Diagnostics); ok {
-		b.Meta, b.configured = m, true
-	}
+	b.configure(req.ProviderData, &resp.Diagnostics)
 }

@@ -70,12 +70,7 @@ func (s *Session) Keystone() (*gophercloud.ServiceClient, error) {
 // Compute is the Nova client of region ("" = default), pinned to ComputeMicroversion.
 func (s *Session) Compute(region string) (*gophercloud.ServiceClient, error) {
 	return s.regional(region, "compute", func(eo gophercloud.EndpointOpts) (*gophercloud.ServiceClient, error) {
-		sc, err := openstack.NewComputeV2(s.provider, eo)
-		if err == nil {
-			sc.Microversion = ComputeMicroversion
-		}
-
-		return sc, err
+		return pinned(openstack.NewComputeV2(s.provider, eo))(ComputeMicroversion)
 	})
 }
 
@@ -97,12 +92,7 @@ func (s *Session) Image(region string) (*gophercloud.ServiceClient, error) {
 // LoadBalancerMicroversion (sent as "OpenStack-API-Version: load-balancer 2.22").
 func (s *Session) LoadBalancer(region string) (*gophercloud.ServiceClient, error) {
 	return s.regional(region, "load-balancer", func(eo gophercloud.EndpointOpts) (*gophercloud.ServiceClient, error) {
-		sc, err := openstack.NewLoadBalancerV2(s.provider, eo)
-		if err == nil {
-			sc.Microversion = LoadBalancerMicroversion
-		}
-
-		return sc, err
+		return pinned(openstack.NewLoadBalancerV2(s.provider, eo))(LoadBalancerMicroversion)
 	})
 }
 
@@ -112,6 +102,17 @@ func (s *Session) BlockStorage(region string) (*gophercloud.ServiceClient, error
 	return s.regional(region, "block-storage", func(eo gophercloud.EndpointOpts) (*gophercloud.ServiceClient, error) {
 		return openstack.NewBlockStorageV3(s.provider, eo)
 	})
+}
+
+// pinned sets the microversion of a client just built (when it was built).
+func pinned(sc *gophercloud.ServiceClient, err error) func(microversion string) (*gophercloud.ServiceClient, error) {
+	return func(microversion string) (*gophercloud.ServiceClient, error) {
+		if err == nil {
+			sc.Microversion = microversion
+		}
+
+		return sc, err
+	}
 }
 
 // regional resolves region and returns the cached client of service there.
