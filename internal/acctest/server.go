@@ -38,10 +38,7 @@ const (
 func ImageID(t *testing.T, region, name string) string {
 	t.Helper()
 
-	sc, err := Client(t).Base().Image(region)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc := clientOf(t, "Glance", region, Client(t).Base().Image)
 
 	return idOf(t, region, "image", name, images.List(sc, images.ListOpts{Name: name}), images.ExtractImages,
 		func(i images.Image) (string, string) { return i.Name, i.ID })
@@ -61,14 +58,9 @@ func idOf[T any](t *testing.T, region, kind, name string, pager pagination.Pager
 ) string {
 	t.Helper()
 
-	pages, err := pager.AllPages(context.Background())
+	all, err := listed(context.Background(), pager, extract)
 	if err != nil {
 		t.Fatalf("listing %ss called %s in %s: %v", kind, name, region, err)
-	}
-
-	all, err := extract(pages)
-	if err != nil {
-		t.Fatal(err)
 	}
 
 	nameOf := func(o T) string { n, _ := nameID(o); return n }
@@ -83,25 +75,38 @@ func idOf[T any](t *testing.T, region, kind, name string, pager pagination.Pager
 	return id
 }
 
+// listed is every object pager lists.
+func listed[T any](ctx context.Context, pager pagination.Pager, extract func(pagination.Page) ([]T, error)) ([]T, error) {
+	pages, err := pager.AllPages(ctx)
+	if err != nil {
+		return nil, err
+	}
+
+	return extract(pages)
+}
+
 // AdminCompute is the Nova client of region in the configured (admin) scope.
 func AdminCompute(t *testing.T, region string) *gophercloud.ServiceClient {
 	t.Helper()
 
-	sc, err := Client(t).Base().Compute(region)
-	if err != nil {
-		t.Fatalf("Nova client of %s: %v", region, err)
-	}
-
-	return sc
+	return clientOf(t, "Nova", region, Client(t).Base().Compute)
 }
 
 // AdminNeutron is the Neutron client of region in the configured (admin) scope.
 func AdminNeutron(t *testing.T, region string) *gophercloud.ServiceClient {
 	t.Helper()
 
-	sc, err := Client(t).Base().Network(region)
+	return clientOf(t, "Neutron", region, Client(t).Base().Network)
+}
+
+// adminClient is the client of service in region that client hands out; it fails the test
+// when there is none.
+func clientOf(t *testing.T, service, region string, client func(region string) (*gophercloud.ServiceClient, error)) *gophercloud.ServiceClient {
+	t.Helper()
+
+	sc, err := client(region)
 	if err != nil {
-		t.Fatalf("Neutron client of %s: %v", region, err)
+		t.Fatalf("%s client of %s: %v", service, region, err)
 	}
 
 	return sc
@@ -125,12 +130,8 @@ func Port(t *testing.T, region, id string) (*ports.Port, error) {
 func FloatingIPsOfPort(t *testing.T, region, portID string) ([]floatingips.FloatingIP, error) {
 	t.Helper()
 
-	pages, err := floatingips.List(AdminNeutron(t, region), floatingips.ListOpts{PortID: portID}).AllPages(context.Background())
-	if err != nil {
-		return nil, err
-	}
-
-	return floatingips.ExtractFloatingIPs(pages)
+	return listed(context.Background(), floatingips.List(AdminNeutron(t, region), floatingips.ListOpts{PortID: portID}),
+		floatingips.ExtractFloatingIPs)
 }
 
 // CheckServerDestroy is the CheckDestroy of unikorn_server: for every server in the state it
@@ -183,14 +184,9 @@ func ServerLeftovers(t *testing.T, region, project, name string) error {
 
 	ctx := context.Background()
 
-	all, err := servers.List(AdminCompute(t, region), servers.ListOpts{
+	srvs, err := listed(ctx, servers.List(AdminCompute(t, region), servers.ListOpts{
 		Name: "^" + regexp.QuoteMeta(name) + "$", AllTenants: true, TenantID: project,
-	}).AllPages(ctx)
-	if err != nil {
-		return err
-	}
-
-	srvs, err := servers.ExtractServers(all)
+	}), servers.ExtractServers)
 	if err != nil {
 		return err
 	}
@@ -199,12 +195,8 @@ func ServerLeftovers(t *testing.T, region, project, name string) error {
 		return fmt.Errorf("server %s exists (%s, status %s)", name, left[0].ID, left[0].Status)
 	}
 
-	pages, err := ports.List(AdminNeutron(t, region), ports.ListOpts{Name: naming.ServerPort(name), ProjectID: project}).AllPages(ctx)
-	if err != nil {
-		return err
-	}
-
-	ps, err := ports.ExtractPorts(pages)
+	ps, err := listed(ctx, ports.List(AdminNeutron(t, region), ports.ListOpts{Name: naming.ServerPort(name), ProjectID: project}),
+		ports.ExtractPorts)
 	if err != nil {
 		return err
 	}
@@ -213,14 +205,9 @@ func ServerLeftovers(t *testing.T, region, project, name string) error {
 		return fmt.Errorf("server %s: a port %s is left (%s)", name, naming.ServerPort(name), left[0].ID)
 	}
 
-	fpages, err := floatingips.List(AdminNeutron(t, region), floatingips.ListOpts{
+	fips, err := listed(ctx, floatingips.List(AdminNeutron(t, region), floatingips.ListOpts{
 		Description: "unikorn_server " + naming.ServerPort(name), ProjectID: project,
-	}).AllPages(ctx)
-	if err != nil {
-		return err
-	}
-
-	fips, err := floatingips.ExtractFloatingIPs(fpages)
+	}), floatingips.ExtractFloatingIPs)
 	if err != nil {
 		return err
 	}
@@ -237,10 +224,7 @@ func ServerLeftovers(t *testing.T, region, project, name string) error {
 func SetImageMinRAM(t *testing.T, region, id string, mib int) {
 	t.Helper()
 
-	client, err := Client(t).Base().Image(region)
-	if err != nil {
-		t.Fatalf("image client: %v", err)
-	}
+	client := clientOf(t, "Glance", region, Client(t).Base().Image)
 
 	if _, err := images.Update(t.Context(), client, id, images.UpdateOpts{images.ReplaceImageMinRam{NewMinRam: mib}}).Extract(); err != nil {
 		t.Fatalf("setting min_ram of image %s: %v", id, err)
@@ -261,15 +245,8 @@ func PreCreateServer(t *testing.T, projectID, region, networkID, name, flavorID,
 		t.Fatalf("identity scope of %s: %v", projectID, err)
 	}
 
-	net, err := sess.Network(region)
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	compute, err := sess.Compute(region)
-	if err != nil {
-		t.Fatal(err)
-	}
+	net := clientOf(t, "Neutron", region, sess.Network)
+	compute := clientOf(t, "Nova", region, sess.Compute)
 
 	p, err := ports.Create(ctx, net, ports.CreateOpts{Name: naming.ServerPort(name), NetworkID: networkID}).Extract()
 	if err != nil {

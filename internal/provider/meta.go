@@ -11,6 +11,7 @@ type Meta struct {
 	identityMeta
 	networkMeta
 	loadbalancerMeta
+	serverMeta
 
 	cloud *cloud.Client
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/ports"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/network"
 )
@@ -40,14 +41,9 @@ func (s *Service) findPort(ctx context.Context, name, knownID string) (*Port, er
 func (s *Service) findPortByName(ctx context.Context, name string) (*Port, error) {
 	portName := naming.ServerPort(name)
 
-	pages, err := ports.List(s.network, ports.ListOpts{Name: portName, ProjectID: s.projectID}).AllPages(ctx)
+	all, err := s.portsNamed(ctx, portName)
 	if err != nil {
-		return nil, fmt.Errorf("looking up port %s: %w", portName, err)
-	}
-
-	all, err := ports.ExtractPorts(pages)
-	if err != nil {
-		return nil, fmt.Errorf("reading ports: %w", err)
+		return nil, err
 	}
 
 	p, ok, err := naming.One("port", portName, all, func(p ports.Port) string { return p.Name }, func(p ports.Port) string { return p.ID })
@@ -58,26 +54,63 @@ func (s *Service) findPortByName(ctx context.Context, name string) (*Port, error
 	return toPort(&p), nil
 }
 
-// createPort makes the port server-<name> on the spec's network.
+// portsNamed lists the project's ports named exactly portName.
+func (s *Service) portsNamed(ctx context.Context, portName string) ([]ports.Port, error) {
+	pages, err := ports.List(s.network, ports.ListOpts{Name: portName, ProjectID: s.projectID}).AllPages(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("looking up port %s: %w", portName, err)
+	}
+
+	all, err := ports.ExtractPorts(pages)
+	if err != nil {
+		return nil, fmt.Errorf("reading ports: %w", err)
+	}
+
+	return naming.Exact(all, portName, func(p ports.Port) string { return p.Name }), nil
+}
+
+// createPort makes the port server-<name> on the spec's network, through cloud.Create: a lost
+// answer is followed by a look for the port by its name, and a twin of the name made meanwhile
+// by someone else makes this create remove its own port again.
 func (s *Service) createPort(ctx context.Context, spec Spec) (*Port, error) {
+	portName := naming.ServerPort(spec.Name)
+
 	groups := slices.Clone(spec.SecurityGroupIDs)
 	if groups == nil {
 		groups = []string{} // none, rather than the project's default group
 	}
 
-	p, err := ports.Create(ctx, s.network, ports.CreateOpts{
-		Name:                naming.ServerPort(spec.Name),
+	opts := ports.CreateOpts{
+		Name:                portName,
 		NetworkID:           spec.NetworkID,
 		SecurityGroups:      &groups,
 		AllowedAddressPairs: toNeutronPairs(spec.AllowedAddressPairs),
-	}).Extract()
+	}
+
+	p, err := cloud.Create(ctx, cloud.CreateSpec[ports.Port]{
+		Kind: "port",
+		Name: portName,
+		Create: func(ctx context.Context) (ports.Port, error) {
+			p, err := ports.Create(ctx, s.network, opts).Extract()
+			if err != nil {
+				return ports.Port{}, err
+			}
+
+			return *p, nil
+		},
+		Find:   func(ctx context.Context) ([]ports.Port, error) { return s.portsNamed(ctx, portName) },
+		ID:     func(p ports.Port) string { return p.ID },
+		Delete: s.deletePort,
+	})
 	if err != nil {
-		return nil, fmt.Errorf("creating port %s on network %s: %w", naming.ServerPort(spec.Name), spec.NetworkID, err)
+		// A twin this create could not remove is left to the message: nothing records a port
+		// without its server.
+		return nil, fmt.Errorf("creating port %s on network %s: %w", portName, spec.NetworkID, err)
 	}
 
 	tflog.Info(ctx, "Created the server's port", map[string]any{"port_id": p.ID})
 
-	return toPort(p), nil
+	return toPort(&p), nil
 }
 
 // convergePort updates the security groups and allowed address pairs of an existing port when
@@ -174,6 +207,7 @@ func floatingIPDescription(name string) string {
 func toPort(p *ports.Port) *Port {
 	out := &Port{
 		ID:               p.ID,
+		Created:          p.CreatedAt,
 		NetworkID:        p.NetworkID,
 		DeviceID:         p.DeviceID,
 		MACAddress:       p.MACAddress,

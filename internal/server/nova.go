@@ -8,6 +8,7 @@ import (
 	"maps"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -100,9 +101,9 @@ func (s *Service) findServer(ctx context.Context, name, knownID string) (*server
 
 // findServerByName returns the project's one server named exactly name, nil if none.
 func (s *Service) findServerByName(ctx context.Context, name string) (*servers.Server, error) {
-	all, err := listServers(ctx, s.compute, servers.ListOpts{Name: nameFilter(name)})
+	all, err := s.serversNamed(ctx, name)
 	if err != nil {
-		return nil, fmt.Errorf("looking up server %q: %w", name, err)
+		return nil, err
 	}
 
 	srv, ok, err := naming.One("server", name, all,
@@ -114,6 +115,16 @@ func (s *Service) findServerByName(ctx context.Context, name string) (*servers.S
 	return &srv, nil
 }
 
+// serversNamed lists the project's servers named exactly name.
+func (s *Service) serversNamed(ctx context.Context, name string) ([]servers.Server, error) {
+	all, err := listServers(ctx, s.compute, servers.ListOpts{Name: nameFilter(name)})
+	if err != nil {
+		return nil, fmt.Errorf("looking up server %q: %w", name, err)
+	}
+
+	return naming.Exact(all, name, func(s servers.Server) string { return s.Name }), nil
+}
+
 func listServers(ctx context.Context, sc *gophercloud.ServiceClient, opts servers.ListOpts) ([]servers.Server, error) {
 	pages, err := servers.List(sc, opts).AllPages(ctx)
 	if err != nil {
@@ -123,53 +134,97 @@ func listServers(ctx context.Context, sc *gophercloud.ServiceClient, opts server
 	return servers.ExtractServers(pages)
 }
 
-// createServer boots the server on port and returns Nova's first answer (status BUILD).
-func (s *Service) createServer(ctx context.Context, spec Spec, portID string, project projectFacts, linkage Linkage) (*servers.Server, error) {
-	// Everything but the server's own ID, which Nova has yet to choose.
+// bootRequest is the create of a server but for its port: what can fail before anything is
+// sent is settled in it.
+type bootRequest struct {
+	opts    servers.CreateOpts
+	keyName string // "": none
+	hints   servers.SchedulerHintOptsBuilder
+}
+
+// newBootRequest prepares the boot of spec's server: its metadata (all but the server's own
+// ID, which Nova has yet to choose), user data, keypair and server group.
+func (s *Service) newBootRequest(ctx context.Context, spec Spec, project projectFacts, linkage Linkage) (bootRequest, error) {
 	md, _, err := DesiredMetadata("", linkage, spec.Tags)
 	if err != nil {
-		return nil, err
+		return bootRequest{}, err
 	}
 
-	opts := servers.CreateOpts{
+	boot := bootRequest{opts: servers.CreateOpts{
 		Name:      naming.Server(spec.Name),
 		FlavorRef: spec.FlavorID,
 		ImageRef:  spec.ImageID,
-		Networks:  []servers.Network{{Port: portID}},
 		Metadata:  md,
-	}
+	}}
 
 	if len(spec.UserData) > 0 {
 		// Encoded here: gophercloud would send data that happens to be valid base64 as is.
-		opts.UserData = []byte(base64.StdEncoding.EncodeToString(spec.UserData))
+		boot.opts.UserData = []byte(base64.StdEncoding.EncodeToString(spec.UserData))
 	}
 
-	create := servers.CreateOptsBuilder(opts)
 	if spec.SSHKey {
-		create = keyNameOpts{CreateOptsBuilder: opts, keyName: naming.KeypairName}
+		boot.keyName = naming.KeypairName
 	}
-
-	var hints servers.SchedulerHintOptsBuilder
 
 	if spec.ServerGroup {
 		group, err := s.serverGroup(ctx, project.name)
 		if err != nil {
-			return nil, err
+			return bootRequest{}, err
 		}
 
-		hints = servers.SchedulerHintOpts{Group: group}
+		boot.hints = servers.SchedulerHintOpts{Group: group}
 	}
 
-	srv, err := servers.Create(ctx, s.compute, create, hints).Extract()
+	return boot, nil
+}
+
+// onPort is the create of the server on port portID.
+func (b bootRequest) onPort(portID string) servers.CreateOptsBuilder {
+	opts := b.opts
+	opts.Networks = []servers.Network{{Port: portID}}
+
+	if b.keyName == "" {
+		return opts
+	}
+
+	return keyNameOpts{CreateOptsBuilder: opts, keyName: b.keyName}
+}
+
+// createServer boots the server on port through cloud.Create: a lost answer is followed by a
+// look for the server by its exact name (and the POST made again when none shows up), and a
+// twin of the name made meanwhile by someone else makes this create remove its own server
+// again. It returns Nova's first answer (status BUILD) or the server found.
+func (s *Service) createServer(ctx context.Context, spec Spec, boot bootRequest, portID string) (*servers.Server, error) {
+	name := naming.Server(spec.Name)
+	create := boot.onPort(portID)
+
+	srv, err := cloud.Create(ctx, cloud.CreateSpec[servers.Server]{
+		Kind: "server",
+		Name: name,
+		Create: func(ctx context.Context) (servers.Server, error) {
+			made, err := servers.Create(ctx, s.compute, create, boot.hints).Extract()
+			if err != nil {
+				return servers.Server{}, err
+			}
+
+			// The create answer holds little more than the ID.
+			return servers.Server{ID: made.ID, Name: name, Status: statusBuild}, nil
+		},
+		Find:   func(ctx context.Context) ([]servers.Server, error) { return s.serversNamed(ctx, name) },
+		ID:     func(srv servers.Server) string { return srv.ID },
+		Delete: s.deleteServer,
+	})
 	if err != nil {
-		return nil, fmt.Errorf("creating server %q (flavor %s, image %s) on port %s: %w",
-			spec.Name, spec.FlavorID, spec.ImageID, portID, err)
+		err = fmt.Errorf("creating server %q (flavor %s, image %s) on port %s: %w", spec.Name, spec.FlavorID, spec.ImageID, portID, err)
+	}
+
+	if srv.ID == "" {
+		return nil, err
 	}
 
 	tflog.Info(ctx, "Created the server", map[string]any{"server_id": srv.ID})
 
-	// The create answer holds little more than the ID.
-	return &servers.Server{ID: srv.ID, Name: naming.Server(spec.Name), Status: statusBuild}, nil
+	return &srv, err
 }
 
 // keyNameOpts adds the keypair to a server create (key_name is not in gophercloud's CreateOpts).
@@ -520,11 +575,42 @@ func flavorNameOf(srv *servers.Server) string {
 // floatingAddress is the floating IPv4 (else IPv6) address Nova reports on the port with mac
 // (any port when mac is ""); "" when none.
 func floatingAddress(srv *servers.Server, mac string) string {
-	if srv == nil {
-		return ""
+	var v6 string
+
+	for _, a := range novaAddresses(srv) {
+		if a.kind != "floating" || (mac != "" && !strings.EqualFold(a.mac, mac)) {
+			continue
+		}
+
+		if a.version != 6 {
+			return a.addr
+		}
+
+		v6 = a.addr
 	}
 
-	var v6 string
+	return v6
+}
+
+// listsPort tells whether Nova reports an address of srv on the port with mac: the server is
+// on that port, whether or not Neutron has recorded it as the port's device yet.
+func listsPort(srv *servers.Server, mac string) bool {
+	return mac != "" && slices.ContainsFunc(novaAddresses(srv), func(a novaAddress) bool { return strings.EqualFold(a.mac, mac) })
+}
+
+// novaAddress is one address Nova reports for a server.
+type novaAddress struct {
+	addr, kind, mac string // kind: "fixed" or "floating"
+	version         int
+}
+
+// novaAddresses are the addresses Nova reports for srv (none for nil), network by network.
+func novaAddresses(srv *servers.Server) []novaAddress {
+	if srv == nil {
+		return nil
+	}
+
+	var out []novaAddress
 
 	for _, raw := range srv.Addresses {
 		list, ok := raw.([]any)
@@ -534,24 +620,18 @@ func floatingAddress(srv *servers.Server, mac string) string {
 
 		for _, item := range list {
 			a, ok := item.(map[string]any)
-			if !ok || a["OS-EXT-IPS:type"] != "floating" {
-				continue
-			}
-
-			if m, _ := a["OS-EXT-IPS-MAC:mac_addr"].(string); mac != "" && !strings.EqualFold(m, mac) {
+			if !ok {
 				continue
 			}
 
 			addr, _ := a["addr"].(string)
+			kind, _ := a["OS-EXT-IPS:type"].(string)
+			mac, _ := a["OS-EXT-IPS-MAC:mac_addr"].(string)
+			version, _ := a["version"].(float64)
 
-			if v, _ := a["version"].(float64); v == 6 {
-				v6 = addr
-				continue
-			}
-
-			return addr
+			out = append(out, novaAddress{addr: addr, kind: kind, mac: mac, version: int(version)})
 		}
 	}
 
-	return v6
+	return out
 }

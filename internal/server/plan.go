@@ -67,7 +67,9 @@ func (r *serverResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 // check runs the server's checks of pre, adding each problem at its attribute; a check that
 // could not run goes to fail. It tells whether all is well.
 func (r *serverResource) check(ctx context.Context, pre Preflight, diags *diag.Diagnostics, fail func(error)) bool {
-	problems, err := Checker{Cloud: r.Cloud(), Flavors: r.Meta.FlavorCache(), Images: r.Meta.ImageCache()}.Check(ctx, pre)
+	problems, err := Checker{
+		Cloud: r.Cloud(), Flavors: r.Meta.FlavorCache(), Images: r.Meta.ImageCache(), Reads: r.Meta.ServerCheckCache(),
+	}.Check(ctx, pre)
 	if err != nil {
 		fail(err)
 		return false

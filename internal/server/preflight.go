@@ -37,12 +37,14 @@ type Preflight struct {
 }
 
 // Checker checks servers' input against the cloud through the run's caches: the flavor and
-// image listings the data sources share (flavor.Cache.Lookup, image.Cache.Lookup), and a memo
-// of the other reads, so that a run reads each object once however many servers name it.
+// image listings the data sources share (flavor.Cache.Lookup, image.Cache.Lookup), and the
+// run's memo of the other reads (CheckCache), so that a run reads each object once however
+// many servers name it.
 type Checker struct {
 	Cloud   *cloud.Client
 	Flavors *flavor.Cache
 	Images  *image.Cache
+	Reads   *CheckCache
 }
 
 // Check returns what is wrong with p (nil when nothing is); an error when the cloud could not
@@ -69,43 +71,18 @@ func (c Checker) Check(ctx context.Context, p Preflight) ([]Problem, error) {
 
 // checkBoot checks that the flavor and the image exist and make a server together.
 func (c Checker) checkBoot(ctx context.Context, region, flavorID, imageID string) ([]Problem, error) {
-	var (
-		out      []Problem
-		f        flavor.Facts
-		img      image.Facts
-		fOK, iOK bool
-	)
+	var out []Problem
 
-	if flavorID != "" {
-		compute, err := c.Cloud.Base().Compute(region)
-		if err != nil {
-			return nil, err
-		}
+	base := c.Cloud.Base()
 
-		if f, fOK, err = c.Flavors.Lookup(ctx, region, flavorID, compute); err != nil {
-			return nil, fmt.Errorf("looking up flavor %s: %w", flavorID, err)
-		}
-
-		if !fOK {
-			out = append(out, Problem{Attribute: "flavor_id", Summary: "Unknown flavor",
-				Detail: fmt.Sprintf("Nova has no flavor %s in region %s.", flavorID, region)})
-		}
+	f, fOK, err := catalogLookup(ctx, catalogEntry{"flavor", "flavor_id", "Nova", base.Compute}, region, flavorID, c.Flavors.Lookup, &out)
+	if err != nil {
+		return nil, err
 	}
 
-	if imageID != "" {
-		glance, err := c.Cloud.Base().Image(region)
-		if err != nil {
-			return nil, err
-		}
-
-		if img, iOK, err = c.Images.Lookup(ctx, region, imageID, glance); err != nil {
-			return nil, fmt.Errorf("looking up image %s: %w", imageID, err)
-		}
-
-		if !iOK {
-			out = append(out, Problem{Attribute: "image_id", Summary: "Unknown image",
-				Detail: fmt.Sprintf("Glance has no image %s in region %s.", imageID, region)})
-		}
+	img, iOK, err := catalogLookup(ctx, catalogEntry{"image", "image_id", "Glance", base.Image}, region, imageID, c.Images.Lookup, &out)
+	if err != nil {
+		return nil, err
 	}
 
 	if fOK && iOK {
@@ -113,6 +90,42 @@ func (c Checker) checkBoot(ctx context.Context, region, flavorID, imageID string
 	}
 
 	return out, nil
+}
+
+// catalogEntry is a kind of catalog object a server boots from (a flavor, an image): the
+// attribute that names it, and its service's client in the configured scope.
+type catalogEntry struct {
+	kind, attribute, service string
+	client                   func(region string) (*gophercloud.ServiceClient, error)
+}
+
+// catalogLookup looks id (of kind e) up in region with the run's cache lookup; nothing is
+// looked up for "". An id the service does not have adds its problem to out.
+func catalogLookup[T any](ctx context.Context, e catalogEntry, region, id string,
+	lookup func(ctx context.Context, region, id string, sc *gophercloud.ServiceClient) (T, bool, error), out *[]Problem,
+) (T, bool, error) {
+	var zero T
+
+	if id == "" {
+		return zero, false, nil
+	}
+
+	sc, err := e.client(region)
+	if err != nil {
+		return zero, false, err
+	}
+
+	v, ok, err := lookup(ctx, region, id, sc)
+	if err != nil {
+		return zero, false, fmt.Errorf("looking up %s %s: %w", e.kind, id, err)
+	}
+
+	if !ok {
+		*out = append(*out, Problem{Attribute: e.attribute, Summary: "Unknown " + e.kind,
+			Detail: fmt.Sprintf("%s has no %s %s in region %s.", e.service, e.kind, id, region)})
+	}
+
+	return v, ok, nil
 }
 
 // checkTenant checks what lives in the identity's project: the network and security groups
@@ -212,15 +225,17 @@ type found struct {
 	name      string
 }
 
-// memoKey is one read of a check: of one provider client (one run), tenant and object.
+// memoKey is one read of a check: of one tenant and object.
 type memoKey struct {
-	client                    *cloud.Client
 	region, project, kind, id string
 }
 
-// reads is the run's memo of the checks' reads (a 404 is kept too). It is keyed by the
-// provider's client, which lives for one provider run.
-var reads cloud.OnceCache[memoKey, found]
+// CheckCache is the memo of the server checks' reads during one provider run (a 404 is kept
+// too): the client bundle holds one, shared by every server of the run. Its zero value is
+// ready to use.
+type CheckCache struct {
+	reads cloud.OnceCache[memoKey, found]
+}
 
 // reader reads one object with a service client.
 type reader func(ctx context.Context, sc *gophercloud.ServiceClient, id string) (found, error)
@@ -229,7 +244,7 @@ type reader func(ctx context.Context, sc *gophercloud.ServiceClient, id string) 
 func (c Checker) lookup(ctx context.Context, t *cloud.Tenant, client func() (*gophercloud.ServiceClient, error),
 	kind, id string, read reader,
 ) (found, error) {
-	return reads.Get(ctx, memoKey{client: c.Cloud, region: t.Region(), project: t.ProjectID(), kind: kind, id: id},
+	return c.Reads.reads.Get(ctx, memoKey{region: t.Region(), project: t.ProjectID(), kind: kind, id: id},
 		func(ctx context.Context) (found, error) {
 			sc, err := client()
 			if err != nil {

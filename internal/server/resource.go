@@ -22,12 +22,14 @@ var (
 	_ resource.ResourceWithModifyPlan  = (*serverResource)(nil)
 )
 
-// meta is what this package needs from the provider's client bundle: the cloud, and the
-// flavor and image catalogs (the run's shared listings) for the server's checks.
+// meta is what this package needs from the provider's client bundle: the cloud, and for the
+// server's checks the flavor and image catalogs (the run's shared listings) and the run's
+// memo of the other reads.
 type meta interface {
 	Cloud() *cloud.Client
 	FlavorCache() *flavor.Cache
 	ImageCache() *image.Cache
+	ServerCheckCache() *CheckCache
 }
 
 // Private state keys.
@@ -169,11 +171,9 @@ func (r *serverResource) Read(ctx context.Context, req resource.ReadRequest, res
 		return
 	}
 
-	if known.ServerID != "" && out.ID != known.ServerID {
-		resp.Diagnostics.AddWarning("Server found again by name", fmt.Sprintf(
-			"Server %s (%s) in %s is gone; the server called %q (%s) is recorded instead.",
-			name, known.ServerID, svc, out.Name, out.ID))
-	}
+	// A server or port found again by name in place of a recorded one is said, so that the plan
+	// shows it before anything acts on it.
+	addNotes(&resp.Diagnostics, out)
 
 	prior := state
 	flatten(&state, svc.Region(), out, prior)

@@ -19,9 +19,11 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/ports"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
@@ -89,6 +91,7 @@ type Server struct {
 	ProjectID string
 	UserID    string
 	Status    string
+	Created   time.Time
 	// Fault is Nova's fault message of a server in ERROR.
 	Fault      string
 	FlavorID   string // "" when it could not be resolved
@@ -111,6 +114,7 @@ type Server struct {
 // Port is the Neutron port of a server.
 type Port struct {
 	ID                  string
+	Created             time.Time
 	NetworkID           string
 	DeviceID            string
 	MACAddress          string
@@ -168,8 +172,10 @@ func tenantName(projectID, region string) string {
 // Ensure makes the cloud hold the server of spec and returns it as it is afterwards. The port
 // and server are found again by their IDs in known or by their names, and adopted; whatever
 // is missing is made, whatever differs is converged (port update, resize, rebuild, metadata,
-// power, floating IP). On error the returned Server holds what exists so far; it is nil when
-// no server exists (a port made by this call is then deleted again, so nothing is left behind).
+// power, floating IP). A create whose answer is lost is recovered by its name (cloud.Create).
+// On error the returned Server holds what exists so far; it is nil when no server exists (a
+// port made by this call is then deleted again when Nova refused the server for certain, and
+// kept, for the next apply to adopt, when Nova may have made it after all).
 func (s *Service) Ensure(ctx context.Context, spec Spec, known Known) (*Server, error) {
 	ctx = tflog.SetField(ctx, "server", spec.Name)
 
@@ -182,18 +188,20 @@ func (s *Service) Ensure(ctx context.Context, spec Spec, known Known) (*Server, 
 
 	// Look both up first: a server of that name that is not on the port is a conflict to
 	// report before anything is made.
-	port, err := s.findPort(ctx, spec.Name, known.PortID)
+	port, srv, err := s.findPair(ctx, spec.Name, known)
 	if err != nil {
 		return nil, err
 	}
 
-	srv, err := s.findServer(ctx, spec.Name, known.ServerID)
-	if err != nil {
-		return nil, err
-	}
+	freshServer := srv == nil
 
-	if err := checkPairing(spec.Name, port, srv); err != nil {
-		return nil, err
+	var boot bootRequest
+
+	if freshServer {
+		// What can stop the boot before Nova is asked stops it before the port is made.
+		if boot, err = s.newBootRequest(ctx, spec, project, linkage); err != nil {
+			return nil, err
+		}
 	}
 
 	freshPort := port == nil
@@ -212,14 +220,9 @@ func (s *Service) Ensure(ctx context.Context, spec Spec, known Known) (*Server, 
 
 	ctx = tflog.SetField(ctx, "port_id", port.ID)
 
-	freshServer := srv == nil
 	if freshServer {
-		if srv, err = s.createServer(ctx, spec, port.ID, project, linkage); err != nil {
-			if freshPort {
-				err = errors.Join(err, s.deletePort(ctx, port.ID))
-			}
-
-			return nil, err
+		if srv, err = s.createServer(ctx, spec, boot, port.ID); err != nil {
+			return s.failedCreate(ctx, srv, port, freshPort, known, err)
 		}
 
 		// Nova names the flavor of the new server once it answers a read.
@@ -345,14 +348,97 @@ func (s *Service) result(srv *servers.Server, port *Port, known Known, notes []s
 	return out
 }
 
+// failedCreate is the result of a server create that failed with err on port. A server it
+// still returns (a twin it could not remove) is recorded. Without one, a port made by this
+// apply is deleted only when Nova refused the server for certain (or this create removed its
+// own twin): after any other failure Nova may have made the server after all, on that port,
+// and the next apply adopts both.
+func (s *Service) failedCreate(ctx context.Context, srv *servers.Server, port *Port, freshPort bool, known Known, err error) (*Server, error) {
+	if srv != nil {
+		return s.result(srv, port, known, nil), err
+	}
+
+	var twin *cloud.TwinError
+
+	if freshPort && (cloud.Definite(err) || errors.As(err, &twin)) {
+		return nil, errors.Join(err, s.deletePort(ctx, port.ID))
+	}
+
+	if freshPort {
+		tflog.Warn(ctx, "Keeping the server's port: Nova may have made the server after all", map[string]any{"port_id": port.ID})
+	}
+
+	return nil, err
+}
+
+// findPair finds the port and the server of name (by known's IDs, else by name) and checks
+// that they belong together. A server that Nova is still building may not have bound its port
+// yet (a create interrupted right after Nova took it): then it waits for Nova to bind it, or to
+// finish building, before it judges.
+func (s *Service) findPair(ctx context.Context, name string, known Known) (*Port, *servers.Server, error) {
+	port, err := s.findPort(ctx, name, known.PortID)
+	if err != nil {
+		return nil, nil, err
+	}
+
+	srv, err := s.findServer(ctx, name, known.ServerID)
+	if err != nil {
+		return nil, nil, err
+	}
+
+	if srv != nil && port != nil && port.DeviceID == "" && srv.Status == statusBuild && !listsPort(srv, port.MACAddress) {
+		if port, srv, err = s.awaitBinding(ctx, port, srv); err != nil {
+			return nil, nil, err
+		}
+	}
+
+	return port, srv, checkPairing(name, port, srv)
+}
+
+// awaitBinding polls port and srv until Neutron names a device of the port, Nova reports an
+// address of srv on it, or srv is no longer building.
+func (s *Service) awaitBinding(ctx context.Context, port *Port, srv *servers.Server) (*Port, *servers.Server, error) {
+	type pair struct {
+		port *Port
+		srv  *servers.Server
+	}
+
+	tflog.Info(ctx, "The server is being built and its port is not bound yet; waiting for Nova to bind it")
+
+	got, err := cloud.Poll(ctx, cloud.PollSpec{Pending: []string{"unbound"}, Target: []string{"settled"}},
+		func(ctx context.Context) (pair, string, string, error) {
+			p, err := ports.Get(ctx, s.network, port.ID).Extract()
+			if err != nil {
+				return pair{}, "", "", err
+			}
+
+			next, err := servers.Get(ctx, s.compute, srv.ID).Extract()
+			if err != nil {
+				return pair{}, "", "", err
+			}
+
+			if p.DeviceID == "" && next.Status == statusBuild && !listsPort(next, p.MACAddress) {
+				return pair{toPort(p), next}, "unbound", "", nil
+			}
+
+			return pair{toPort(p), next}, "settled", "", nil
+		})
+	if err != nil {
+		return nil, nil, fmt.Errorf("waiting for server %s to bind port %s: %w", srv.ID, port.ID, err)
+	}
+
+	return got.port, got.srv, nil
+}
+
 // checkPairing refuses a server and a port of the name that do not belong together: the
-// provider never aliases objects it did not pair.
+// provider never aliases objects it did not pair. A server is on the port when Neutron names
+// it as the port's device, or when Nova reports it on the port while Neutron names no device yet.
 func checkPairing(name string, port *Port, srv *servers.Server) error {
 	switch {
 	case srv != nil && port == nil:
 		return fmt.Errorf("server %q (%s) exists without its port %s: it was not made by this provider; "+
 			"delete it or rename this server", name, srv.ID, naming.ServerPort(name))
-	case srv != nil && port.DeviceID != srv.ID:
+	case srv != nil && port.DeviceID != srv.ID && (port.DeviceID != "" || !listsPort(srv, port.MACAddress)):
 		return fmt.Errorf("server %q (%s) is not attached to port %s (%s, attached to %q): "+
 			"delete one of them", name, srv.ID, naming.ServerPort(name), port.ID, port.DeviceID)
 	case srv == nil && port != nil && port.DeviceID != "":
@@ -364,7 +450,9 @@ func checkPairing(name string, port *Port, srv *servers.Server) error {
 }
 
 // Observe re-reads the server: by its known ID, else (404) by its exact name. It returns nil
-// when the server is gone. Steady state costs two requests: the server and its port.
+// when the server is gone. Steady state costs two requests: the server and its port. A server
+// or port found again by name in place of a recorded one that is gone is said in a note naming
+// both IDs and when the one found was made.
 func (s *Service) Observe(ctx context.Context, name string, known Known) (*Server, error) {
 	ctx = tflog.SetField(ctx, "server", name)
 
@@ -375,12 +463,20 @@ func (s *Service) Observe(ctx context.Context, name string, known Known) (*Serve
 
 	out := toServer(srv)
 
+	if known.ServerID != "" && out.ID != known.ServerID {
+		out.Notes = append(out.Notes, s.refound("server", name, known.ServerID, out.ID, out.Created))
+	}
+
 	if out.Port, err = s.findPort(ctx, name, known.PortID); err != nil {
 		return nil, err
 	}
 
 	if out.Port != nil {
 		out.PublicIPAddress = floatingAddress(srv, out.Port.MACAddress)
+
+		if known.PortID != "" && out.Port.ID != known.PortID {
+			out.Notes = append(out.Notes, s.refound("port", naming.ServerPort(name), known.PortID, out.Port.ID, out.Port.Created))
+		}
 	}
 
 	if out.FlavorID, err = s.flavorID(ctx, out.FlavorName, known); err != nil {
@@ -390,10 +486,24 @@ func (s *Service) Observe(ctx context.Context, name string, known Known) (*Serve
 	return out, nil
 }
 
+// refound is the note of the kind name recorded as oldID, gone, and found again by its name as
+// newID, made at created (zero: Nova or Neutron did not say).
+func (s *Service) refound(kind, name, oldID, newID string, created time.Time) string {
+	when := "at a time the cloud does not say"
+	if !created.IsZero() {
+		when = created.UTC().Format(time.RFC3339)
+	}
+
+	return fmt.Sprintf("The %s %s recorded as %s in %s is gone; %s, found by its name, was created %s and is recorded "+
+		"instead. If it is not the one this configuration made, remove the server from the state before applying.",
+		kind, name, oldID, s, newID, when)
+}
+
 // Delete removes the server (and waits until Nova answers 404), then the floating IPs on its
 // port (deleting those this provider made, detaching others), then the port. Every 404 is
-// success. Objects are deleted by their known IDs only; a port whose ID is not known is
-// looked up by name.
+// success. Objects are deleted by their recorded IDs only, never found by name: a newer
+// server that reuses the name is not this one's. Only when nothing at all was recorded is the
+// port looked up by name.
 func (s *Service) Delete(ctx context.Context, name string, known Known) error {
 	ctx = tflog.SetField(ctx, "server", name)
 
@@ -404,17 +514,19 @@ func (s *Service) Delete(ctx context.Context, name string, known Known) error {
 	}
 
 	portID := known.PortID
-	if portID == "" {
+	if portID == "" && known.ServerID == "" {
 		port, err := s.findPortByName(ctx, name)
 		if err != nil {
 			return err
 		}
 
-		if port == nil {
-			return nil
+		if port != nil {
+			portID = port.ID
 		}
+	}
 
-		portID = port.ID
+	if portID == "" {
+		return nil
 	}
 
 	if err := network.RemoveFloatingIPs(ctx, s.network, network.PublicAddress{
@@ -434,6 +546,7 @@ func toServer(srv *servers.Server) *Server {
 		ProjectID: srv.TenantID,
 		UserID:    srv.UserID,
 		Status:    srv.Status,
+		Created:   srv.Created,
 		KeyName:   srv.KeyName,
 		Metadata:  srv.Metadata,
 	}

@@ -145,23 +145,6 @@ func TestEnsureCreateFailsWithFault(t *testing.T) {
 	}
 }
 
-func TestEnsureServerCreateErrorDeletesFreshPort(t *testing.T) {
-	t.Parallel()
-
-	f := newCreate(t)
-	f.Reply("POST", "/compute/servers", 400, map[string]any{"badRequest": map[string]any{"message": "Invalid flavorRef", "code": 400}})
-	f.Reply("DELETE", "/network/v2.0/ports/port-1", 204, nil)
-
-	out, err := service(f).Ensure(context.Background(), baseSpec(), Known{})
-	if err == nil || out != nil {
-		t.Fatalf("Ensure = %+v, %v; want no server and an error", out, err)
-	}
-
-	if f.Count("DELETE /network/v2.0/ports/port-1") != 1 {
-		t.Fatal("the port made for the failed server was left behind")
-	}
-}
-
 func TestEnsureAdopts(t *testing.T) {
 	t.Parallel()
 
