@@ -23,6 +23,7 @@ import (
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/network"
 )
 
 // This file holds the helpers of the tenant networking tests (unikorn_network,
@@ -44,7 +45,7 @@ func NetworkTenant(t *testing.T) string {
 
 	p, err := projects.Create(ctx, sc, projects.CreateOpts{
 		DomainID:    domainID,
-		Name:        RandomName(),
+		Name:        naming.IdentityProject(RandomName()),
 		Description: "tenant networking acceptance test",
 	}).Extract()
 	if err != nil {
@@ -113,14 +114,14 @@ func purgeNeutron(ctx context.Context, sc *gophercloud.ServiceClient, projectID 
 		}
 	}
 
-	rs, err := listRouters(ctx, sc, routers.ListOpts{ProjectID: projectID})
+	rs, err := AllPages(ctx, routers.List(sc, routers.ListOpts{ProjectID: projectID}), routers.ExtractRouters)
 	note("listing routers", err)
 
 	for _, r := range rs {
 		note("deleting router "+r.ID, DeleteRouter(ctx, sc, r.ID))
 	}
 
-	ps, err := listPorts(ctx, sc, ports.ListOpts{ProjectID: projectID})
+	ps, err := AllPages(ctx, ports.List(sc, ports.ListOpts{ProjectID: projectID}), ports.ExtractPorts)
 	note("listing ports", err)
 
 	for _, p := range ps {
@@ -136,7 +137,7 @@ func purgeNeutron(ctx context.Context, sc *gophercloud.ServiceClient, projectID 
 		note("deleting network "+n.ID, networks.Delete(ctx, sc, n.ID).ExtractErr())
 	}
 
-	gs, err := listGroups(ctx, sc, groups.ListOpts{ProjectID: projectID})
+	gs, err := AllPages(ctx, groups.List(sc, groups.ListOpts{ProjectID: projectID}), groups.ExtractGroups)
 	note("listing security groups", err)
 
 	for _, g := range gs {
@@ -150,18 +151,15 @@ func purgeNeutron(ctx context.Context, sc *gophercloud.ServiceClient, projectID 
 	return nil
 }
 
-// routerInterfaceOwners are the device owners of a router's interface ports.
-var routerInterfaceOwners = []string{"network:router_interface", "network:router_interface_distributed", "network:ha_router_replicated_interface"}
-
 // DeleteRouter detaches router id from its subnets and deletes it; 404s count as done.
 func DeleteRouter(ctx context.Context, sc *gophercloud.ServiceClient, id string) error {
-	ps, err := listPorts(ctx, sc, ports.ListOpts{DeviceID: id})
+	ps, err := AllPages(ctx, ports.List(sc, ports.ListOpts{DeviceID: id}), ports.ExtractPorts)
 	if err != nil {
 		return fmt.Errorf("listing the ports of router %s: %w", id, err)
 	}
 
 	for _, p := range ps {
-		if !slices.Contains(routerInterfaceOwners, p.DeviceOwner) {
+		if !slices.Contains(network.RouterInterfaceOwners, p.DeviceOwner) {
 			continue
 		}
 
@@ -178,41 +176,9 @@ func DeleteRouter(ctx context.Context, sc *gophercloud.ServiceClient, id string)
 	return nil
 }
 
-func listRouters(ctx context.Context, sc *gophercloud.ServiceClient, opts routers.ListOpts) ([]routers.Router, error) {
-	pages, err := routers.List(sc, opts).AllPages(ctx)
-	if err != nil {
-		return nil, err
-	}
-
-	return routers.ExtractRouters(pages)
-}
-
-func listPorts(ctx context.Context, sc *gophercloud.ServiceClient, opts ports.ListOpts) ([]ports.Port, error) {
-	pages, err := ports.List(sc, opts).AllPages(ctx)
-	if err != nil {
-		return nil, err
-	}
-
-	return ports.ExtractPorts(pages)
-}
-
-func listGroups(ctx context.Context, sc *gophercloud.ServiceClient, opts groups.ListOpts) ([]groups.SecGroup, error) {
-	pages, err := groups.List(sc, opts).AllPages(ctx)
-	if err != nil {
-		return nil, err
-	}
-
-	return groups.ExtractGroups(pages)
-}
-
 // ListTenantNetworks lists the networks of projectID, named exactly name when name is not "".
 func ListTenantNetworks(ctx context.Context, sc *gophercloud.ServiceClient, projectID, name string) ([]networks.Network, error) {
-	pages, err := networks.List(sc, networks.ListOpts{ProjectID: projectID, Name: name}).AllPages(ctx)
-	if err != nil {
-		return nil, err
-	}
-
-	all, err := networks.ExtractNetworks(pages)
+	all, err := AllPages(ctx, networks.List(sc, networks.ListOpts{ProjectID: projectID, Name: name}), networks.ExtractNetworks)
 	if err != nil || name == "" {
 		return all, err
 	}
@@ -304,12 +270,7 @@ func NeutronCreateVLANNetwork(t *testing.T, projectID, region, physnet string, v
 func ExternalSubnetCIDR(t *testing.T, region, networkID string) string {
 	t.Helper()
 
-	pages, err := subnets.List(baseNeutron(t, region), subnets.ListOpts{NetworkID: networkID}).AllPages(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	all, err := subnets.ExtractSubnets(pages)
+	all, err := AllPages(context.Background(), subnets.List(baseNeutron(t, region), subnets.ListOpts{NetworkID: networkID}), subnets.ExtractSubnets)
 	if err != nil || len(all) == 0 {
 		t.Fatalf("the subnets of external network %s in %s: %v (%d)", networkID, region, err, len(all))
 	}
@@ -326,7 +287,7 @@ func NeutronDeleteNetwork(t *testing.T, projectID, region, name string) {
 	sc := TenantNeutron(t, projectID, region)
 	neutronName := naming.Network(name)
 
-	rs, err := listRouters(ctx, sc, routers.ListOpts{ProjectID: projectID, Name: neutronName})
+	rs, err := AllPages(ctx, routers.List(sc, routers.ListOpts{ProjectID: projectID, Name: neutronName}), routers.ExtractRouters)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -357,7 +318,7 @@ func NeutronDeleteRouter(t *testing.T, projectID, region, name string) {
 	ctx := context.Background()
 	sc := TenantNeutron(t, projectID, region)
 
-	rs, err := listRouters(ctx, sc, routers.ListOpts{ProjectID: projectID, Name: naming.Router(name)})
+	rs, err := AllPages(ctx, routers.List(sc, routers.ListOpts{ProjectID: projectID, Name: naming.Router(name)}), routers.ExtractRouters)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -438,7 +399,7 @@ func CheckNetworkDestroy(t *testing.T) func(*terraform.State) error {
 				return fmt.Errorf("a network %s (%s) is left in %s", name, ns[0].ID, a["region"])
 			}
 
-			rts, err := listRouters(ctx, sc, routers.ListOpts{ProjectID: a["identity_id"], Name: name})
+			rts, err := AllPages(ctx, routers.List(sc, routers.ListOpts{ProjectID: a["identity_id"], Name: name}), routers.ExtractRouters)
 			if err != nil {
 				return err
 			}
@@ -472,7 +433,7 @@ func CheckSecurityGroupDestroy(t *testing.T) func(*terraform.State) error {
 
 			name := naming.SecurityGroup(a["name"])
 
-			gs, err := listGroups(ctx, sc, groups.ListOpts{ProjectID: a["identity_id"], Name: name})
+			gs, err := AllPages(ctx, groups.List(sc, groups.ListOpts{ProjectID: a["identity_id"], Name: name}), groups.ExtractGroups)
 			if err != nil {
 				return err
 			}
@@ -491,7 +452,7 @@ func CheckSecurityGroupDestroy(t *testing.T) func(*terraform.State) error {
 func NeutronSecurityGroupIDs(t *testing.T, projectID, region, neutronName string) []string {
 	t.Helper()
 
-	gs, err := listGroups(context.Background(), TenantNeutron(t, projectID, region), groups.ListOpts{ProjectID: projectID, Name: neutronName})
+	gs, err := AllPages(context.Background(), groups.List(TenantNeutron(t, projectID, region), groups.ListOpts{ProjectID: projectID, Name: neutronName}), groups.ExtractGroups)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -520,14 +481,9 @@ func NeutronCreateSecurityGroup(t *testing.T, projectID, region, neutronName str
 func NeutronSecurityGroupRules(t *testing.T, projectID, region, groupID string) []rules.SecGroupRule {
 	t.Helper()
 
-	pages, err := rules.List(TenantNeutron(t, projectID, region), rules.ListOpts{SecGroupID: groupID}).AllPages(context.Background())
+	all, err := AllPages(context.Background(), rules.List(TenantNeutron(t, projectID, region), rules.ListOpts{SecGroupID: groupID}), rules.ExtractRules)
 	if err != nil {
 		t.Fatalf("listing the rules of %s: %v", groupID, err)
-	}
-
-	all, err := rules.ExtractRules(pages)
-	if err != nil {
-		t.Fatal(err)
 	}
 
 	return all

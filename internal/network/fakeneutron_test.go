@@ -1,9 +1,13 @@
 package network
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
+	"maps"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strings"
@@ -29,9 +33,13 @@ type fakeNeutron struct {
 	ports    map[string]map[string]any
 	groups   map[string]map[string]any
 	rules    map[string]map[string]any
+	fips     map[string]map[string]any
 
 	// hiddenVLANs are taken by "another apply" but not yet visible in lists: the race.
 	hiddenVLANs map[int]bool
+
+	// faults are the failures still to inject, in order (see fault).
+	faults []fault
 
 	api *cloudtest.API
 }
@@ -46,6 +54,7 @@ func newFakeNeutron() *fakeNeutron {
 		ports:       map[string]map[string]any{},
 		groups:      map[string]map[string]any{},
 		rules:       map[string]map[string]any{},
+		fips:        map[string]map[string]any{},
 		hiddenVLANs: map[int]bool{},
 	}
 }
@@ -172,10 +181,121 @@ func asStrings(v any) []string {
 	return out
 }
 
+// A fault is one failure the fake injects into the next request whose "METHOD /path" (below
+// /v2.0) starts with call.
+type fault struct {
+	call string
+	kind faultKind
+}
+
+type faultKind int
+
+const (
+	// answer503 refuses the request without acting on it.
+	answer503 faultKind = iota
+	// drop502 acts on the request, then answers 502 instead of its answer (a proxy that lost it).
+	drop502
+	// hangUp acts on the request, then closes the connection without an answer.
+	hangUp
+	// twin acts on the request, then makes another object of the same name (a concurrent
+	// create) before it answers.
+	twin
+	// actTwice acts on the request, loses the answer and acts on it again, answering the
+	// second time (the transport repeating a request whose answer was lost).
+	actTwice
+)
+
+func (ft fault) String() string { return ft.call + ": " + ft.kind.String() }
+
+func (k faultKind) String() string {
+	return [...]string{"503 before acting", "502 after acting", "hang-up after acting", "twin", "acted twice"}[k]
+}
+
+// inject queues faults.
+func (f *fakeNeutron) inject(faults ...fault) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+
+	f.faults = append(f.faults, faults...)
+}
+
+// takeFault is the queued fault for the request, which it removes; false when there is none.
+func (f *fakeNeutron) takeFault(r *http.Request) (fault, bool) {
+	call := r.Method + " /" + strings.TrimPrefix(r.URL.Path, "/v2.0/")
+
+	for i, ft := range f.faults {
+		if strings.HasPrefix(call, ft.call) {
+			f.faults = slices.Delete(f.faults, i, i+1)
+			return ft, true
+		}
+	}
+
+	return fault{}, false
+}
+
 func (f *fakeNeutron) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 
+	ft, ok := f.takeFault(r)
+	if !ok {
+		f.serve(w, r)
+		return
+	}
+
+	if ft.kind == answer503 {
+		neutronErr(w, http.StatusServiceUnavailable, "ServiceUnavailable", "injected fault")
+		return
+	}
+
+	body, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+
+	rec := httptest.NewRecorder()
+	f.serve(rec, r)
+
+	r.Body = io.NopCloser(bytes.NewReader(body))
+
+	switch ft.kind {
+	case drop502:
+		neutronErr(w, http.StatusBadGateway, "", "injected fault: the answer was lost")
+	case hangUp:
+		conn, _, err := http.NewResponseController(w).Hijack()
+		if err == nil {
+			_ = conn.Close()
+		}
+	case twin:
+		f.makeTwin(r, rec.Body.Bytes())
+
+		for k, v := range rec.Header() {
+			w.Header()[k] = v
+		}
+
+		w.WriteHeader(rec.Code)
+		_, _ = w.Write(rec.Body.Bytes())
+	case actTwice:
+		f.serve(w, r)
+	}
+}
+
+// makeTwin stores a copy, with a new ID, of the object that answer (to a create) shows.
+func (f *fakeNeutron) makeTwin(r *http.Request, answer []byte) {
+	var body map[string]map[string]any
+	_ = json.Unmarshal(answer, &body)
+
+	coll := strings.Trim(strings.TrimPrefix(r.URL.Path, "/v2.0/"), "/")
+	store := map[string]map[string]map[string]any{
+		"networks": f.networks, "subnets": f.subnets, "routers": f.routers, "security-groups": f.groups,
+	}[coll]
+
+	for _, obj := range body {
+		copied := maps.Clone(obj)
+		copied["id"] = f.id()
+		store[fmt.Sprint(copied["id"])] = copied
+	}
+}
+
+func (f *fakeNeutron) serve(w http.ResponseWriter, r *http.Request) {
 	parts := strings.Split(strings.Trim(strings.TrimPrefix(r.URL.Path, "/v2.0/"), "/"), "/")
 
 	stores := map[string]struct {
@@ -189,6 +309,7 @@ func (f *fakeNeutron) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		"ports":                {f.ports, "ports", "port", "PortNotFound"},
 		"security-groups":      {f.groups, "security_groups", "security_group", "SecurityGroupNotFound"},
 		"security-group-rules": {f.rules, "security_group_rules", "security_group_rule", "SecurityGroupRuleNotFound"},
+		"floatingips":          {f.fips, "floatingips", "floatingip", "FloatingIPNotFound"},
 	}
 
 	s, ok := stores[parts[0]]
@@ -302,6 +423,8 @@ func (f *fakeNeutron) create(w http.ResponseWriter, coll, one string, obj map[st
 		obj["project_id"] = fakeProject
 	}
 
+	obj["created_at"] = fmt.Sprintf("2026-01-02T03:04:%02dZ", f.nextID%60)
+
 	switch coll {
 	case "networks":
 		// A single segment of the multi-provider extension reads back as provider:* attributes.
@@ -362,6 +485,9 @@ func (f *fakeNeutron) create(w http.ResponseWriter, coll, one string, obj map[st
 	case "security-group-rules":
 		f.createRules(w, []any{obj}, false)
 		return
+	case "floatingips":
+		obj["floating_ip_address"] = fmt.Sprintf("203.0.113.%d", f.nextID%250)
+		f.fips[fmt.Sprint(obj["id"])] = obj
 	}
 
 	reply(w, http.StatusCreated, map[string]any{one: f.view(coll, obj)})
@@ -498,6 +624,15 @@ func (f *fakeNeutron) routerInterface(w http.ResponseWriter, routerID, action st
 
 	switch action {
 	case "add_router_interface":
+		for _, p := range f.ports {
+			for _, ip := range asList(p["fixed_ips"]) {
+				if m, ok := ip.(map[string]any); ok && p["device_id"] == routerID && m["subnet_id"] == subnetID {
+					neutronErr(w, http.StatusBadRequest, "BadRequest", "Bad router request: Router already has a port on subnet "+subnetID+".")
+					return
+				}
+			}
+		}
+
 		id := f.id()
 		f.ports[id] = map[string]any{
 			"id": id, "name": "", "network_id": sub["network_id"], "device_id": routerID,

@@ -13,6 +13,8 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/layer3/routers"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/ports"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 )
 
 // This file is the one home of what every tenant object with a public address needs from
@@ -43,14 +45,9 @@ func (o routerInterfaces) ToPortListQuery() (string, error) {
 // external_networks selector chose it when the unikorn_network made the router, unless the
 // network names another one.)
 func ExternalNetworkOf(ctx context.Context, sc *gophercloud.ServiceClient, networkID, subnetID string) (string, error) {
-	pages, err := ports.List(sc, routerInterfaces{networkID: networkID}).AllPages(ctx)
+	all, err := listAll(ctx, ports.List(sc, routerInterfaces{networkID: networkID}), ports.ExtractPorts)
 	if err != nil {
 		return "", fmt.Errorf("listing the router interfaces of network %s: %w", networkID, err)
-	}
-
-	all, err := ports.ExtractPorts(pages)
-	if err != nil {
-		return "", fmt.Errorf("reading the router interfaces of network %s: %w", networkID, err)
 	}
 
 	var checked []string
@@ -96,14 +93,9 @@ func toFloatingIP(f *floatingips.FloatingIP) FloatingIP {
 
 // ListFloatingIPs lists the floating IPs of the client's project that match opts, by ID.
 func ListFloatingIPs(ctx context.Context, sc *gophercloud.ServiceClient, opts floatingips.ListOpts) ([]FloatingIP, error) {
-	pages, err := floatingips.List(sc, opts).AllPages(ctx)
+	all, err := listAll(ctx, floatingips.List(sc, opts), floatingips.ExtractFloatingIPs)
 	if err != nil {
 		return nil, fmt.Errorf("listing floating IPs: %w", err)
-	}
-
-	all, err := floatingips.ExtractFloatingIPs(pages)
-	if err != nil {
-		return nil, fmt.Errorf("reading floating IPs: %w", err)
 	}
 
 	out := make([]FloatingIP, len(all))
@@ -165,19 +157,40 @@ func EnsureFloatingIP(ctx context.Context, sc *gophercloud.ServiceClient, want P
 		return nil, err
 	}
 
-	f, err := floatingips.Create(ctx, sc, floatingips.CreateOpts{
-		FloatingNetworkID: external,
-		PortID:            want.PortID,
-		Description:       want.Description,
-	}).Extract()
+	fip, err := createFloatingIP(ctx, sc, want, external)
 	if err != nil {
 		return nil, fmt.Errorf("creating a floating IP on external network %s for port %s: %w", external, want.PortID, err)
 	}
 
-	fip := toFloatingIP(f)
 	tflog.Info(ctx, "Created a floating IP", map[string]any{"floating_ip_id": fip.ID, "address": fip.Address})
 
 	return &fip, nil
+}
+
+// createFloatingIP makes the floating IP of want on external, through cloud.Create: an answer
+// lost after Neutron acted is recovered by finding the floating IP with want's description on
+// want's port. Neutron refuses a second floating IP on a port's address, so no twin can be made.
+func createFloatingIP(ctx context.Context, sc *gophercloud.ServiceClient, want PublicAddress, external string) (FloatingIP, error) {
+	opts := floatingips.CreateOpts{FloatingNetworkID: external, PortID: want.PortID, Description: want.Description}
+
+	return cloud.Create(ctx, cloud.CreateSpec[FloatingIP]{
+		Kind: "floating IP",
+		Name: want.Description,
+		Create: func(ctx context.Context) (FloatingIP, error) {
+			f, err := floatingips.Create(ctx, sc, opts).Extract()
+			if err != nil {
+				return FloatingIP{}, err
+			}
+
+			return toFloatingIP(f), nil
+		},
+		Find: func(ctx context.Context) ([]FloatingIP, error) {
+			on, err := ListFloatingIPs(ctx, sc, floatingips.ListOpts{PortID: want.PortID, ProjectID: want.ProjectID})
+
+			return slices.DeleteFunc(on, func(f FloatingIP) bool { return f.Description != want.Description }), err
+		},
+		ID: func(f FloatingIP) string { return f.ID },
+	})
 }
 
 // orphanFloatingIPs are the floating IPs of projectID marked with description that are on no port.

@@ -19,12 +19,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/acctest"
-	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
 
 func TestMain(m *testing.M) {
-	acctest.AddSweeper("unikorn_network", nil, sweepRouters.Run, sweepNetworks.Run, sweepSecurityGroups.Run)
+	acctest.AddSweeper("unikorn_network", nil, sweepRouters, sweepNetworks, sweepSecurityGroups)
 	resource.TestMain(m)
 }
 
@@ -32,57 +31,22 @@ func TestMain(m *testing.M) {
 // networks and security groups whose names carry the test prefix. Run with
 // `go test ./internal/network/ -sweep=all`.
 var (
-	sweepRouters = neutronSweep("router", naming.NetworkPrefix,
+	sweepRouters = acctest.PagedSweep(acctest.Neutron, "router", naming.NetworkPrefix+acctest.NamePrefix,
 		func(sc *gophercloud.ServiceClient) pagination.Pager { return routers.List(sc, routers.ListOpts{}) }, routers.ExtractRouters,
 		func(r routers.Router) (string, string) { return r.Name, r.ID }, acctest.DeleteRouter)
-	sweepNetworks = neutronSweep("network", naming.NetworkPrefix,
+	sweepNetworks = acctest.PagedSweep(acctest.Neutron, "network", naming.NetworkPrefix+acctest.NamePrefix,
 		func(sc *gophercloud.ServiceClient) pagination.Pager { return networks.List(sc, networks.ListOpts{}) }, networks.ExtractNetworks,
 		func(n networks.Network) (string, string) { return n.Name, n.ID },
 		func(ctx context.Context, sc *gophercloud.ServiceClient, id string) error {
 			return networks.Delete(ctx, sc, id).ExtractErr()
 		})
-	sweepSecurityGroups = neutronSweep("security group", naming.SecurityGroupPrefix,
+	sweepSecurityGroups = acctest.PagedSweep(acctest.Neutron, "security group", naming.SecurityGroupPrefix+acctest.NamePrefix,
 		func(sc *gophercloud.ServiceClient) pagination.Pager { return groups.List(sc, groups.ListOpts{}) }, groups.ExtractGroups,
 		func(g groups.SecGroup) (string, string) { return g.Name, g.ID },
 		func(ctx context.Context, sc *gophercloud.ServiceClient, id string) error {
 			return groups.Delete(ctx, sc, id).ExtractErr()
 		})
 )
-
-// neutronSweep sweeps the Neutron objects called prefix+acctest.NamePrefix+..., through the
-// provider's configured scope (which sees every project).
-func neutronSweep[T any](what, prefix string, pager func(*gophercloud.ServiceClient) pagination.Pager,
-	extract func(pagination.Page) ([]T, error), nameID func(T) (string, string),
-	del func(ctx context.Context, sc *gophercloud.ServiceClient, id string) error,
-) acctest.Sweep[T] {
-	return acctest.Sweep[T]{
-		What:   what,
-		Prefix: prefix + acctest.NamePrefix,
-		List: func(ctx context.Context, c *cloud.Client, region string) ([]T, error) {
-			sc, err := c.Base().Network(region)
-			if err != nil {
-				return nil, err
-			}
-
-			pages, err := pager(sc).AllPages(ctx)
-			if err != nil {
-				return nil, err
-			}
-
-			return extract(pages)
-		},
-		Name: func(o T) string { name, _ := nameID(o); return name },
-		ID:   func(o T) string { _, id := nameID(o); return id },
-		Delete: func(ctx context.Context, c *cloud.Client, region, id string) error {
-			sc, err := c.Base().Network(region)
-			if err != nil {
-				return err
-			}
-
-			return del(ctx, sc, id)
-		},
-	}
-}
 
 // tenant returns, for an acceptance test, a fresh project in the managed domain (deleted with
 // everything in it when the test ends).

@@ -7,11 +7,14 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/layer3/routers"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/networks"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/ports"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/subnets"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
 
@@ -63,6 +66,9 @@ type Network struct {
 	Router *Router
 
 	InterfacePortID string
+
+	// Refound lists the parts that were gone by their recorded IDs and found again by name.
+	Refound []Refound
 }
 
 // Complete tells whether every part of the network exists.
@@ -141,31 +147,25 @@ func toRouter(r routers.Router) *Router {
 	return &Router{ID: r.ID, Description: r.Description, ExternalNetworkID: r.GatewayInfo.NetworkID}
 }
 
-// findNetwork finds network-<name> of the project: by knownID first, then by exact name.
-func (s *Service) findNetwork(ctx context.Context, name, knownID string) (neutronNetwork, bool, error) {
-	sc := s.sc
-
-	if s.cfg.ProviderNetwork != nil {
-		// Stock policy shows a network's provider attributes (its VLAN ID) to admin only.
-		admin, err := s.adminNetwork(ctx)
-		if err != nil {
-			return neutronNetwork{}, false, err
-		}
-
-		sc = admin
+// networkClient is the Neutron client networks are read and made through: the admin scope's
+// when the provider configures a VLAN provider network (stock policy shows a network's provider
+// attributes, its VLAN ID, to admin only, and reserves making them for admin), else the tenant's.
+func (s *Service) networkClient(ctx context.Context) (*gophercloud.ServiceClient, error) {
+	if s.cfg.ProviderNetwork == nil {
+		return s.sc, nil
 	}
 
-	return networkLookup(sc, s.ProjectID()).find(ctx, naming.Network(name), knownID)
+	return s.adminNetwork(ctx)
 }
 
-// findSubnet finds the subnet network-<name> of networkID: by knownID first, then by exact name.
-func (s *Service) findSubnet(ctx context.Context, name, networkID, knownID string) (subnets.Subnet, bool, error) {
-	return subnetLookup(s.sc, networkID).find(ctx, naming.Subnet(name), knownID)
-}
+// networks is the lookup of the project's networks, through networkClient.
+func (s *Service) networks(ctx context.Context) (lookup[neutronNetwork], error) {
+	sc, err := s.networkClient(ctx)
+	if err != nil {
+		return lookup[neutronNetwork]{}, err
+	}
 
-// findRouter finds the router network-<name> of the project: by knownID first, then by exact name.
-func (s *Service) findRouter(ctx context.Context, name, knownID string) (routers.Router, bool, error) {
-	return routerLookup(s.sc, s.ProjectID()).find(ctx, naming.Router(name), knownID)
+	return networkLookup(sc, s.ProjectID()), nil
 }
 
 // listPorts lists the ports matching opts.
@@ -196,36 +196,32 @@ func (s *Service) interfacePort(ctx context.Context, routerID, networkID, subnet
 }
 
 // ObserveNetwork reads what exists of network name, starting from the known IDs and
-// re-finding by name what is gone by ID. It returns nil when the Neutron network itself is
-// gone.
+// re-finding by name what is gone by ID (said in Network.Refound). It returns nil when the
+// Neutron network itself is gone.
 func (s *Service) ObserveNetwork(ctx context.Context, name string, known Ref) (*Network, error) {
-	net, found, err := s.findNetwork(ctx, name, known.NetworkID)
+	nl, err := s.networks(ctx)
 	if err != nil {
 		return nil, err
 	}
 
-	if !found {
-		return nil, nil
+	out := &Network{}
+
+	net, found, err := nl.observe(ctx, naming.Network(name), known.NetworkID, &out.Refound)
+	if err != nil || !found {
+		return nil, err
 	}
 
-	out := &Network{}
 	out.setNetwork(net)
 
-	sub, found, err := s.findSubnet(ctx, name, net.ID, known.SubnetID)
-	if err != nil {
+	if sub, found, err := subnetLookup(s.sc, net.ID).observe(ctx, naming.Subnet(name), known.SubnetID, &out.Refound); err != nil {
 		return out, err
-	}
-
-	if found {
+	} else if found {
 		out.Subnet = toSubnet(sub)
 	}
 
-	r, found, err := s.findRouter(ctx, name, known.RouterID)
-	if err != nil {
+	if r, found, err := routerLookup(s.sc, s.ProjectID()).observe(ctx, naming.Router(name), known.RouterID, &out.Refound); err != nil {
 		return out, err
-	}
-
-	if found {
+	} else if found {
 		out.Router = toRouter(r)
 	}
 
@@ -251,7 +247,12 @@ func (s *Service) EnsureNetwork(ctx context.Context, spec Spec, known Ref) (*Net
 
 	out := &Network{}
 
-	net, found, err := s.findNetwork(ctx, spec.Name, known.NetworkID)
+	nl, err := s.networks(ctx)
+	if err != nil {
+		return nil, err
+	}
+
+	net, found, err := nl.find(ctx, naming.Network(spec.Name), known.NetworkID)
 	if err != nil {
 		return nil, err
 	}
@@ -260,7 +261,13 @@ func (s *Service) EnsureNetwork(ctx context.Context, spec Spec, known Ref) (*Net
 
 	if createdNetwork {
 		if net, err = s.createNetwork(ctx, spec); err != nil {
-			return nil, err
+			if net.ID == "" {
+				return nil, err
+			}
+
+			out.setNetwork(net) // a twin that could not be removed: recorded, never orphaned
+
+			return out, err
 		}
 	} else if net.Description != spec.Description {
 		updated, err := s.updateNetworkDescription(ctx, net.ID, spec.Description)
@@ -300,15 +307,55 @@ func (s *Service) EnsureNetwork(ctx context.Context, spec Spec, known Ref) (*Net
 	}
 
 	if out.InterfacePortID == "" {
-		attached, err := routers.AddInterface(ctx, s.sc, r.ID, routers.AddInterfaceOpts{SubnetID: sub.ID}).Extract()
-		if err != nil {
-			return out, fmt.Errorf("attaching router %s to subnet %s: %w", r.ID, sub.ID, apiError(err))
+		if out.InterfacePortID, err = s.attach(ctx, r.ID, net.ID, sub.ID); err != nil {
+			return out, fmt.Errorf("attaching router %s to subnet %s: %w", r.ID, sub.ID, err)
 		}
-
-		out.InterfacePortID = attached.PortID
 	}
 
 	return out, nil
+}
+
+// attach attaches router routerID to subnetID of networkID and returns the interface port.
+// add_router_interface goes through cloud.Create: after a lost answer or a 5xx it re-reads
+// whether the interface landed (the router's port on the subnet) instead of repeating the call
+// into Neutron's refusal of a second interface on one subnet; and a refusal is checked the same
+// way, since it may answer our own repeated call (the transport repeats a PUT after a 5xx). A
+// second interface cannot be made (Neutron refuses it), so there is no twin to check for.
+func (s *Service) attach(ctx context.Context, routerID, networkID, subnetID string) (string, error) {
+	find := func(ctx context.Context) ([]string, error) {
+		id, err := s.interfacePort(ctx, routerID, networkID, subnetID)
+		if err != nil || id == "" {
+			return nil, err
+		}
+
+		return []string{id}, nil
+	}
+
+	return cloud.Create(ctx, cloud.CreateSpec[string]{
+		Kind: "router interface",
+		Name: fmt.Sprintf("router %s on subnet %s", routerID, subnetID),
+		Create: func(ctx context.Context) (string, error) {
+			attached, err := routers.AddInterface(ctx, s.sc, routerID, routers.AddInterfaceOpts{SubnetID: subnetID}).Extract()
+			if err == nil {
+				return attached.PortID, nil
+			}
+
+			err = apiError(err)
+			if cloud.Definite(err) {
+				if found, ferr := find(ctx); ferr == nil && len(found) == 1 {
+					tflog.Debug(ctx, "The router interface a refused attach asked for exists", map[string]any{
+						"router_id": routerID, "subnet_id": subnetID, "port_id": found[0], "refusal": err.Error(),
+					})
+
+					return found[0], nil
+				}
+			}
+
+			return "", err
+		},
+		Find: find,
+		ID:   func(portID string) string { return portID },
+	})
 }
 
 // updateNetworkDescription sets the description of network id.
@@ -320,30 +367,41 @@ func (s *Service) updateNetworkDescription(ctx context.Context, id, description 
 	return out, apiError(err)
 }
 
-// createNetwork creates the Neutron network of spec, as a VLAN provider network when the
-// provider configures one.
+// createNetwork creates the Neutron network of spec (cloud.Create: a lost answer is found
+// again by name, a concurrent twin removed), as a VLAN provider network when the provider
+// configures one: made in the admin scope then (stock policy reserves provider attributes, and
+// the listing of other projects' VLAN networks, for admin), owned by the identity's project.
 func (s *Service) createNetwork(ctx context.Context, spec Spec) (neutronNetwork, error) {
+	name := naming.Network(spec.Name)
 	up := true
-	opts := networks.CreateOpts{Name: naming.Network(spec.Name), Description: spec.Description, AdminStateUp: &up}
+	opts := networks.CreateOpts{Name: name, Description: spec.Description, AdminStateUp: &up}
+
+	sc, err := s.networkClient(ctx)
+	if err != nil {
+		return neutronNetwork{}, err
+	}
+
+	l := networkLookup(sc, s.ProjectID())
+	post := func(ctx context.Context, opts networks.CreateOptsBuilder) (neutronNetwork, error) {
+		return l.create(ctx, name, func(ctx context.Context) (neutronNetwork, error) {
+			var out neutronNetwork
+			err := networks.Create(ctx, sc, opts).ExtractInto(&out)
+
+			return out, apiError(err)
+		})
+	}
 
 	if pn := s.cfg.ProviderNetwork; pn != nil {
-		// Stock policy reserves provider attributes (and the listing of other projects' VLAN
-		// networks) for admin: made in the admin scope, owned by the identity's project.
-		admin, err := s.adminNetwork(ctx)
-		if err != nil {
-			return neutronNetwork{}, err
-		}
-
 		opts.ProjectID = s.ProjectID()
 
-		out, err := createVLANNetwork(ctx, admin, opts, pn)
+		out, err := createVLANNetwork(ctx, sc, opts, pn, post)
 
 		return out, s.tenant.AdminRefusal("Neutron", "creating a VLAN provider network", err)
 	}
 
-	var out neutronNetwork
-	if err := networks.Create(ctx, s.sc, opts).ExtractInto(&out); err != nil {
-		return out, fmt.Errorf("creating network %s: %w", naming.Network(spec.Name), apiError(err))
+	out, err := post(ctx, opts)
+	if err != nil {
+		return out, fmt.Errorf("creating network %s: %w", name, err)
 	}
 
 	return out, nil
@@ -427,8 +485,10 @@ func sameRoutes(a, b []Route) bool {
 func (s *Service) ensureSubnet(ctx context.Context, spec Spec, networkID, knownID string, fresh bool) (subnets.Subnet, error) {
 	name := naming.Subnet(spec.Name)
 
+	l := subnetLookup(s.sc, networkID)
+
 	if !fresh {
-		sub, found, err := s.findSubnet(ctx, spec.Name, networkID, knownID)
+		sub, found, err := l.find(ctx, name, knownID)
 		if err != nil {
 			return subnets.Subnet{}, err
 		}
@@ -456,7 +516,7 @@ func (s *Service) ensureSubnet(ctx context.Context, spec Spec, networkID, knownI
 	fields := subnetFields(spec)
 	dhcp := true
 
-	created, err := subnets.Create(ctx, s.sc, subnets.CreateOpts{
+	opts := subnets.CreateOpts{
 		Name:            name,
 		NetworkID:       networkID,
 		IPVersion:       4,
@@ -467,19 +527,25 @@ func (s *Service) ensureSubnet(ctx context.Context, spec Spec, networkID, knownI
 		AllocationPools: fields.AllocationPools,
 		DNSNameservers:  *fields.DNSNameservers,
 		HostRoutes:      *fields.HostRoutes,
-	}).Extract()
-	if err != nil {
-		return subnets.Subnet{}, fmt.Errorf("creating subnet %s in network %s: %w", name, networkID, apiError(err))
 	}
 
-	return *created, nil
+	created, err := l.create(ctx, name, func(ctx context.Context) (subnets.Subnet, error) {
+		return deref(subnets.Create(ctx, s.sc, opts).Extract())
+	})
+	if err != nil {
+		return created, fmt.Errorf("creating subnet %s in network %s: %w", name, networkID, err)
+	}
+
+	return created, nil
 }
 
 // ensureRouter finds or creates the router of spec and converges its gateway and description.
 func (s *Service) ensureRouter(ctx context.Context, spec Spec, knownID string) (routers.Router, bool, error) {
 	name := naming.Router(spec.Name)
 
-	r, found, err := s.findRouter(ctx, spec.Name, knownID)
+	l := routerLookup(s.sc, s.ProjectID())
+
+	r, found, err := l.find(ctx, name, knownID)
 	if err != nil {
 		return routers.Router{}, false, err
 	}
@@ -492,16 +558,16 @@ func (s *Service) ensureRouter(ctx context.Context, spec Spec, knownID string) (
 	}
 
 	if !found {
-		created, err := routers.Create(ctx, s.sc, routers.CreateOpts{
-			Name:        name,
-			Description: spec.Description,
-			GatewayInfo: &routers.GatewayInfo{NetworkID: external},
-		}).Extract()
+		opts := routers.CreateOpts{Name: name, Description: spec.Description, GatewayInfo: &routers.GatewayInfo{NetworkID: external}}
+
+		created, err := l.create(ctx, name, func(ctx context.Context) (routers.Router, error) {
+			return deref(routers.Create(ctx, s.sc, opts).Extract())
+		})
 		if err != nil {
-			return routers.Router{}, false, fmt.Errorf("creating router %s on external network %s: %w", name, external, apiError(err))
+			return created, true, fmt.Errorf("creating router %s on external network %s: %w", name, external, err)
 		}
 
-		return *created, true, nil
+		return created, true, nil
 	}
 
 	var diff routers.UpdateOpts
@@ -597,32 +663,83 @@ func (s *Service) deleteOrInUse(ctx context.Context, what string, del func() err
 	return fmt.Errorf("deleting %s: %w", what, err)
 }
 
-// resolveRef fills in the IDs of network name that known does not hold, by exact name.
-func (s *Service) resolveRef(ctx context.Context, name string, known Ref) (Ref, error) {
-	ref := known
+// refByName is the IDs of network name's parts, by exact name: for a state that recorded none.
+func (s *Service) refByName(ctx context.Context, name string) (Ref, error) {
+	var (
+		ref Ref
+		err error
+	)
 
-	var err error
+	ref.NetworkID, err = networkLookup(s.sc, s.ProjectID()).findID(ctx, naming.Network(name))
 
-	if ref.NetworkID == "" {
-		ref.NetworkID, err = networkLookup(s.sc, s.ProjectID()).findID(ctx, naming.Network(name))
-	}
-
-	if err == nil && ref.SubnetID == "" && ref.NetworkID != "" {
+	if err == nil && ref.NetworkID != "" {
 		ref.SubnetID, err = subnetLookup(s.sc, ref.NetworkID).findID(ctx, naming.Subnet(name))
 	}
 
-	if err == nil && ref.RouterID == "" {
+	if err == nil {
 		ref.RouterID, err = routerLookup(s.sc, s.ProjectID()).findID(ctx, naming.Router(name))
 	}
 
 	return ref, err
 }
 
+// deleteRef is what DeleteNetwork deletes: the recorded IDs (DESIGN.md §5). A name is used only
+// when no ID was recorded at all, or for a part that the recorded network itself binds and the
+// state could not record: its subnet (looked up inside the recorded network), and its router
+// when that router serves no other network (a create that failed before attaching the router
+// records none). A newer network that reuses the name is never touched.
+func (s *Service) deleteRef(ctx context.Context, name string, known Ref) (Ref, error) {
+	if known == (Ref{}) {
+		return s.refByName(ctx, name)
+	}
+
+	ref := known
+	if ref.NetworkID == "" {
+		return ref, nil
+	}
+
+	var err error
+
+	if ref.SubnetID == "" {
+		ref.SubnetID, err = subnetLookup(s.sc, ref.NetworkID).findID(ctx, naming.Subnet(name))
+	}
+
+	if err == nil && ref.RouterID == "" {
+		ref.RouterID, err = s.boundRouter(ctx, name, ref.NetworkID)
+	}
+
+	return ref, err
+}
+
+// boundRouter is the router network-<name> whose interfaces are all on networkID (or that
+// has none); "" when there is none.
+func (s *Service) boundRouter(ctx context.Context, name, networkID string) (string, error) {
+	all, err := routerLookup(s.sc, s.ProjectID()).exact(ctx, naming.Router(name))
+	if err != nil {
+		return "", fmt.Errorf("looking up router %s: %w", naming.Router(name), err)
+	}
+
+	for _, r := range all {
+		ps, err := s.listPorts(ctx, ports.ListOpts{DeviceID: r.ID})
+		if err != nil {
+			return "", fmt.Errorf("listing the ports of router %s: %w", r.ID, err)
+		}
+
+		if !slices.ContainsFunc(ps, func(p ports.Port) bool {
+			return slices.Contains(RouterInterfaceOwners, p.DeviceOwner) && p.NetworkID != networkID
+		}) {
+			return r.ID, nil
+		}
+	}
+
+	return "", nil
+}
+
 // DeleteNetwork deletes network name: the router interface, the router, the subnet and the
-// network, in that order. IDs not known are looked up by name; anything already gone (404)
-// counts as deleted. A part still in use fails with an *InUseError that names the ports.
+// network, in that order. It acts on the recorded IDs (see deleteRef); anything already gone
+// (404) counts as deleted. A part still in use fails with an *InUseError that names the ports.
 func (s *Service) DeleteNetwork(ctx context.Context, name string, known Ref) error {
-	ref, err := s.resolveRef(ctx, name, known)
+	ref, err := s.deleteRef(ctx, name, known)
 	if err != nil {
 		return err
 	}

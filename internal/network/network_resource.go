@@ -49,6 +49,7 @@ func NewNetworkResource() resource.Resource {
 			},
 			flatten: func(m *networkModel, n *Network, _ bool) { flattenNetwork(m, n) },
 			idOf:    func(o *Network) string { return o.ID },
+			refound: func(o *Network) []Refound { return o.Refound },
 			locate:  LocateNetwork,
 		},
 	)}

@@ -47,27 +47,32 @@ func ensured(t *testing.T) (*fakeNeutron, *Service, *Network) {
 	f, _ := externalFake()
 
 	svc := f.service(t, nil)
-
-	out, err := svc.EnsureNetwork(context.Background(), testSpec(t, "a"), Ref{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := mustEnsure(t, svc, testSpec(t, "a"))
 
 	f.calls()
 
 	return f, svc, out
 }
 
-func TestEnsureNetwork_createsEverythingInEightRequests(t *testing.T) {
+// mustEnsure is svc.EnsureNetwork of spec with nothing known yet, which must succeed.
+func mustEnsure(t *testing.T, svc *Service, spec Spec) *Network {
+	t.Helper()
+
+	out, err := svc.EnsureNetwork(context.Background(), spec, Ref{})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	return out
+}
+
+func TestEnsureNetwork_createsEverythingInElevenRequests(t *testing.T) {
 	t.Parallel()
 
 	f, external := externalFake()
 	svc := f.service(t, nil)
 
-	out, err := svc.EnsureNetwork(context.Background(), testSpec(t, "a"), Ref{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := mustEnsure(t, svc, testSpec(t, "a"))
 
 	calls := f.calls()
 	want := []string{
@@ -75,9 +80,12 @@ func TestEnsureNetwork_createsEverythingInEightRequests(t *testing.T) {
 		"GET /subnets",   // their subnets, for the overlap check before anything is made (likewise)
 		"GET /networks",  // look up network-a
 		"POST /networks", // create it
+		"GET /networks",  // no twin made by a concurrent create
 		"POST /subnets",  // a new network has no subnet: no lookup
+		"GET /subnets",   // no twin
 		"GET /routers",   // look up the router (its external network is known by now)
 		"POST /routers",  // create the router
+		"GET /routers",   // no twin
 		"PUT /routers/" + out.Router.ID + "/add_router_interface",
 	}
 
@@ -126,10 +134,7 @@ func TestEnsureNetwork_nearMissNamesAreLeftAlone(t *testing.T) {
 
 	svc := f.service(t, nil)
 
-	out, err := svc.EnsureNetwork(context.Background(), testSpec(t, "a"), Ref{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := mustEnsure(t, svc, testSpec(t, "a"))
 
 	if out.ID == ab || out.Router.ID == abRouter || out.Name != "network-a" {
 		t.Fatalf("network-a aliased network-ab: %+v", out)
@@ -192,10 +197,7 @@ func TestEnsureNetwork_adoptsWhatAnInterruptedApplyLeft(t *testing.T) {
 	net := f.add(f.networks, map[string]any{"name": "network-a", "description": "test"})
 	svc := f.service(t, nil)
 
-	out, err := svc.EnsureNetwork(context.Background(), testSpec(t, "a"), Ref{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := mustEnsure(t, svc, testSpec(t, "a"))
 
 	if out.ID != net {
 		t.Fatalf("adopted %s, want %s", out.ID, net)
@@ -355,10 +357,7 @@ func TestEnsureNetwork_vlanFromNeutronsTruth(t *testing.T) {
 	svc := f.service(t, cfg)
 	ctx := context.Background()
 
-	out, err := svc.EnsureNetwork(ctx, testSpec(t, "a"), Ref{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := mustEnsure(t, svc, testSpec(t, "a"))
 
 	if out.VLANID == nil || *out.VLANID != 102 {
 		t.Fatalf("VLAN %v, want 102 (100 in use, 101 lost to a race)", out.VLANID)
@@ -369,7 +368,7 @@ func TestEnsureNetwork_vlanFromNeutronsTruth(t *testing.T) {
 	}
 
 	// Nothing is left: the next network fails and says why.
-	_, err = svc.EnsureNetwork(ctx, testSpec(t, "b"), Ref{})
+	_, err := svc.EnsureNetwork(ctx, testSpec(t, "b"), Ref{})
 
 	var full *ErrNoFreeVLAN
 	if !errors.As(err, &full) || !strings.Contains(err.Error(), "physnet1") {
@@ -386,10 +385,7 @@ func TestEnsureNetwork_externalNetworkSelector(t *testing.T) {
 
 	cfg := NewConfig(ExternalNetworkSelector{Tags: []string{"public"}}, nil)
 
-	out, err := f.service(t, cfg).EnsureNetwork(context.Background(), testSpec(t, "a"), Ref{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := mustEnsure(t, f.service(t, cfg), testSpec(t, "a"))
 
 	if out.Router.ExternalNetworkID != wanted {
 		t.Fatalf("router on %s, want %s", out.Router.ExternalNetworkID, wanted)
@@ -398,7 +394,7 @@ func TestEnsureNetwork_externalNetworkSelector(t *testing.T) {
 	// A selector nothing passes is an error that says so.
 	cfg = NewConfig(ExternalNetworkSelector{IDs: []string{"nope"}}, nil)
 
-	_, err = f.service(t, cfg).EnsureNetwork(context.Background(), testSpec(t, "b"), Ref{})
+	_, err := f.service(t, cfg).EnsureNetwork(context.Background(), testSpec(t, "b"), Ref{})
 	if err == nil || !strings.Contains(err.Error(), "selector") {
 		t.Fatalf("err = %v", err)
 	}

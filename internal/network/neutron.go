@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/external"
@@ -17,6 +18,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/pagination"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
 
@@ -162,6 +164,61 @@ type lookup[T any] struct {
 	name, id func(T) string
 	// belongs tells whether an object read by ID is still the one wanted (nil: always).
 	belongs func(T) bool
+	// created is when Neutron made an object (the zero time when it does not say).
+	created func(T) time.Time
+	// remove deletes an object by ID: the twin that a create has just made (cloud.Create).
+	remove func(ctx context.Context, id string) error
+}
+
+// Refound is the fact that an object was gone by its recorded ID and another one was found by
+// its name: Read takes it for the recorded one and says so (DESIGN.md §5).
+type Refound struct {
+	Kind, Name   string
+	OldID, NewID string
+	// CreatedAt is when the object found by name was made; zero when Neutron does not say.
+	CreatedAt time.Time
+}
+
+// observe is find for a Read: an object found again by name because knownID is gone is noted
+// in refound.
+func (l lookup[T]) observe(ctx context.Context, name, knownID string, refound *[]Refound) (T, bool, error) {
+	obj, found, err := l.find(ctx, name, knownID)
+	if err != nil || !found || knownID == "" || l.id(obj) == knownID {
+		return obj, found, err
+	}
+
+	r := Refound{Kind: l.kind, Name: name, OldID: knownID, NewID: l.id(obj)}
+	if l.created != nil {
+		r.CreatedAt = l.created(obj)
+	}
+
+	*refound = append(*refound, r)
+
+	return obj, true, nil
+}
+
+// exact lists the objects called exactly name (the Neutron name).
+func (l lookup[T]) exact(ctx context.Context, name string) ([]T, error) {
+	all, err := l.list(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+
+	return naming.Exact(all, name, l.name), nil
+}
+
+// create makes the object called name with post (one POST) through cloud.Create: an answer
+// lost after Neutron acted is recovered by looking the object up by its exact name, and a twin
+// that a concurrent create made under the same name is removed again (a *cloud.TwinError).
+func (l lookup[T]) create(ctx context.Context, name string, post func(ctx context.Context) (T, error)) (T, error) {
+	return cloud.Create(ctx, cloud.CreateSpec[T]{
+		Kind:   l.kind,
+		Name:   name,
+		Create: post,
+		Find:   func(ctx context.Context) ([]T, error) { return l.exact(ctx, name) },
+		ID:     l.id,
+		Delete: l.remove,
+	})
 }
 
 // find finds the object called name (the Neutron name), starting from knownID ("" = none).

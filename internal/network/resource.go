@@ -67,6 +67,8 @@ type tenantKind[M any, S any, O any] struct {
 	flatten func(m *M, o *O, complete bool)
 	// idOf is the ID of what exists ("" while it has none).
 	idOf func(*O) string
+	// refound is what observe found again by name because its recorded ID was gone.
+	refound func(*O) []Refound
 	// locate finds an object to import.
 	locate func(ctx context.Context, c *cloud.Client, region, idOrName string) (cloud.Located, error)
 	// imported sets, after an import, what Read cannot know (nil: nothing).
@@ -205,15 +207,27 @@ func (r *tenantResource[M, S, O, PM]) Read(ctx context.Context, req resource.Rea
 				return
 			}
 
-			if old, id := f.ID.ValueString(), r.kind.idOf(out); old != "" && old != id {
-				resp.Diagnostics.AddWarning("Found again by name", fmt.Sprintf(
-					"%s is gone by its recorded ID; %s, the one of that name, is taken for it.", subject(old), id))
+			for _, rf := range r.kind.refound(out) {
+				resp.Diagnostics.AddWarning("Found again by name", refoundDetail(rf, svc.Tenant()))
 			}
 
 			f.Region = types.StringValue(svc.Region())
 			r.kind.flatten(state, out, false)
 			resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
 		})
+}
+
+// refoundDetail says, for the plan, that an object was found again by name: the old and the
+// new ID, and when the new one was made, so that nothing acts on it unnoticed.
+func refoundDetail(rf Refound, where fmt.Stringer) string {
+	created := "at a time Neutron does not say"
+	if !rf.CreatedAt.IsZero() {
+		created = "at " + rf.CreatedAt.UTC().Format(time.RFC3339)
+	}
+
+	return fmt.Sprintf("The %s %s recorded as %s is gone from %s; %s, the %s of that name created %s, is taken for it. "+
+		"If it is not the one this configuration made (another workspace may have made it), remove this resource from "+
+		"the state before applying or destroying.", rf.Kind, rf.Name, rf.OldID, where, rf.NewID, rf.Kind, created)
 }
 
 // Delete deletes the object; already gone is success.

@@ -12,6 +12,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/ports"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
 
@@ -266,6 +267,8 @@ type SecurityGroup struct {
 	ProjectID   string
 	// Rules are all the group's rules, Neutron's default egress rules included.
 	Rules []Rule
+	// Refound says that the group was gone by its recorded ID and found again by name.
+	Refound []Refound
 }
 
 func toSecurityGroup(g groups.SecGroup, rules []neutronRule) *SecurityGroup {
@@ -283,15 +286,20 @@ func (s *Service) findSecurityGroup(ctx context.Context, name, knownID string) (
 	return groupLookup(s.sc, s.ProjectID()).find(ctx, naming.SecurityGroup(name), knownID)
 }
 
-// ObserveSecurityGroup reads security group name (re-found by name when gone by ID); nil
-// when it does not exist.
+// ObserveSecurityGroup reads security group name (re-found by name when gone by ID, which
+// SecurityGroup.Refound says); nil when it does not exist.
 func (s *Service) ObserveSecurityGroup(ctx context.Context, name, knownID string) (*SecurityGroup, error) {
-	g, found, err := s.findSecurityGroup(ctx, name, knownID)
+	var refound []Refound
+
+	g, found, err := groupLookup(s.sc, s.ProjectID()).observe(ctx, naming.SecurityGroup(name), knownID, &refound)
 	if err != nil || !found {
 		return nil, err
 	}
 
-	return toSecurityGroup(g, g.Rules), nil
+	out := toSecurityGroup(g, g.Rules)
+	out.Refound = refound
+
+	return out, nil
 }
 
 // EnsureSecurityGroup makes security group spec.Name exist with exactly spec.Rules (besides
@@ -308,12 +316,21 @@ func (s *Service) EnsureSecurityGroup(ctx context.Context, spec SecurityGroupSpe
 	}
 
 	if !found {
-		created, err := groups.Create(ctx, s.sc, groups.CreateOpts{Name: name, Description: spec.Description}).Extract()
+		opts := groups.CreateOpts{Name: name, Description: spec.Description}
+
+		created, err := groupLookup(s.sc, s.ProjectID()).create(ctx, name, func(ctx context.Context) (groups.SecGroup, error) {
+			return deref(groups.Create(ctx, s.sc, opts).Extract())
+		})
 		if err != nil {
-			return nil, fmt.Errorf("creating security group %s: %w", name, apiError(err))
+			if created.ID == "" {
+				return nil, fmt.Errorf("creating security group %s: %w", name, err)
+			}
+
+			// A twin that could not be removed: recorded, never orphaned.
+			return toSecurityGroup(created, created.Rules), fmt.Errorf("creating security group %s: %w", name, err)
 		}
 
-		g = *created
+		g = created
 	} else if g.Description != spec.Description {
 		updated, err := groups.Update(ctx, s.sc, g.ID, groups.UpdateOpts{Description: &spec.Description}).Extract()
 		if err != nil {
@@ -340,7 +357,7 @@ func (s *Service) EnsureSecurityGroup(ctx context.Context, spec SecurityGroupSpe
 		}
 	}
 
-	created, err := s.createRules(ctx, g.ID, plan.Create)
+	created, err := s.createRules(ctx, g.ID, plan.Keep, plan.Create)
 	current = append(current, created...)
 
 	if err != nil {
@@ -359,8 +376,11 @@ func (s *Service) EnsureSecurityGroup(ctx context.Context, spec SecurityGroupSpe
 	return toSecurityGroup(g, current), nil
 }
 
-// createRules creates rules in group with one bulk request (Neutron creates all or none).
-func (s *Service) createRules(ctx context.Context, group string, rules []Rule) ([]neutronRule, error) {
+// createRules creates rules in group with one bulk request (Neutron creates all or none),
+// through cloud.Create: rules have no name, so an answer lost after Neutron acted is recovered
+// by their fields, finding every rule asked for among the group's rules other than kept (the
+// ones there before). Neutron refuses a rule that duplicates another, so no twin can be made.
+func (s *Service) createRules(ctx context.Context, group string, kept []neutronRule, rules []Rule) ([]neutronRule, error) {
 	if len(rules) == 0 {
 		return nil, nil
 	}
@@ -370,9 +390,38 @@ func (s *Service) createRules(ctx context.Context, group string, rules []Rule) (
 		opts[i] = r.createOpts(group)
 	}
 
-	created, err := secrules.CreateBulk(ctx, s.sc, opts).Extract()
+	return cloud.Create(ctx, cloud.CreateSpec[[]neutronRule]{
+		Kind: "security group rules",
+		Name: fmt.Sprintf("%d rules of security group %s", len(rules), group),
+		Create: func(ctx context.Context) ([]neutronRule, error) {
+			created, err := secrules.CreateBulk(ctx, s.sc, opts).Extract()
+			return created, apiError(err)
+		},
+		Find: func(ctx context.Context) ([][]neutronRule, error) {
+			all, err := listAll(ctx, secrules.List(s.sc, secrules.ListOpts{SecGroupID: group}), secrules.ExtractRules)
+			if err != nil {
+				return nil, err
+			}
 
-	return created, apiError(err)
+			added := slices.DeleteFunc(all, func(nr neutronRule) bool {
+				return slices.ContainsFunc(kept, func(k neutronRule) bool { return k.ID == nr.ID })
+			})
+
+			if p := planRules(added, rules); len(p.Create) == 0 {
+				return [][]neutronRule{p.Keep}, nil
+			}
+
+			return nil, nil
+		},
+		ID: func(rs []neutronRule) string {
+			ids := make([]string, len(rs))
+			for i, r := range rs {
+				ids[i] = r.ID
+			}
+
+			return strings.Join(ids, ",")
+		},
+	})
 }
 
 // DeleteSecurityGroup deletes security group name (its rules go with it). Already gone is

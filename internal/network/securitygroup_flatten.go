@@ -15,19 +15,13 @@ func expandSecurityGroupSpec(plan securityGroupModel) (SecurityGroupSpec, diag.D
 
 	spec := SecurityGroupSpec{Name: plan.Name.ValueString(), Description: plan.Description.ValueString()}
 
-	for _, elem := range plan.Rules.Elements() {
-		obj, ok := elem.(types.Object)
-		if !ok {
-			continue
-		}
-
-		rule, ok := ruleFromConfig(obj)
-		if !ok {
+	for _, e := range ruleElements(plan.Rules) {
+		if !e.known {
 			diags.AddAttributeError(path.Root("rules"), "Unknown rule", "A rule is not known yet; rules must be known to apply.")
 			continue
 		}
 
-		spec.Rules = append(spec.Rules, rule)
+		spec.Rules = append(spec.Rules, e.rule)
 	}
 
 	return spec, diags
@@ -57,16 +51,9 @@ func flattenSecurityGroup(m *securityGroupModel, g *SecurityGroup, complete bool
 func flattenRules(observed []Rule, prior types.Set) types.Set {
 	byKey := map[RuleKey][]attr.Value{}
 
-	if !prior.IsNull() && !prior.IsUnknown() {
-		for _, elem := range prior.Elements() {
-			obj, ok := elem.(types.Object)
-			if !ok {
-				continue
-			}
-
-			if r, ok := ruleFromConfig(obj); ok {
-				byKey[r.Key()] = append(byKey[r.Key()], elem)
-			}
+	for _, e := range ruleElements(prior) {
+		if e.known {
+			byKey[e.rule.Key()] = append(byKey[e.rule.Key()], e.value)
 		}
 	}
 

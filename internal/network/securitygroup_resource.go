@@ -47,6 +47,7 @@ func NewSecurityGroupResource() resource.Resource {
 			},
 			flatten: flattenSecurityGroup,
 			idOf:    func(o *SecurityGroup) string { return o.ID },
+			refound: func(o *SecurityGroup) []Refound { return o.Refound },
 			locate:  LocateSecurityGroup,
 			// Read fills the rules in the form of the configuration when there is one; an
 			// import has none.

@@ -26,6 +26,18 @@ func groupFake(t *testing.T) (*fakeNeutron, *Service, context.Context) {
 	return f, f.service(t, nil), context.Background()
 }
 
+// mustEnsureGroup is svc.EnsureSecurityGroup of spec, which must succeed.
+func mustEnsureGroup(t *testing.T, svc *Service, spec SecurityGroupSpec, knownID string) *SecurityGroup {
+	t.Helper()
+
+	out, err := svc.EnsureSecurityGroup(context.Background(), spec, knownID)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	return out
+}
+
 // neutronRulesOf lists the rules of group in the fake.
 func neutronRulesOf(f *fakeNeutron, group string) []map[string]any {
 	f.mu.Lock()
@@ -42,7 +54,7 @@ func neutronRulesOf(f *fakeNeutron, group string) []map[string]any {
 	return out
 }
 
-func TestEnsureSecurityGroup_createsInThreeRequests(t *testing.T) {
+func TestEnsureSecurityGroup_createsInFourRequests(t *testing.T) {
 	t.Parallel()
 
 	f, svc, _ := groupFake(t)
@@ -52,12 +64,13 @@ func TestEnsureSecurityGroup_createsInThreeRequests(t *testing.T) {
 		rules = append(rules, tcp(port, "10.0.0.0/8"))
 	}
 
-	out, err := svc.EnsureSecurityGroup(context.Background(), SecurityGroupSpec{Name: "web", Rules: rules}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := mustEnsureGroup(t, svc, SecurityGroupSpec{Name: "web", Rules: rules}, "")
 
-	want := []string{"GET /security-groups", "POST /security-groups", "POST /security-group-rules"}
+	want := []string{
+		"GET /security-groups", "POST /security-groups",
+		"GET /security-groups", // no twin made by a concurrent create
+		"POST /security-group-rules",
+	}
 	if calls := f.calls(); !slices.Equal(calls, want) {
 		t.Fatalf("requests:\n got %q\nwant %q", calls, want)
 	}
@@ -74,24 +87,18 @@ func TestEnsureSecurityGroup_createsInThreeRequests(t *testing.T) {
 func TestEnsureSecurityGroup_reconcilesAsASet(t *testing.T) {
 	t.Parallel()
 
-	f, svc, ctx := groupFake(t)
+	f, svc, _ := groupFake(t)
 
 	a, b, c := tcp(22, "10.0.0.0/8"), tcp(80, "0.0.0.0/0"), tcp(443, "0.0.0.0/0")
 
-	out, err := svc.EnsureSecurityGroup(ctx, SecurityGroupSpec{Name: "web", Rules: []Rule{a, b}}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := mustEnsureGroup(t, svc, SecurityGroupSpec{Name: "web", Rules: []Rule{a, b}}, "")
 
 	before := neutronRulesOf(f, out.ID)
 	f.calls()
 
 	// Want b and c: one read, one delete (a), one bulk create (c); b and the default egress
 	// rules are not touched.
-	out, err = svc.EnsureSecurityGroup(ctx, SecurityGroupSpec{Name: "web", Rules: []Rule{b, c}}, out.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out = mustEnsureGroup(t, svc, SecurityGroupSpec{Name: "web", Rules: []Rule{b, c}}, out.ID)
 
 	calls := f.calls()
 	if len(calls) != 3 || calls[0] != "GET /security-groups/"+out.ID || count(calls, "DELETE /security-group-rules/") != 1 ||
@@ -119,9 +126,7 @@ func TestEnsureSecurityGroup_reconcilesAsASet(t *testing.T) {
 	}
 
 	// Converged: a third ensure is a single read.
-	if _, err := svc.EnsureSecurityGroup(ctx, SecurityGroupSpec{Name: "web", Rules: []Rule{c, b}}, out.ID); err != nil {
-		t.Fatal(err)
-	}
+	mustEnsureGroup(t, svc, SecurityGroupSpec{Name: "web", Rules: []Rule{c, b}}, out.ID)
 
 	if calls := f.calls(); len(calls) != 1 {
 		t.Fatalf("a converged group took requests %q", calls)
@@ -131,14 +136,11 @@ func TestEnsureSecurityGroup_reconcilesAsASet(t *testing.T) {
 func TestEnsureSecurityGroup_defaultEgressRulesAreNeverDeletedAndSatisfyEqualRules(t *testing.T) {
 	t.Parallel()
 
-	f, svc, ctx := groupFake(t)
+	f, svc, _ := groupFake(t)
 
 	allOut := Rule{Direction: DirectionEgress, Protocol: ProtocolAny, RemoteIPPrefix: "0.0.0.0/0"}
 
-	out, err := svc.EnsureSecurityGroup(ctx, SecurityGroupSpec{Name: "g", Rules: []Rule{allOut}}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := mustEnsureGroup(t, svc, SecurityGroupSpec{Name: "g", Rules: []Rule{allOut}}, "")
 
 	// The wanted rule is Neutron's default IPv4 egress rule: nothing to create (a POST would
 	// be a 409 duplicate).
@@ -147,9 +149,7 @@ func TestEnsureSecurityGroup_defaultEgressRulesAreNeverDeletedAndSatisfyEqualRul
 	}
 
 	// Wanting no rules deletes nothing either.
-	if _, err := svc.EnsureSecurityGroup(ctx, SecurityGroupSpec{Name: "g"}, out.ID); err != nil {
-		t.Fatal(err)
-	}
+	mustEnsureGroup(t, svc, SecurityGroupSpec{Name: "g"}, out.ID)
 
 	if calls := f.calls(); count(calls, "DELETE") != 0 || len(neutronRulesOf(f, out.ID)) != 2 {
 		t.Fatalf("requests: %q", calls)
@@ -159,22 +159,17 @@ func TestEnsureSecurityGroup_defaultEgressRulesAreNeverDeletedAndSatisfyEqualRul
 func TestEnsureSecurityGroup_newDescriptionReplacesTheRule(t *testing.T) {
 	t.Parallel()
 
-	f, svc, ctx := groupFake(t)
+	f, svc, _ := groupFake(t)
 
 	r := tcp(22, "10.0.0.0/8")
 
-	out, err := svc.EnsureSecurityGroup(ctx, SecurityGroupSpec{Name: "g", Rules: []Rule{r}}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := mustEnsureGroup(t, svc, SecurityGroupSpec{Name: "g", Rules: []Rule{r}}, "")
 
 	r.Description = "ssh"
 
 	// The fake, like Neutron, calls the new rule a duplicate of the old one unless the old
 	// one is deleted first.
-	if _, err := svc.EnsureSecurityGroup(ctx, SecurityGroupSpec{Name: "g", Rules: []Rule{r}}, out.ID); err != nil {
-		t.Fatal(err)
-	}
+	mustEnsureGroup(t, svc, SecurityGroupSpec{Name: "g", Rules: []Rule{r}}, out.ID)
 
 	rules := neutronRulesOf(f, out.ID)
 	if len(rules) != 3 || !slices.ContainsFunc(rules, func(m map[string]any) bool { return m["description"] == "ssh" }) {
@@ -190,10 +185,7 @@ func TestEnsureSecurityGroup_nearMissAndDuplicateNames(t *testing.T) {
 	svc := f.service(t, nil)
 	ctx := context.Background()
 
-	out, err := svc.EnsureSecurityGroup(ctx, SecurityGroupSpec{Name: "a"}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := mustEnsureGroup(t, svc, SecurityGroupSpec{Name: "a"}, "")
 
 	if out.ID == ab {
 		t.Fatal("securitygroup-a aliased securitygroup-ab")
@@ -210,7 +202,7 @@ func TestEnsureSecurityGroup_nearMissAndDuplicateNames(t *testing.T) {
 	one := f.add(f.groups, map[string]any{"name": "securitygroup-a"})
 	two := f.add(f.groups, map[string]any{"name": "securitygroup-a"})
 
-	_, err = svc.EnsureSecurityGroup(ctx, SecurityGroupSpec{Name: "a"}, "")
+	_, err := svc.EnsureSecurityGroup(ctx, SecurityGroupSpec{Name: "a"}, "")
 
 	var dup *naming.DuplicateError
 	if !errors.As(err, &dup) || !strings.Contains(err.Error(), one) || !strings.Contains(err.Error(), two) {
@@ -223,16 +215,13 @@ func TestDeleteSecurityGroup_reportsPortsInUse(t *testing.T) {
 
 	f, svc, ctx := groupFake(t)
 
-	out, err := svc.EnsureSecurityGroup(ctx, SecurityGroupSpec{Name: "g"}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := mustEnsureGroup(t, svc, SecurityGroupSpec{Name: "g"}, "")
 
 	port := f.add(f.ports, map[string]any{
 		"name": "server-web", "device_owner": "compute:nova", "device_id": "vm-1", "security_groups": []any{out.ID},
 	})
 
-	err = svc.DeleteSecurityGroup(ctx, "g", out.ID)
+	err := svc.DeleteSecurityGroup(ctx, "g", out.ID)
 
 	var inUse *InUseError
 	if !errors.As(err, &inUse) || !strings.Contains(err.Error(), "server-web") || !strings.Contains(err.Error(), "compute:nova") {

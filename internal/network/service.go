@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/layer3/routers"
@@ -88,8 +89,10 @@ func networkLookup(sc *gophercloud.ServiceClient, projectID string) lookup[neutr
 		list: func(ctx context.Context, name string) ([]neutronNetwork, error) {
 			return listNetworks(ctx, sc, networks.ListOpts{Name: name, ProjectID: projectID})
 		},
-		name: func(n neutronNetwork) string { return n.Name },
-		id:   func(n neutronNetwork) string { return n.ID },
+		name:    func(n neutronNetwork) string { return n.Name },
+		id:      func(n neutronNetwork) string { return n.ID },
+		created: func(n neutronNetwork) time.Time { return n.CreatedAt },
+		remove:  func(ctx context.Context, id string) error { return apiError(networks.Delete(ctx, sc, id).ExtractErr()) },
 	}
 }
 
@@ -105,6 +108,8 @@ func subnetLookup(sc *gophercloud.ServiceClient, networkID string) lookup[subnet
 		name:    func(s subnets.Subnet) string { return s.Name },
 		id:      func(s subnets.Subnet) string { return s.ID },
 		belongs: func(s subnets.Subnet) bool { return s.NetworkID == networkID },
+		created: func(s subnets.Subnet) time.Time { return s.CreatedAt },
+		remove:  func(ctx context.Context, id string) error { return apiError(subnets.Delete(ctx, sc, id).ExtractErr()) },
 	}
 }
 
@@ -117,8 +122,10 @@ func routerLookup(sc *gophercloud.ServiceClient, projectID string) lookup[router
 		list: func(ctx context.Context, name string) ([]routers.Router, error) {
 			return listAll(ctx, routers.List(sc, routers.ListOpts{Name: name, ProjectID: projectID}), routers.ExtractRouters)
 		},
-		name: func(r routers.Router) string { return r.Name },
-		id:   func(r routers.Router) string { return r.ID },
+		name:    func(r routers.Router) string { return r.Name },
+		id:      func(r routers.Router) string { return r.ID },
+		created: func(r routers.Router) time.Time { return r.CreatedAt },
+		remove:  func(ctx context.Context, id string) error { return apiError(routers.Delete(ctx, sc, id).ExtractErr()) },
 	}
 }
 
@@ -132,8 +139,10 @@ func groupLookup(sc *gophercloud.ServiceClient, projectID string) lookup[groups.
 		list: func(ctx context.Context, name string) ([]groups.SecGroup, error) {
 			return listAll(ctx, groups.List(sc, groups.ListOpts{Name: name, ProjectID: projectID}), groups.ExtractGroups)
 		},
-		name: func(g groups.SecGroup) string { return g.Name },
-		id:   func(g groups.SecGroup) string { return g.ID },
+		name:    func(g groups.SecGroup) string { return g.Name },
+		id:      func(g groups.SecGroup) string { return g.ID },
+		created: func(g groups.SecGroup) time.Time { return g.CreatedAt },
+		remove:  func(ctx context.Context, id string) error { return apiError(groups.Delete(ctx, sc, id).ExtractErr()) },
 	}
 }
 

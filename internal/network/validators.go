@@ -150,6 +150,32 @@ func ruleFromConfig(obj types.Object) (Rule, bool) {
 	return r, true
 }
 
+// ruleElement is one element of a rules set and the rule it holds; known is false while any
+// part of it is unknown (ruleFromConfig).
+type ruleElement struct {
+	value attr.Value
+	rule  Rule
+	known bool
+}
+
+// ruleElements are the rule objects of a rules set; none when it is null or unknown.
+func ruleElements(set types.Set) []ruleElement {
+	if set.IsNull() || set.IsUnknown() {
+		return nil
+	}
+
+	var out []ruleElement
+
+	for _, elem := range set.Elements() {
+		if obj, ok := elem.(types.Object); ok {
+			r, known := ruleFromConfig(obj)
+			out = append(out, ruleElement{value: elem, rule: r, known: known})
+		}
+	}
+
+	return out
+}
+
 // ruleValidator checks one rule: port and port_range exclude each other, ports only with tcp
 // and udp, min ≤ max, and a rule equal to Neutron's default egress rule carries no
 // description (Neutron calls a second such rule a duplicate, whatever its description).
@@ -214,23 +240,14 @@ func (rulesUnique) Description(context.Context) string {
 func (v rulesUnique) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
 
 func (rulesUnique) ValidateSet(_ context.Context, req validator.SetRequest, resp *validator.SetResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-
 	seen := map[RuleKey]bool{}
 
-	for _, elem := range req.ConfigValue.Elements() {
-		obj, ok := elem.(types.Object)
-		if !ok {
+	for _, e := range ruleElements(req.ConfigValue) {
+		if !e.known {
 			continue
 		}
 
-		r, ok := ruleFromConfig(obj)
-		if !ok {
-			continue
-		}
-
+		r := e.rule
 		k := r.keyWithoutDescription()
 		if seen[k] {
 			resp.Diagnostics.AddAttributeError(req.Path, "Duplicate security group rules",

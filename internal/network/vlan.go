@@ -108,8 +108,11 @@ func usedVLANs(ctx context.Context, sc *gophercloud.ServiceClient, physnet strin
 // the provider extension) on pn's physical network. The segmentation ID is derived from
 // Neutron alone: list the VLAN networks of the physical network, take the lowest free ID of
 // the ranges and create; when Neutron answers that the ID is taken (a concurrent create won
-// it), take the next free one. No allocation state is kept anywhere else.
-func createVLANNetwork(ctx context.Context, sc *gophercloud.ServiceClient, opts networks.CreateOpts, pn *ProviderNetwork) (neutronNetwork, error) {
+// it), take the next free one. No allocation state is kept anywhere else. Each create is made
+// with post (cloud.Create: a lost answer is recovered by name, and that refusal is definite).
+func createVLANNetwork(ctx context.Context, sc *gophercloud.ServiceClient, opts networks.CreateOpts, pn *ProviderNetwork,
+	post func(ctx context.Context, opts networks.CreateOptsBuilder) (neutronNetwork, error),
+) (neutronNetwork, error) {
 	used, err := usedVLANs(ctx, sc, pn.PhysicalNetwork)
 	if err != nil {
 		return neutronNetwork{}, err
@@ -124,9 +127,7 @@ func createVLANNetwork(ctx context.Context, sc *gophercloud.ServiceClient, opts 
 			Segments:          []provider.Segment{{NetworkType: "vlan", PhysicalNetwork: pn.PhysicalNetwork, SegmentationID: id}},
 		}
 
-		var out neutronNetwork
-
-		err := apiError(networks.Create(ctx, sc, withSegment).ExtractInto(&out))
+		out, err := post(ctx, withSegment)
 		if err == nil {
 			tflog.Debug(ctx, "Created a VLAN provider network", map[string]any{
 				"network_id": out.ID, "physical_network": pn.PhysicalNetwork, "vlan_id": id, "vlan_ids_lost_to_races": raced,
@@ -143,7 +144,7 @@ func createVLANNetwork(ctx context.Context, sc *gophercloud.ServiceClient, opts 
 			continue
 		}
 
-		return neutronNetwork{}, fmt.Errorf("creating a VLAN network with segmentation ID %d on physical network %q: %w",
+		return out, fmt.Errorf("creating a VLAN network with segmentation ID %d on physical network %q: %w",
 			id, pn.PhysicalNetwork, err)
 	}
 

@@ -1,0 +1,55 @@
+package acctest
+
+import (
+	"context"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/pagination"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
+)
+
+// Service is the client of one OpenStack service in a region, in the provider's configured
+// scope (an admin one: it sees every project), as sweepers list and delete through it.
+type Service func(c *cloud.Client, region string) (*gophercloud.ServiceClient, error)
+
+// Compute is Nova's client of a region, for sweepers.
+func Compute(c *cloud.Client, region string) (*gophercloud.ServiceClient, error) {
+	return c.Base().Compute(region)
+}
+
+// Neutron is Neutron's client of a region, for sweepers.
+func Neutron(c *cloud.Client, region string) (*gophercloud.ServiceClient, error) {
+	return c.Base().Network(region)
+}
+
+// PagedSweep is the sweeper step of one kind of object of one service, listed with a
+// gophercloud pager: list and extract read every page, nameID gives what carries prefix (the
+// name, or a description) and the ID, del deletes one by ID (a 404 counts as done).
+func PagedSweep[T any](client Service, what, prefix string,
+	list func(*gophercloud.ServiceClient) pagination.Pager, extract func(pagination.Page) ([]T, error),
+	nameID func(T) (string, string), del func(ctx context.Context, sc *gophercloud.ServiceClient, id string) error,
+) SweepFunc {
+	return Sweep[T]{
+		What:   what,
+		Prefix: prefix,
+		List: func(ctx context.Context, c *cloud.Client, region string) ([]T, error) {
+			sc, err := client(c, region)
+			if err != nil {
+				return nil, err
+			}
+
+			return AllPages(ctx, list(sc), extract)
+		},
+		Name: func(o T) string { name, _ := nameID(o); return name },
+		ID:   func(o T) string { _, id := nameID(o); return id },
+		Delete: func(ctx context.Context, c *cloud.Client, region, id string) error {
+			sc, err := client(c, region)
+			if err != nil {
+				return err
+			}
+
+			return del(ctx, sc, id)
+		},
+	}.Run
+}
