@@ -54,7 +54,7 @@ func TestAccIdentity_requestCount(t *testing.T) {
 			t.Cleanup(func() {
 				if out != nil && out.ProjectID != "" {
 					ref := identity.Ref{ProjectID: out.ProjectID, Name: name, UserID: out.UserID, Roles: spec.Roles}
-					if err := identity.NewService(acctest.Client(t), identity.NewConfig(nil)).Delete(ctx, ref, false); err != nil {
+					if _, err := identity.NewService(acctest.Client(t), identity.NewConfig(nil)).Delete(ctx, ref, false); err != nil {
 						t.Errorf("deleting %s: %v", name, err)
 					}
 				}

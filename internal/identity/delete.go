@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/trusts"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
@@ -16,8 +17,36 @@ import (
 // Delete removes an identity: tenant objects still in the project (refused unless force),
 // then keypair, server group, trust, application credential, user, Neutron's default security
 // groups, the project's quota records, and the project. Every 404 is success; a missing user
-// does not stop the project from being deleted.
-func (s *Service) Delete(ctx context.Context, ref Ref, force bool) error {
+// does not stop the project from being deleted, nor does a keypair that cannot be deleted (a
+// notice says so).
+//
+// Delete acts on the recorded IDs only: a recorded project or user that is gone is done with,
+// never looked for by name (a newer identity may carry the name). The name is used only for an
+// object whose ID was never recorded.
+func (s *Service) Delete(ctx context.Context, ref Ref, force bool) ([]Notice, error) {
+	d := &deletion{svc: s, ref: ref}
+
+	return d.notices, d.run(ctx, force)
+}
+
+// deletion is one run of Delete.
+type deletion struct {
+	svc     *Service
+	ref     Ref
+	notices []Notice
+}
+
+// unlessRecorded is name when no ID was recorded, else "" (no lookup by name).
+func unlessRecorded(id, name string) string {
+	if id != "" {
+		return ""
+	}
+
+	return name
+}
+
+func (d *deletion) run(ctx context.Context, force bool) error {
+	s, ref := d.svc, d.ref
 	c := s.cloud
 
 	sc, domainID, err := s.manager(ctx)
@@ -25,7 +54,7 @@ func (s *Service) Delete(ctx context.Context, ref Ref, force bool) error {
 		return err
 	}
 
-	project, err := lookupProject(ctx, sc, domainID, ref.ProjectID, ref.Name)
+	project, err := lookupProject(ctx, sc, domainID, ref.ProjectID, unlessRecorded(ref.ProjectID, ref.Name))
 	if err != nil {
 		return err
 	}
@@ -65,7 +94,7 @@ func (s *Service) Delete(ctx context.Context, ref Ref, force bool) error {
 		return err
 	}
 
-	user, err := lookupUser(ctx, sc, domainID, ref.UserID, naming.IdentityUser(name))
+	user, err := lookupUser(ctx, sc, domainID, ref.UserID, unlessRecorded(ref.UserID, naming.IdentityUser(name)))
 	if err != nil {
 		return err
 	}
@@ -75,12 +104,26 @@ func (s *Service) Delete(ctx context.Context, ref Ref, force bool) error {
 		userID = user.ID
 	}
 
-	if err := s.deleteNova(ctx, priv, projectID, userID, name); err != nil {
+	// The identity's own trust: from its user to the service user on its project (DESIGN.md §4).
+	var own []trusts.Trust
+
+	if user != nil {
+		base, err := c.Base().Keystone()
+		if err != nil {
+			return err
+		}
+
+		if own, err = findTrusts(ctx, base, c.ServiceUserID(), user.ID, projectID); err != nil {
+			return err
+		}
+	}
+
+	if err := d.deleteNova(ctx, priv, projectID, userID, name, len(own) > 0); err != nil {
 		return err
 	}
 
 	if user != nil {
-		if err := s.deleteCredentials(ctx, sc, projectID, user.ID, name); err != nil {
+		if err := s.deleteCredentials(ctx, sc, projectID, user.ID, name, own); err != nil {
 			return err
 		}
 
@@ -122,17 +165,22 @@ func (s *Service) Delete(ctx context.Context, ref Ref, force bool) error {
 	return nil
 }
 
-// deleteNova removes the keypair and server group of every served region: through the trust
-// when it still works, otherwise in the privileged scope priv (the keypair then by the user's
-// ID, which needs an admin role, and not at all without a user).
-func (s *Service) deleteNova(ctx context.Context, priv []*cloud.Tenant, projectID, userID, name string) error {
+// deleteNova removes the keypair and server group of every served region: through the
+// identity's own trust (ownTrust) when it still works, otherwise in the privileged scope priv
+// (the keypair then by the user's ID, which needs an admin role, and not at all without a
+// user, or when the state says none was made). A keypair that cannot be deleted is a notice,
+// never a destroy that fails forever.
+func (d *deletion) deleteNova(ctx context.Context, priv []*cloud.Tenant, projectID, userID, name string, ownTrust bool) error {
+	s := d.svc
 	ts, asIdentity := priv, false
 
-	if asUser, err := s.tenants(ctx, projectID, cloud.AsIdentity); err == nil {
-		ts, asIdentity = asUser, true
-	} else {
-		tflog.Debug(ctx, "No identity scope for deleting the keypair and server group; using the privileged scope",
-			map[string]any{"error": err.Error()})
+	if ownTrust {
+		if asUser, err := s.tenants(ctx, projectID, cloud.AsIdentity); err == nil {
+			ts, asIdentity = asUser, true
+		} else {
+			tflog.Debug(ctx, "No identity scope for deleting the keypair and server group; using the privileged scope",
+				map[string]any{"error": err.Error()})
+		}
 	}
 
 	for _, t := range ts {
@@ -144,10 +192,18 @@ func (s *Service) deleteNova(ctx context.Context, priv []*cloud.Tenant, projectI
 		switch {
 		case asIdentity:
 			err = deleteKeypair(ctx, compute, naming.KeypairName, "")
-		case userID != "":
+		case userID != "" && d.ref.CheckNova:
 			// Another user's keypair: an admin call (the server group below belongs to the
 			// project, which the privileged scope may delete).
-			err = s.deleteKeypairAsAdmin(ctx, t, userID)
+			if kerr := s.deleteKeypairAsAdmin(ctx, t, userID); kerr != nil {
+				d.notices = append(d.notices, Notice{
+					Summary: "Keypair left behind",
+					Detail: fmt.Sprintf("The keypair %q of user %s in region %s could not be deleted without the identity's "+
+						"trust: %s. Nova keeps it after the user is gone; delete it as an admin "+
+						"(openstack keypair delete --user %s %s) if it matters.", naming.KeypairName, userID, t.Region(), kerr,
+						userID, naming.KeypairName),
+				})
+			}
 		}
 
 		if err != nil {
@@ -178,21 +234,14 @@ func (s *Service) deleteKeypairAsAdmin(ctx context.Context, t *cloud.Tenant, use
 		deleteKeypair(ctx, compute, naming.KeypairName, userID))
 }
 
-// deleteCredentials deletes the trusts and application credentials of the identity's user.
-func (s *Service) deleteCredentials(ctx context.Context, sc *gophercloud.ServiceClient, projectID, userID, name string) error {
+// deleteCredentials deletes the identity's trusts (own: from its user to the service user on
+// its project) and the application credentials of its user.
+func (s *Service) deleteCredentials(ctx context.Context, sc *gophercloud.ServiceClient, projectID, userID, name string,
+	own []trusts.Trust,
+) error {
 	c := s.cloud
 
-	base, err := c.Base().Keystone()
-	if err != nil {
-		return err
-	}
-
-	trusts, err := findTrusts(ctx, base, c.ServiceUserID(), userID, projectID)
-	if err != nil {
-		return err
-	}
-
-	for _, t := range trusts {
+	for _, t := range own {
 		err := deleteTrust(ctx, sc, t.ID)
 		c.ForgetProject(projectID) // later scopes must not use the trust
 
@@ -201,7 +250,7 @@ func (s *Service) deleteCredentials(ctx context.Context, sc *gophercloud.Service
 		}
 	}
 
-	acs, err := findApplicationCredentials(ctx, sc, userID, naming.IdentityApplicationCredential(name))
+	acs, err := identityCredentials(ctx, sc, userID, name)
 	if err != nil {
 		return err
 	}

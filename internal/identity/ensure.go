@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/projects"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/trusts"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -74,8 +75,16 @@ func (e *ensurer) run(ctx context.Context) error {
 		return err
 	}
 
-	// 1. Project.
-	project, err := ensureProject(ctx, e.manager, e.domainID, e.spec, e.prior.ProjectID)
+	// 1. Project (refused when it is a whole identity already: see refuseTakeover).
+	project, err := ensureProject(ctx, e.manager, e.domainID, e.spec, e.prior.ProjectID, func(p *projects.Project) error {
+		if err := e.refuseTakeover(ctx, p); err != nil {
+			return err
+		}
+
+		e.notice(adoptedNotice("Keystone project", p.Name, p.ID, created(p.Extra)))
+
+		return nil
+	})
 	if err != nil {
 		return err
 	}
@@ -121,6 +130,10 @@ func (e *ensurer) run(ctx context.Context) error {
 		return err
 	}
 
+	if password == "" && e.prior.UserID != user.ID {
+		e.notice(adoptedNotice("Keystone user", user.Name, user.ID, created(user.Extra)))
+	}
+
 	e.out.UserID = user.ID
 	e.password = password
 	ctx = tflog.SetField(ctx, "user_id", user.ID)
@@ -147,12 +160,7 @@ func (e *ensurer) run(ctx context.Context) error {
 	rolesChanged = rolesChanged || !sameSet(e.prior.Roles, e.spec.Roles)
 	e.out.Roles = sortedUnique(e.spec.Roles)
 
-	// 6. Application credential.
-	if err := e.ensureApplicationCredential(ctx, user.ID, project.ID, rolesChanged); err != nil {
-		return err
-	}
-
-	// 7. Trust (which forgets the project's cached scopes itself whenever it changes a trust).
+	// 6. Trust (which forgets the project's cached scopes itself whenever it changes a trust).
 	if err := e.ensureTrust(ctx, user.ID, project.ID); err != nil {
 		return err
 	}
@@ -162,13 +170,68 @@ func (e *ensurer) run(ctx context.Context) error {
 		c.ForgetProject(project.ID)
 	}
 
-	// 8. Server group and keypair, in every served region, in the identity scope. Nothing to
+	// 7. Server group and keypair, in every served region, in the identity scope. Nothing to
 	// do when neither is wanted nor was made before.
-	if e.spec.ServerGroupPolicy == "" && e.spec.SSHPublicKey == "" && !e.prior.NovaObjects {
-		return nil
+	if e.spec.ServerGroupPolicy != "" || e.spec.SSHPublicKey != "" || e.prior.CheckNova {
+		if err := e.ensureNova(ctx, project.ID); err != nil {
+			return err
+		}
 	}
 
-	return e.ensureNova(ctx, project.ID)
+	// 8. Application credential, last: an identity whose credential and trust exist is whole
+	// (refuseTakeover), so a create interrupted at any earlier step is adopted by the next
+	// apply, and only one killed in the moment between this answer and the state being
+	// written is refused (and is to be imported).
+	return e.ensureApplicationCredential(ctx, user.ID, project.ID, rolesChanged)
+}
+
+func (e *ensurer) notice(n Notice) {
+	e.out.Notices = append(e.out.Notices, n)
+}
+
+// TakeoverError refuses to adopt, on create, an identity that is whole already (its user holds
+// the credential and the trust): adopting it would reset its user's password and re-issue the
+// credential that someone may be using. It is to be imported instead.
+type TakeoverError struct {
+	Name, ProjectID, Created      string
+	UserID, CredentialID, TrustID string
+}
+
+func (e *TakeoverError) Error() string {
+	return fmt.Sprintf("the identity %s already exists, whole: project %s (%s), user %s with application credential %s "+
+		"and trust %s. It is not taken over (that would reset its user's password and re-issue its credential): "+
+		"import it instead (terraform import <address> %s), or delete it first",
+		naming.IdentityProject(e.Name), e.ProjectID, e.Created, e.UserID, e.CredentialID, e.TrustID, e.ProjectID)
+}
+
+// refuseTakeover refuses, with a *TakeoverError, the project p found by name when its identity
+// is whole (user, credential and trust present); an incomplete one (an interrupted create) may
+// be adopted.
+func (e *ensurer) refuseTakeover(ctx context.Context, p *projects.Project) error {
+	user, err := lookupUser(ctx, e.manager, e.domainID, "", naming.IdentityUser(e.spec.Name))
+	if err != nil || user == nil {
+		return err
+	}
+
+	acs, err := identityCredentials(ctx, e.manager, user.ID, e.spec.Name)
+	if err != nil || len(acs) == 0 {
+		return err
+	}
+
+	base, err := e.svc.cloud.Base().Keystone()
+	if err != nil {
+		return err
+	}
+
+	ts, err := findTrusts(ctx, base, e.svc.cloud.ServiceUserID(), user.ID, p.ID)
+	if err != nil || len(ts) == 0 {
+		return err
+	}
+
+	return &TakeoverError{
+		Name: e.spec.Name, ProjectID: p.ID, Created: created(p.Extra),
+		UserID: user.ID, CredentialID: acs[0].ID, TrustID: ts[0].ID,
+	}
 }
 
 // ids maps role names onto the resolved role IDs.
@@ -334,8 +397,6 @@ func isRoleLag(err error) bool {
 }
 
 func (e *ensurer) ensureApplicationCredential(ctx context.Context, userID, projectID string, rolesChanged bool) error {
-	name := naming.IdentityApplicationCredential(e.spec.Name)
-
 	if e.prior.ApplicationCredentialID != "" && e.prior.ApplicationCredentialSecret != "" &&
 		e.prior.UserID == userID && !rolesChanged && sameTime(e.prior.ExpiresAt, e.spec.ExpiresAt) {
 		ac, err := getApplicationCredential(ctx, e.manager, userID, e.prior.ApplicationCredentialID)
@@ -352,20 +413,16 @@ func (e *ensurer) ensureApplicationCredential(ctx context.Context, userID, proje
 		}
 	}
 
-	// A credential whose secret we do not hold is useless to the tenant: replace it.
-	e.out.ApplicationCredentialID, e.out.ApplicationCredentialSecret, e.out.ExpiresAt = "", "", nil
-
-	stale, err := findApplicationCredentials(ctx, e.manager, userID, name)
+	// A credential whose secret we do not hold is useless to Terraform, but a tenant may still
+	// use it (a clouds.yaml taken earlier): the old ones go only once the new one exists.
+	old, err := e.credentials(ctx, userID)
 	if err != nil {
 		return err
 	}
 
-	for _, ac := range stale {
-		if err := deleteApplicationCredential(ctx, e.manager, userID, ac.ID); err != nil {
-			return err
-		}
-
-		tflog.Debug(ctx, "Deleted an application credential to re-issue it", map[string]any{"application_credential_id": ac.ID})
+	name, err := e.freeCredentialName(ctx, userID, old)
+	if err != nil {
+		return err
 	}
 
 	var ac *applicationCredential
@@ -373,7 +430,18 @@ func (e *ensurer) ensureApplicationCredential(ctx context.Context, userID, proje
 	err = e.asUser(ctx, userID, projectID, "application credential", func(ctx context.Context, usc *gophercloud.ServiceClient) error {
 		var err error
 
-		ac, err = createApplicationCredential(ctx, usc, userID, name, e.ids(e.spec.Roles), e.spec.ExpiresAt)
+		ac, err = cloud.Create(ctx, cloud.CreateSpec[*applicationCredential]{
+			Kind: "application credential", Name: name,
+			Create: func(ctx context.Context) (*applicationCredential, error) {
+				return createApplicationCredential(ctx, usc, userID, name, e.ids(e.spec.Roles), e.spec.ExpiresAt)
+			},
+			// Its secret is only in the answer: one made by a lost answer is of no use, so
+			// it is deleted by its ID and another is issued.
+			Find: func(ctx context.Context) ([]*applicationCredential, error) {
+				return nil, e.deleteLostCredentials(ctx, userID, name)
+			},
+			ID: func(ac *applicationCredential) string { return ac.ID },
+		})
 
 		return err
 	})
@@ -386,6 +454,96 @@ func (e *ensurer) ensureApplicationCredential(ctx context.Context, userID, proje
 	e.out.ExpiresAt = timePtr(ac.ExpiresAt)
 
 	tflog.Info(ctx, "Issued the identity's application credential", map[string]any{"application_credential_id": ac.ID})
+
+	for _, o := range old {
+		if o.ID == ac.ID {
+			continue
+		}
+
+		if err := deleteApplicationCredential(ctx, e.manager, userID, o.ID); err != nil {
+			return err
+		}
+
+		tflog.Debug(ctx, "Deleted the identity's replaced application credential", map[string]any{"application_credential_id": o.ID})
+	}
+
+	return nil
+}
+
+// credentialNames are the two names an identity's credential alternates between: Keystone
+// keeps credential names unique per user, and a new credential is issued before the old one
+// is deleted.
+func credentialNames(name string) [2]string {
+	return [2]string{naming.IdentityApplicationCredential(name), naming.IdentityApplicationCredential(name) + naming.NextCredentialSuffix}
+}
+
+// identityCredentials lists the credentials of the identity name's user userID, under either
+// of credentialNames.
+func identityCredentials(ctx context.Context, sc *gophercloud.ServiceClient, userID, name string) ([]applicationCredential, error) {
+	var out []applicationCredential
+
+	for _, n := range credentialNames(name) {
+		found, err := findApplicationCredentials(ctx, sc, userID, n)
+		if err != nil {
+			return nil, err
+		}
+
+		out = append(out, found...)
+	}
+
+	return out, nil
+}
+
+// credentials lists the user's credentials of the identity, under either name.
+func (e *ensurer) credentials(ctx context.Context, userID string) ([]applicationCredential, error) {
+	return identityCredentials(ctx, e.manager, userID, e.spec.Name)
+}
+
+// freeCredentialName is the name for a new credential: one of credentialNames that no
+// credential of old carries. When both are taken, the one the state does not record is
+// deleted to make room (nobody can hold its secret through Terraform).
+func (e *ensurer) freeCredentialName(ctx context.Context, userID string, old []applicationCredential) (string, error) {
+	names := credentialNames(e.spec.Name)
+	holder := map[string]string{}
+
+	for _, ac := range old {
+		holder[ac.Name] = ac.ID
+	}
+
+	for _, name := range names {
+		if holder[name] == "" {
+			return name, nil
+		}
+	}
+
+	name := names[0]
+	if holder[name] == e.prior.ApplicationCredentialID {
+		name = names[1]
+	}
+
+	if err := deleteApplicationCredential(ctx, e.manager, userID, holder[name]); err != nil {
+		return "", err
+	}
+
+	return name, nil
+}
+
+// deleteLostCredentials deletes the user's credentials named name: what a create whose answer
+// was lost may have made under the name this run chose.
+func (e *ensurer) deleteLostCredentials(ctx context.Context, userID, name string) error {
+	lost, err := findApplicationCredentials(ctx, e.manager, userID, name)
+	if err != nil {
+		return err
+	}
+
+	for _, ac := range lost {
+		if err := deleteApplicationCredential(ctx, e.manager, userID, ac.ID); err != nil {
+			return err
+		}
+
+		tflog.Warn(ctx, "Deleted an application credential made by a create whose answer (and secret) was lost",
+			map[string]any{"application_credential_id": ac.ID})
+	}
 
 	return nil
 }
@@ -444,7 +602,13 @@ func (e *ensurer) ensureTrust(ctx context.Context, userID, projectID string) err
 	}
 
 	if len(found) == 1 && found[0].Impersonation && sameSet(trustRoleIDs(found[0]), want) {
+		if found[0].ID != e.prior.TrustID {
+			e.notice(adoptedNotice("Keystone trust", "from user "+userID+" to the service user", found[0].ID,
+				"creation time not recorded by Keystone"))
+		}
+
 		e.out.TrustID = found[0].ID
+
 		return nil
 	}
 
@@ -466,7 +630,19 @@ func (e *ensurer) ensureTrust(ctx context.Context, userID, projectID string) err
 	err = e.asUser(ctx, userID, projectID, "trust", func(ctx context.Context, usc *gophercloud.ServiceClient) error {
 		var err error
 
-		t, err = createTrust(ctx, usc, userID, c.ServiceUserID(), projectID, want)
+		t, err = cloud.Create(ctx, cloud.CreateSpec[*trusts.Trust]{
+			Kind: "Keystone trust", Name: fmt.Sprintf("from user %s to the service user on project %s", userID, projectID),
+			Create: func(ctx context.Context) (*trusts.Trust, error) {
+				return createTrust(ctx, usc, userID, c.ServiceUserID(), projectID, want)
+			},
+			Find: func(ctx context.Context) ([]*trusts.Trust, error) {
+				ts, err := findTrusts(ctx, base, c.ServiceUserID(), userID, projectID)
+
+				return pointers(ts), err
+			},
+			ID:     func(t *trusts.Trust) string { return t.ID },
+			Delete: func(ctx context.Context, id string) error { return deleteTrust(ctx, e.manager, id) },
+		})
 
 		return err
 	})
@@ -502,7 +678,9 @@ func (e *ensurer) ensureNova(ctx context.Context, projectID string) error {
 			return err
 		}
 
-		id, err := ensureServerGroup(ctx, compute, naming.IdentityServerGroup(e.spec.Name), e.spec.ServerGroupPolicy)
+		sgName := naming.IdentityServerGroup(e.spec.Name)
+
+		id, existed, err := ensureServerGroup(ctx, compute, sgName, e.spec.ServerGroupPolicy)
 		if err != nil {
 			return fmt.Errorf("server group in region %s: %w", t.Region(), err)
 		}
@@ -511,8 +689,18 @@ func (e *ensurer) ensureNova(ctx context.Context, projectID string) error {
 			e.out.ServerGroups[t.Region()] = id
 		}
 
-		if err := ensureKeypair(ctx, compute, naming.KeypairName, e.spec.SSHPublicKey); err != nil {
+		if existed && !e.prior.CheckNova {
+			e.notice(adoptedNotice("server group in region "+t.Region(), sgName, id, "creation time not recorded by Nova"))
+		}
+
+		existed, err = ensureKeypair(ctx, compute, naming.KeypairName, e.spec.SSHPublicKey)
+		if err != nil {
 			return fmt.Errorf("keypair in region %s: %w", t.Region(), err)
+		}
+
+		if existed && !e.prior.CheckNova {
+			e.notice(adoptedNotice("keypair in region "+t.Region(), naming.KeypairName, "of the identity's user",
+				"creation time not recorded by Nova"))
 		}
 
 		if e.spec.SSHPublicKey != "" {

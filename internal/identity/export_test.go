@@ -2,12 +2,11 @@ package identity
 
 import (
 	"context"
-	"strings"
 
+	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/users"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
-	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
 
 // RegionQuotas reads the quotas of projectID in every region c serves, region by region, for
@@ -29,25 +28,11 @@ func RegionQuotas(ctx context.Context, c *cloud.Client, projectID string) (map[s
 // Users lists the users of the managed domain named unikorn-identity-<name> (Name is the
 // <name>), for the sweeper of the users that an identity's deletion left behind.
 func Users(ctx context.Context, c *cloud.Client) ([]cloud.Located, error) {
-	sc, domainID, err := NewService(c, nil).manager(ctx)
-	if err != nil {
-		return nil, err
-	}
+	return NewService(c, nil).listIdentityNamed(ctx, func(sc *gophercloud.ServiceClient, domainID string) ([]cloud.Located, error) {
+		all, err := cloud.ListAll(ctx, users.List(sc, users.ListOpts{DomainID: domainID}), users.ExtractUsers, "the users of the managed domain")
 
-	all, err := cloud.ListAll(ctx, users.List(sc, users.ListOpts{DomainID: domainID}), users.ExtractUsers, "the users of the managed domain")
-	if err != nil {
-		return nil, err
-	}
-
-	var out []cloud.Located
-
-	for _, u := range all {
-		if name, ok := strings.CutPrefix(u.Name, naming.IdentityPrefix); ok {
-			out = append(out, cloud.Located{ID: u.ID, Name: name})
-		}
-	}
-
-	return out, nil
+		return located(all, err, func(u users.User) cloud.Located { return cloud.Located{ID: u.ID, Name: u.Name} })
+	})
 }
 
 // DeleteUser deletes a user of the managed domain; a 404 is the caller's to judge.

@@ -32,6 +32,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/roles"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
 
 // Role names as identities and the provider block speak of them. The provider's `roles`
@@ -167,22 +168,16 @@ type Spec struct {
 // Prior is what an earlier apply recorded (Terraform state), for Ensure to decide what can be
 // kept. The zero Prior means nothing is known (create, or a re-run after a crash).
 type Prior struct {
-	ProjectID string
-	UserID    string
-	// ApplicationCredentialID and ApplicationCredentialSecret: a credential is kept only if
-	// both are known (the secret cannot be read back from Keystone).
-	ApplicationCredentialID     string
-	ApplicationCredentialSecret string
-	// Roles granted by the earlier apply: roles no longer wanted are revoked.
-	Roles []string
+	// Ref holds the recorded IDs. A credential is kept only if both its ID and secret are
+	// known (the secret cannot be read back from Keystone); Roles are those granted by the
+	// earlier apply (roles no longer wanted are revoked); CheckNova is set when the earlier
+	// apply made a server group or keypair, so that Ensure looks at Nova even when the spec
+	// wants neither (to delete them).
+	Ref
 	// Quotas last applied or read; nil: apply them.
 	Quotas Quotas
 	// ExpiresAt of the credential that was issued.
 	ExpiresAt *time.Time
-	TrustID   string
-	// NovaObjects is set when the earlier apply made a server group or keypair: Ensure then
-	// looks at Nova even when the spec wants neither (to delete them).
-	NovaObjects bool
 }
 
 // Identity is an identity as found in the cloud.
@@ -208,6 +203,9 @@ type Identity struct {
 	// Quotas as found (see Service.Observe for how regions are merged); nil when not read.
 	Quotas Quotas
 
+	// Notices are what the user should be told (adoptions, re-finds by name).
+	Notices []Notice
+
 	// NovaChecked is false when the server group and keypair could not be looked at (no
 	// trust, so no identity scope): the fields below are then empty and mean nothing.
 	NovaChecked bool
@@ -217,6 +215,40 @@ type Identity struct {
 	// Keypairs lists the served regions where the keypair exists with the wanted key.
 	Keypairs     []string
 	SSHPublicKey string // of the default region's keypair
+}
+
+// Notice is something an operation found or did that the user should see before anything
+// acts on it (a Terraform warning): an object adopted, or re-found by name.
+type Notice struct {
+	Summary, Detail string
+}
+
+// createdAtKey is the extra attribute of the creation time (naming.KeystoneCreatedAt).
+const createdAtKey = naming.KeystoneCreatedAt
+
+// createdExtra is the extra attributes of a Keystone object created now.
+func createdExtra() map[string]any {
+	return map[string]any{createdAtKey: time.Now().UTC().Format(time.RFC3339)}
+}
+
+// created says when a Keystone object with the extra attributes extra was created.
+func created(extra map[string]any) string {
+	if s, ok := extra[createdAtKey].(string); ok {
+		if t, err := time.Parse(time.RFC3339, s); err == nil {
+			return "created " + t.UTC().Format(time.RFC3339)
+		}
+	}
+
+	return "creation time not recorded"
+}
+
+// adoptedNotice announces an object that a create found by its name and took as its own.
+func adoptedNotice(kind, name, id, when string) Notice {
+	return Notice{
+		Summary: "Adopted an existing " + kind,
+		Detail: fmt.Sprintf("The %s %q (%s, %s) already existed and was adopted as this identity's: an earlier apply "+
+			"was interrupted after making it, or it was made by hand.", kind, name, id, when),
+	}
 }
 
 // Service runs identity operations against the cloud.
@@ -338,11 +370,35 @@ func errNotFound(err error) bool {
 	return err != nil && gophercloud.ResponseCodeIs(err, 404)
 }
 
-// ignoreNotFound turns a 404 into success.
-func ignoreNotFound(err error) error {
-	if errNotFound(err) {
+// pointers are pointers to the elements of all.
+func pointers[T any](all []T) []*T {
+	out := make([]*T, len(all))
+	for i := range all {
+		out[i] = &all[i]
+	}
+
+	return out
+}
+
+// present is the outcome of a read of one object: the object, nil when it does not exist
+// (404), else err wrapped as what (a format with args) says.
+func present[T any](v *T, err error, what string, args ...any) (*T, error) {
+	switch {
+	case errNotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("%s: %w", fmt.Sprintf(what, args...), err)
+	}
+
+	return v, nil
+}
+
+// gone is the outcome of a delete: success when it succeeded or the object was already gone
+// (404), else err wrapped as what (a format with args) says: "deleting network n-1: ...".
+func gone(err error, what string, args ...any) error {
+	if err == nil || errNotFound(err) {
 		return nil
 	}
 
-	return err
+	return fmt.Errorf("%s: %w", fmt.Sprintf(what, args...), err)
 }

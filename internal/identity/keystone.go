@@ -2,6 +2,7 @@ package identity
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -76,8 +77,11 @@ func findOne[T any](ctx context.Context, pager pagination.Pager, extract func(pa
 
 // ensureProject finds (by prior ID, then by name) or creates the identity project, then
 // brings its description, tags and enabled flag to spec. Tags other than organization= and
-// project= are left alone.
-func ensureProject(ctx context.Context, sc *gophercloud.ServiceClient, domainID string, spec Spec, priorID string) (*projects.Project, error) {
+// project= are left alone. A project found that is not the prior one is handed to adopt first
+// (when adopt is not nil), which may refuse it before anything is changed.
+func ensureProject(ctx context.Context, sc *gophercloud.ServiceClient, domainID string, spec Spec, priorID string,
+	adopt func(*projects.Project) error,
+) (*projects.Project, error) {
 	projectName := naming.IdentityProject(spec.Name)
 
 	ours, err := naming.ProjectTags(spec.OrganizationID, spec.ProjectID)
@@ -93,13 +97,24 @@ func ensureProject(ctx context.Context, sc *gophercloud.ServiceClient, domainID 
 	if p == nil {
 		enabled := true
 
-		p, err = projects.Create(ctx, sc, projects.CreateOpts{
-			DomainID:    domainID,
-			Name:        projectName,
-			Description: spec.Description,
-			Enabled:     &enabled,
-			Tags:        ours,
-		}).Extract()
+		// Keystone keeps project names unique in a domain: no twin can be made.
+		p, err = cloud.Create(ctx, cloud.CreateSpec[*projects.Project]{
+			Kind: "Keystone project", Name: projectName,
+			Create: func(ctx context.Context) (*projects.Project, error) {
+				return projects.Create(ctx, sc, projects.CreateOpts{
+					DomainID:    domainID,
+					Name:        projectName,
+					Description: spec.Description,
+					Enabled:     &enabled,
+					Tags:        ours,
+					Extra:       createdExtra(),
+				}).Extract()
+			},
+			Find: func(ctx context.Context) ([]*projects.Project, error) {
+				return optional(findProject(ctx, sc, domainID, projectName))
+			},
+			ID: func(p *projects.Project) string { return p.ID },
+		})
 		if err != nil {
 			return nil, fmt.Errorf("creating Keystone project %q in domain %s: %w", projectName, domainID, err)
 		}
@@ -110,6 +125,12 @@ func ensureProject(ctx context.Context, sc *gophercloud.ServiceClient, domainID 
 	}
 
 	if priorID == "" || priorID != p.ID {
+		if adopt != nil {
+			if err := adopt(p); err != nil {
+				return nil, err
+			}
+		}
+
 		tflog.Info(ctx, "Adopted the identity's existing project", map[string]any{"project_id": p.ID})
 	}
 
@@ -147,6 +168,15 @@ func ensureProject(ctx context.Context, sc *gophercloud.ServiceClient, domainID 
 	return updated, nil
 }
 
+// optional is the one object a lookup found as a list: empty when it found none.
+func optional[T any](v *T, err error) ([]*T, error) {
+	if err != nil || v == nil {
+		return nil, err
+	}
+
+	return []*T{v}, nil
+}
+
 // mergeProjectTags keeps every tag that is not ours and adds ours.
 func mergeProjectTags(current, ours []string) []string {
 	out := []string{}
@@ -164,14 +194,11 @@ func mergeProjectTags(current, ours []string) []string {
 }
 
 func deleteProject(ctx context.Context, sc *gophercloud.ServiceClient, id string) error {
-	if err := ignoreNotFound(projects.Delete(ctx, sc, id).ExtractErr()); err != nil {
-		return fmt.Errorf("deleting Keystone project %s: %w", id, err)
-	}
-
-	return nil
+	return gone(projects.Delete(ctx, sc, id).ExtractErr(), "deleting Keystone project %s", id)
 }
 
-// lookupUser finds the identity user in domainID by id (when given), then by exact name.
+// lookupUser finds the identity user in domainID by id (when given), then by exact name (when
+// given).
 func lookupUser(ctx context.Context, sc *gophercloud.ServiceClient, domainID, id, userName string) (*users.User, error) {
 	if id != "" {
 		u, err := users.Get(ctx, sc, id).Extract()
@@ -184,6 +211,10 @@ func lookupUser(ctx context.Context, sc *gophercloud.ServiceClient, domainID, id
 		case !errNotFound(err):
 			return nil, fmt.Errorf("reading Keystone user %s: %w", id, err)
 		}
+	}
+
+	if userName == "" {
+		return nil, nil
 	}
 
 	return findOne(ctx, users.List(sc, users.ListOpts{DomainID: domainID, Name: userName}), users.ExtractUsers,
@@ -223,18 +254,32 @@ func ensureUser(ctx context.Context, sc *gophercloud.ServiceClient, domainID, na
 
 	enabled := true
 
-	u, err = users.Create(ctx, sc, users.CreateOpts{
-		Name:             userName,
-		DomainID:         domainID,
-		DefaultProjectID: projectID,
-		Description:      "Unikorn identity " + name,
-		Enabled:          &enabled,
-		Password:         password,
-		Options: map[users.Option]any{
-			users.IgnorePasswordExpiry:             true,
-			users.IgnoreChangePasswordUponFirstUse: true,
+	// Keystone keeps user names unique in a domain: no twin can be made. A user recovered
+	// after a lost answer carries the password sent with it.
+	u, err = cloud.Create(ctx, cloud.CreateSpec[*users.User]{
+		Kind: "Keystone user", Name: userName,
+		Create: func(ctx context.Context) (*users.User, error) {
+			u, err := users.Create(ctx, sc, users.CreateOpts{
+				Name:             userName,
+				DomainID:         domainID,
+				DefaultProjectID: projectID,
+				Description:      "Unikorn identity " + name,
+				Enabled:          &enabled,
+				Password:         password,
+				Options: map[users.Option]any{
+					users.IgnorePasswordExpiry:             true,
+					users.IgnoreChangePasswordUponFirstUse: true,
+				},
+				Extra: createdExtra(),
+			}).Extract()
+
+			return u, scrub(err, password)
 		},
-	}).Extract()
+		Find: func(ctx context.Context) ([]*users.User, error) {
+			return optional(lookupUser(ctx, sc, domainID, "", userName))
+		},
+		ID: func(u *users.User) string { return u.ID },
+	})
 	if err != nil {
 		return nil, "", fmt.Errorf("creating Keystone user %q in domain %s: %w", userName, domainID, scrub(err, password))
 	}
@@ -254,11 +299,7 @@ func resetPassword(ctx context.Context, sc *gophercloud.ServiceClient, userID, p
 }
 
 func deleteUser(ctx context.Context, sc *gophercloud.ServiceClient, id string) error {
-	if err := ignoreNotFound(users.Delete(ctx, sc, id).ExtractErr()); err != nil {
-		return fmt.Errorf("deleting Keystone user %s: %w", id, err)
-	}
-
-	return nil
+	return gone(users.Delete(ctx, sc, id).ExtractErr(), "deleting Keystone user %s", id)
 }
 
 // grantRoles grants each role (by ID) to userID on projectID. Granting is idempotent.
@@ -274,12 +315,7 @@ func grantRoles(ctx context.Context, sc *gophercloud.ServiceClient, userID, proj
 
 // revokeRole revokes one role; a grant that is not there is fine.
 func revokeRole(ctx context.Context, sc *gophercloud.ServiceClient, userID, projectID, roleID string) error {
-	err := roles.Unassign(ctx, sc, roleID, roles.UnassignOpts{UserID: userID, ProjectID: projectID}).ExtractErr()
-	if err := ignoreNotFound(err); err != nil {
-		return fmt.Errorf("role %s: %w", roleID, err)
-	}
-
-	return nil
+	return gone(roles.Unassign(ctx, sc, roleID, roles.UnassignOpts{UserID: userID, ProjectID: projectID}).ExtractErr(), "role %s", roleID)
 }
 
 // listUserRoleNames are the Keystone names of the roles granted directly to userID on
@@ -391,11 +427,7 @@ func createApplicationCredential(ctx context.Context, usc *gophercloud.ServiceCl
 }
 
 func deleteApplicationCredential(ctx context.Context, sc *gophercloud.ServiceClient, userID, id string) error {
-	if err := ignoreNotFound(applicationcredentials.Delete(ctx, sc, userID, id).ExtractErr()); err != nil {
-		return fmt.Errorf("deleting application credential %s of user %s: %w", id, userID, err)
-	}
-
-	return nil
+	return gone(applicationcredentials.Delete(ctx, sc, userID, id).ExtractErr(), "deleting application credential %s of user %s", id, userID)
 }
 
 func acIDs(acs []applicationCredential) []string {
@@ -463,22 +495,11 @@ func createTrust(ctx context.Context, usc *gophercloud.ServiceClient, trustorID,
 func getTrust(ctx context.Context, sc *gophercloud.ServiceClient, id string) (*trusts.Trust, error) {
 	t, err := trusts.Get(ctx, sc, id).Extract()
 
-	switch {
-	case errNotFound(err):
-		return nil, nil
-	case err != nil:
-		return nil, fmt.Errorf("reading Keystone trust %s: %w", id, err)
-	}
-
-	return t, nil
+	return present(t, err, "reading Keystone trust %s", id)
 }
 
 func deleteTrust(ctx context.Context, sc *gophercloud.ServiceClient, id string) error {
-	if err := ignoreNotFound(trusts.Delete(ctx, sc, id).ExtractErr()); err != nil {
-		return fmt.Errorf("deleting Keystone trust %s: %w", id, err)
-	}
-
-	return nil
+	return gone(trusts.Delete(ctx, sc, id).ExtractErr(), "deleting Keystone trust %s", id)
 }
 
 func trustRoleIDs(t trusts.Trust) []string {
@@ -490,10 +511,19 @@ func trustRoleIDs(t trusts.Trust) []string {
 	return ids
 }
 
-// scrub removes the password from what an error can print.
+// scrub removes the password from what an error can print. An HTTP error keeps its type (with
+// the secret cut out of the body it carries), so that its status code can still be read.
 func scrub(err error, secret string) error {
 	if err == nil || secret == "" || !strings.Contains(err.Error(), secret) {
 		return err
+	}
+
+	var code gophercloud.ErrUnexpectedResponseCode
+	if errors.As(err, &code) {
+		code.Body = []byte(strings.ReplaceAll(string(code.Body), secret, "<redacted>"))
+		if !strings.Contains(code.Error(), secret) {
+			return code
+		}
 	}
 
 	return fmt.Errorf("%s", strings.ReplaceAll(err.Error(), secret, "<redacted>"))

@@ -26,7 +26,7 @@ func TestEnsureProjectAdoptsExisting(t *testing.T) {
 	f.Reply("PATCH", "/v3/projects/p-1", 200, map[string]any{"project": project("p-1", "unikorn-identity-foo", "keep=me", "organization=org2", "project=proj")})
 
 	p, err := ensureProject(context.Background(), keystone(f), fakeDomainID,
-		Spec{Name: "foo", OrganizationID: "org2", ProjectID: "proj"}, "")
+		Spec{Name: "foo", OrganizationID: "org2", ProjectID: "proj"}, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestEnsureProjectCreatesWhenOnlyNearMisses(t *testing.T) {
 	f.Reply("GET", "/v3/projects", 200, map[string]any{"projects": []any{project("p-near", "unikorn-identity-foo-bar")}})
 	f.Reply("POST", "/v3/projects", 201, map[string]any{"project": project("p-new", "unikorn-identity-foo", "organization=o")})
 
-	p, err := ensureProject(context.Background(), keystone(f), fakeDomainID, Spec{Name: "foo", OrganizationID: "o"}, "")
+	p, err := ensureProject(context.Background(), keystone(f), fakeDomainID, Spec{Name: "foo", OrganizationID: "o"}, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func TestEnsureProjectDuplicatesAreAnError(t *testing.T) {
 		project("p-b", "unikorn-identity-foo"), project("p-a", "unikorn-identity-foo"),
 	}})
 
-	_, err := ensureProject(context.Background(), keystone(f), fakeDomainID, Spec{Name: "foo"}, "")
+	_, err := ensureProject(context.Background(), keystone(f), fakeDomainID, Spec{Name: "foo"}, "", nil)
 
 	var dup *naming.DuplicateError
 	if !errors.As(err, &dup) {

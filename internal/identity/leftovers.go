@@ -180,76 +180,66 @@ func (s *Service) clearTenantObjects(ctx context.Context, priv []*cloud.Tenant, 
 // that belong to none of those (ports of servers, routers, DHCP and load balancers go with
 // their owners).
 func findLeftovers(ctx context.Context, rc regionClients, projectID string) ([]Leftover, error) {
+	kinds := []func() ([]Leftover, error){
+		func() ([]Leftover, error) {
+			return leftoversOf(ctx, rc, rc.compute, projectID, KindServer, listServers,
+				func(s servers.Server) (string, string, bool) { return s.ID, s.Name, true })
+		},
+		func() ([]Leftover, error) {
+			return leftoversOf(ctx, rc, rc.loadBalancer, projectID, KindLoadBalancer, listLoadBalancers,
+				func(lb loadbalancers.LoadBalancer) (string, string, bool) { return lb.ID, lb.Name, true })
+		},
+		func() ([]Leftover, error) {
+			return leftoversOf(ctx, rc, rc.network, projectID, KindFloatingIP, listFloatingIPs,
+				func(f floatingips.FloatingIP) (string, string, bool) { return f.ID, f.FloatingIP, true })
+		},
+		func() ([]Leftover, error) {
+			return leftoversOf(ctx, rc, rc.network, projectID, KindRouter, listRouters,
+				func(r routers.Router) (string, string, bool) { return r.ID, r.Name, true })
+		},
+		func() ([]Leftover, error) {
+			return leftoversOf(ctx, rc, rc.network, projectID, KindNetwork, listNetworks,
+				func(n networks.Network) (string, string, bool) { return n.ID, n.Name, true })
+		},
+		func() ([]Leftover, error) {
+			return leftoversOf(ctx, rc, rc.network, projectID, KindSecurityGroup, listSecurityGroups,
+				func(g groups.SecGroup) (string, string, bool) { return g.ID, g.Name, g.Name != defaultSecurityGroup })
+		},
+		func() ([]Leftover, error) {
+			return leftoversOf(ctx, rc, rc.network, projectID, KindPort, listProjectPorts,
+				func(p ports.Port) (string, string, bool) { return p.ID, p.Name, !ownedPort(p) })
+		},
+	}
+
 	var out []Leftover
 
-	add := func(kind, id, name string) {
-		out = append(out, Leftover{Region: rc.region, Kind: kind, ID: id, Name: name})
-	}
-
-	srvs, err := listServers(ctx, rc.compute, projectID)
-	if err != nil {
-		return nil, err
-	}
-
-	for _, s := range srvs {
-		add(KindServer, s.ID, s.Name)
-	}
-
-	lbs, err := listLoadBalancers(ctx, rc.loadBalancer, projectID)
-	if err != nil {
-		return nil, err
-	}
-
-	for _, lb := range lbs {
-		add(KindLoadBalancer, lb.ID, lb.Name)
-	}
-
-	fips, err := listFloatingIPs(ctx, rc.network, projectID)
-	if err != nil {
-		return nil, err
-	}
-
-	for _, f := range fips {
-		add(KindFloatingIP, f.ID, f.FloatingIP)
-	}
-
-	rts, err := listRouters(ctx, rc.network, projectID)
-	if err != nil {
-		return nil, err
-	}
-
-	for _, r := range rts {
-		add(KindRouter, r.ID, r.Name)
-	}
-
-	nets, err := listNetworks(ctx, rc.network, projectID)
-	if err != nil {
-		return nil, err
-	}
-
-	for _, n := range nets {
-		add(KindNetwork, n.ID, n.Name)
-	}
-
-	sgs, err := listSecurityGroups(ctx, rc.network, projectID)
-	if err != nil {
-		return nil, err
-	}
-
-	for _, g := range sgs {
-		if g.Name != defaultSecurityGroup {
-			add(KindSecurityGroup, g.ID, g.Name)
+	for _, kind := range kinds {
+		found, err := kind()
+		if err != nil {
+			return nil, err
 		}
+
+		out = append(out, found...)
 	}
 
-	prts, err := listPorts(ctx, rc.network, projectID, "")
+	return out, nil
+}
+
+// leftoversOf lists the objects of projectID with list (through sc, one of rc's clients) and
+// reports as leftovers of kind those that describe keeps, by ID and name.
+func leftoversOf[T any](ctx context.Context, rc regionClients, sc *gophercloud.ServiceClient, projectID, kind string,
+	list func(context.Context, *gophercloud.ServiceClient, string) ([]T, error), describe func(T) (id, name string, keep bool),
+) ([]Leftover, error) {
+	all, err := list(ctx, sc, projectID)
 	if err != nil {
 		return nil, err
 	}
 
-	for _, p := range prts {
-		if !ownedPort(p) {
-			add(KindPort, p.ID, p.Name)
+	var out []Leftover
+
+	for _, v := range all {
+		if id, name, keep := describe(v); keep {
+			out = append(out, Leftover{Region: rc.region, Kind: kind, ID: id, Name: name})
 		}
 	}
 
@@ -272,26 +262,19 @@ func ownedPort(p ports.Port) bool {
 // balancers (cascade) and servers, waiting until they are gone; floating IPs; routers with
 // their interfaces; the remaining ports; networks; security groups other than default.
 func forceDeleteTenantObjects(ctx context.Context, rc regionClients, projectID string) error {
-	lbs, err := listLoadBalancers(ctx, rc.loadBalancer, projectID)
-	if err != nil {
+	if _, err := deleteEach(ctx, rc.loadBalancer, projectID, listLoadBalancers,
+		func(ctx context.Context, sc *gophercloud.ServiceClient, lb loadbalancers.LoadBalancer) error {
+			return deleteLoadBalancer(ctx, sc, lb.ID)
+		}); err != nil {
 		return err
 	}
 
-	for _, lb := range lbs {
-		if err := deleteLoadBalancer(ctx, rc.loadBalancer, lb.ID); err != nil {
-			return err
-		}
-	}
-
-	srvs, err := listServers(ctx, rc.compute, projectID)
+	srvs, err := deleteEach(ctx, rc.compute, projectID, listServers,
+		func(ctx context.Context, sc *gophercloud.ServiceClient, s servers.Server) error {
+			return gone(servers.Delete(ctx, sc, s.ID).ExtractErr(), "deleting server %s", s.ID)
+		})
 	if err != nil {
 		return err
-	}
-
-	for _, s := range srvs {
-		if err := ignoreNotFound(servers.Delete(ctx, rc.compute, s.ID).ExtractErr()); err != nil {
-			return fmt.Errorf("deleting server %s: %w", s.ID, err)
-		}
 	}
 
 	for _, s := range srvs {
@@ -304,70 +287,79 @@ func forceDeleteTenantObjects(ctx context.Context, rc regionClients, projectID s
 		}
 	}
 
-	fips, err := listFloatingIPs(ctx, rc.network, projectID)
-	if err != nil {
+	if _, err := deleteEach(ctx, rc.network, projectID, listFloatingIPs,
+		func(ctx context.Context, sc *gophercloud.ServiceClient, f floatingips.FloatingIP) error {
+			return gone(floatingips.Delete(ctx, sc, f.ID).ExtractErr(), "deleting floating IP %s", f.ID)
+		}); err != nil {
 		return err
 	}
 
-	for _, f := range fips {
-		if err := ignoreNotFound(floatingips.Delete(ctx, rc.network, f.ID).ExtractErr()); err != nil {
-			return fmt.Errorf("deleting floating IP %s: %w", f.ID, err)
+	if _, err := deleteEach(ctx, rc.network, projectID, listRouters,
+		func(ctx context.Context, sc *gophercloud.ServiceClient, r routers.Router) error {
+			return deleteRouter(ctx, sc, projectID, r.ID)
+		}); err != nil {
+		return err
+	}
+
+	if _, err := deleteEach(ctx, rc.network, projectID, listProjectPorts,
+		func(ctx context.Context, sc *gophercloud.ServiceClient, p ports.Port) error {
+			if p.DeviceOwner == "network:dhcp" {
+				return nil // goes with its network
+			}
+
+			return gone(ports.Delete(ctx, sc, p.ID).ExtractErr(), "deleting port %s", p.ID)
+		}); err != nil {
+		return err
+	}
+
+	if _, err := deleteEach(ctx, rc.network, projectID, listNetworks,
+		func(ctx context.Context, sc *gophercloud.ServiceClient, n networks.Network) error {
+			return gone(networks.Delete(ctx, sc, n.ID).ExtractErr(), "deleting network %s", n.ID)
+		}); err != nil {
+		return err
+	}
+
+	_, err = deleteEach(ctx, rc.network, projectID, listSecurityGroups, deleteSecurityGroup(false))
+
+	return err
+}
+
+// deleteEach lists the objects of projectID with list and hands each to del, in order; it
+// returns what it listed.
+func deleteEach[T any](ctx context.Context, sc *gophercloud.ServiceClient, projectID string,
+	list func(context.Context, *gophercloud.ServiceClient, string) ([]T, error),
+	del func(context.Context, *gophercloud.ServiceClient, T) error,
+) ([]T, error) {
+	all, err := list(ctx, sc, projectID)
+	if err != nil {
+		return nil, err
+	}
+
+	for _, v := range all {
+		if err := del(ctx, sc, v); err != nil {
+			return nil, err
 		}
 	}
 
-	rts, err := listRouters(ctx, rc.network, projectID)
-	if err != nil {
-		return err
-	}
+	return all, nil
+}
 
-	for _, r := range rts {
-		if err := deleteRouter(ctx, rc.network, projectID, r.ID); err != nil {
+// deleteSecurityGroup deletes a security group other than Neutron's default (the default
+// only, with defaultGroup).
+func deleteSecurityGroup(defaultGroup bool) func(context.Context, *gophercloud.ServiceClient, groups.SecGroup) error {
+	return func(ctx context.Context, sc *gophercloud.ServiceClient, g groups.SecGroup) error {
+		if (g.Name == defaultSecurityGroup) != defaultGroup {
+			return nil
+		}
+
+		if err := gone(groups.Delete(ctx, sc, g.ID).ExtractErr(), "deleting security group %s (%q)", g.ID, g.Name); err != nil {
 			return err
 		}
+
+		tflog.Debug(ctx, "Deleted a security group of the identity's project", map[string]any{"security_group_id": g.ID})
+
+		return nil
 	}
-
-	prts, err := listPorts(ctx, rc.network, projectID, "")
-	if err != nil {
-		return err
-	}
-
-	for _, p := range prts {
-		if p.DeviceOwner == "network:dhcp" {
-			continue // goes with its network
-		}
-
-		if err := ignoreNotFound(ports.Delete(ctx, rc.network, p.ID).ExtractErr()); err != nil {
-			return fmt.Errorf("deleting port %s: %w", p.ID, err)
-		}
-	}
-
-	nets, err := listNetworks(ctx, rc.network, projectID)
-	if err != nil {
-		return err
-	}
-
-	for _, n := range nets {
-		if err := ignoreNotFound(networks.Delete(ctx, rc.network, n.ID).ExtractErr()); err != nil {
-			return fmt.Errorf("deleting network %s: %w", n.ID, err)
-		}
-	}
-
-	sgs, err := listSecurityGroups(ctx, rc.network, projectID)
-	if err != nil {
-		return err
-	}
-
-	for _, g := range sgs {
-		if g.Name == defaultSecurityGroup {
-			continue
-		}
-
-		if err := ignoreNotFound(groups.Delete(ctx, rc.network, g.ID).ExtractErr()); err != nil {
-			return fmt.Errorf("deleting security group %s: %w", g.ID, err)
-		}
-	}
-
-	return nil
 }
 
 // deleteLoadBalancer waits for the load balancer to leave PENDING_* (Octavia refuses to
@@ -394,8 +386,9 @@ func deleteLoadBalancer(ctx context.Context, sc *gophercloud.ServiceClient, id s
 	}
 
 	if lb != nil && lb.ProvisioningStatus != "PENDING_DELETE" && lb.ProvisioningStatus != "DELETED" {
-		if err := ignoreNotFound(loadbalancers.Delete(ctx, sc, id, loadbalancers.DeleteOpts{Cascade: true}).ExtractErr()); err != nil {
-			return fmt.Errorf("deleting load balancer %s: %w", id, err)
+		if err := gone(loadbalancers.Delete(ctx, sc, id, loadbalancers.DeleteOpts{Cascade: true}).ExtractErr(),
+			"deleting load balancer %s", id); err != nil {
+			return err
 		}
 	}
 
@@ -427,40 +420,21 @@ func deleteRouter(ctx context.Context, sc *gophercloud.ServiceClient, projectID,
 		}
 
 		err := routers.RemoveInterface(ctx, sc, id, routers.RemoveInterfaceOpts{PortID: p.ID}).Err
-		if err := ignoreNotFound(err); err != nil {
-			return fmt.Errorf("detaching port %s from router %s: %w", p.ID, id, err)
+		if err := gone(err, "detaching port %s from router %s", p.ID, id); err != nil {
+			return err
 		}
 	}
 
-	if err := ignoreNotFound(routers.Delete(ctx, sc, id).ExtractErr()); err != nil {
-		return fmt.Errorf("deleting router %s of project %s: %w", id, projectID, err)
-	}
-
-	return nil
+	return gone(routers.Delete(ctx, sc, id).ExtractErr(), "deleting router %s of project %s", id, projectID)
 }
 
 // deleteDefaultSecurityGroups deletes Neutron's default security group(s) of projectID,
 // which Keystone would otherwise orphan. Run it last: Neutron makes the group again on the
 // project's next use.
 func deleteDefaultSecurityGroups(ctx context.Context, sc *gophercloud.ServiceClient, projectID string) error {
-	sgs, err := listSecurityGroups(ctx, sc, projectID)
-	if err != nil {
-		return err
-	}
+	_, err := deleteEach(ctx, sc, projectID, listSecurityGroups, deleteSecurityGroup(true))
 
-	for _, g := range sgs {
-		if g.Name != defaultSecurityGroup {
-			continue
-		}
-
-		if err := ignoreNotFound(groups.Delete(ctx, sc, g.ID).ExtractErr()); err != nil {
-			return fmt.Errorf("deleting the default security group %s of project %s: %w", g.ID, projectID, err)
-		}
-
-		tflog.Debug(ctx, "Deleted Neutron's default security group", map[string]any{"security_group_id": g.ID})
-	}
-
-	return nil
+	return err
 }
 
 // waitGone polls get until it answers 404, within ctx's deadline.
@@ -534,6 +508,11 @@ func listSecurityGroups(ctx context.Context, sc *gophercloud.ServiceClient, proj
 		func(g groups.SecGroup) bool {
 			return firstOf(g.ProjectID, g.TenantID) != projectID
 		})
+}
+
+// listProjectPorts lists the ports of projectID.
+func listProjectPorts(ctx context.Context, sc *gophercloud.ServiceClient, projectID string) ([]ports.Port, error) {
+	return listPorts(ctx, sc, projectID, "")
 }
 
 // listPorts lists the ports of projectID, or of device deviceID.

@@ -29,7 +29,9 @@ var (
 		Name: locatedName,
 		ID:   locatedID,
 		Delete: func(ctx context.Context, c *cloud.Client, _, id string) error {
-			return identity.NewService(c, nil).Delete(ctx, identity.Ref{ProjectID: id, Roles: identity.DefaultRoles}, true)
+			_, err := identity.NewService(c, nil).Delete(ctx, identity.Ref{ProjectID: id, Roles: identity.DefaultRoles, CheckNova: true}, true)
+
+			return err
 		},
 	}
 

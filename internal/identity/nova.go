@@ -57,20 +57,21 @@ func serverGroupPolicy(g servergroups.ServerGroup) string {
 }
 
 // ensureServerGroup keeps the group if it has the policy, replaces it if not, makes it if
-// missing, and deletes it when policy is "" (no group wanted). It returns the group's ID.
-func ensureServerGroup(ctx context.Context, sc *gophercloud.ServiceClient, name, policy string) (string, error) {
+// missing, and deletes it when policy is "" (no group wanted). It returns the group's ID, and
+// whether it was there already.
+func ensureServerGroup(ctx context.Context, sc *gophercloud.ServiceClient, name, policy string) (string, bool, error) {
 	existing, err := findServerGroup(ctx, sc, name)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 
 	if existing != nil {
 		if policy != "" && serverGroupPolicy(*existing) == policy {
-			return existing.ID, nil
+			return existing.ID, true, nil
 		}
 
-		if err := ignoreNotFound(servergroups.Delete(ctx, sc, existing.ID).ExtractErr()); err != nil {
-			return "", fmt.Errorf("deleting server group %s: %w", existing.ID, err)
+		if err := deleteServerGroup(ctx, sc, existing.ID); err != nil {
+			return "", false, err
 		}
 
 		tflog.Info(ctx, "Deleted the identity's server group", map[string]any{
@@ -79,17 +80,30 @@ func ensureServerGroup(ctx context.Context, sc *gophercloud.ServiceClient, name,
 	}
 
 	if policy == "" {
-		return "", nil
+		return "", false, nil
 	}
 
-	sg, err := servergroups.Create(ctx, sc, servergroups.CreateOpts{Name: name, Policy: policy}).Extract()
+	// Nova allows two groups of one name: a twin made meanwhile is removed again.
+	sg, err := cloud.Create(ctx, cloud.CreateSpec[*servergroups.ServerGroup]{
+		Kind: "server group", Name: name,
+		Create: func(ctx context.Context) (*servergroups.ServerGroup, error) {
+			return servergroups.Create(ctx, sc, servergroups.CreateOpts{Name: name, Policy: policy}).Extract()
+		},
+		Find: func(ctx context.Context) ([]*servergroups.ServerGroup, error) {
+			all, err := listServerGroups(ctx, sc, name)
+
+			return pointers(all), err
+		},
+		ID:     func(g *servergroups.ServerGroup) string { return g.ID },
+		Delete: func(ctx context.Context, id string) error { return deleteServerGroup(ctx, sc, id) },
+	})
 	if err != nil {
-		return "", fmt.Errorf("creating server group %q with policy %s: %w", name, policy, err)
+		return "", false, fmt.Errorf("creating server group %q with policy %s: %w", name, policy, err)
 	}
 
 	tflog.Info(ctx, "Created the identity's server group", map[string]any{"server_group_id": sg.ID, "policy": policy})
 
-	return sg.ID, nil
+	return sg.ID, false, nil
 }
 
 // deleteServerGroups deletes every server group of the project named exactly name.
@@ -100,58 +114,64 @@ func deleteServerGroups(ctx context.Context, sc *gophercloud.ServiceClient, name
 	}
 
 	for _, g := range all {
-		if err := ignoreNotFound(servergroups.Delete(ctx, sc, g.ID).ExtractErr()); err != nil {
-			return fmt.Errorf("deleting server group %s: %w", g.ID, err)
+		if err := deleteServerGroup(ctx, sc, g.ID); err != nil {
+			return err
 		}
 	}
 
 	return nil
+}
+
+func deleteServerGroup(ctx context.Context, sc *gophercloud.ServiceClient, id string) error {
+	return gone(servergroups.Delete(ctx, sc, id).ExtractErr(), "deleting server group %s", id)
 }
 
 // getKeypair reads the calling user's keypair; nil if it does not exist.
 func getKeypair(ctx context.Context, sc *gophercloud.ServiceClient, name string) (*keypairs.KeyPair, error) {
 	kp, err := keypairs.Get(ctx, sc, name, nil).Extract()
 
-	switch {
-	case errNotFound(err):
-		return nil, nil
-	case err != nil:
-		return nil, fmt.Errorf("reading keypair %q: %w", name, err)
-	}
-
-	return kp, nil
+	return present(kp, err, "reading keypair %q", name)
 }
 
 // ensureKeypair makes the calling user's keypair hold publicKey: kept when it does, replaced
-// when it holds another key, deleted when publicKey is "".
-func ensureKeypair(ctx context.Context, sc *gophercloud.ServiceClient, name, publicKey string) error {
+// when it holds another key, deleted when publicKey is "". It reports whether a keypair with
+// the key was there already.
+func ensureKeypair(ctx context.Context, sc *gophercloud.ServiceClient, name, publicKey string) (bool, error) {
 	existing, err := getKeypair(ctx, sc, name)
 	if err != nil {
-		return err
+		return false, err
 	}
 
 	if existing != nil {
 		if publicKey != "" && sameKey(existing.PublicKey, publicKey) {
-			return nil
+			return true, nil
 		}
 
 		if err := deleteKeypair(ctx, sc, name, ""); err != nil {
-			return err
+			return false, err
 		}
 	}
 
 	if publicKey == "" {
-		return nil
+		return false, nil
 	}
 
-	kp, err := keypairs.Create(ctx, sc, keypairs.CreateOpts{Name: name, PublicKey: strings.TrimSpace(publicKey)}).Extract()
+	// Nova keeps keypair names unique per user: no twin can be made.
+	kp, err := cloud.Create(ctx, cloud.CreateSpec[*keypairs.KeyPair]{
+		Kind: "keypair", Name: name,
+		Create: func(ctx context.Context) (*keypairs.KeyPair, error) {
+			return keypairs.Create(ctx, sc, keypairs.CreateOpts{Name: name, PublicKey: strings.TrimSpace(publicKey)}).Extract()
+		},
+		Find: func(ctx context.Context) ([]*keypairs.KeyPair, error) { return optional(getKeypair(ctx, sc, name)) },
+		ID:   func(kp *keypairs.KeyPair) string { return kp.Name },
+	})
 	if err != nil {
-		return fmt.Errorf("importing keypair %q: %w", name, err)
+		return false, fmt.Errorf("importing keypair %q: %w", name, err)
 	}
 
 	tflog.Info(ctx, "Imported the identity's keypair", map[string]any{"keypair": kp.Name, "fingerprint": kp.Fingerprint})
 
-	return nil
+	return false, nil
 }
 
 // deleteKeypair deletes a keypair of the calling user, or of userID (admin only) when given.
@@ -161,9 +181,5 @@ func deleteKeypair(ctx context.Context, sc *gophercloud.ServiceClient, name, use
 		opts = keypairs.DeleteOpts{UserID: userID}
 	}
 
-	if err := ignoreNotFound(keypairs.Delete(ctx, sc, name, opts).ExtractErr()); err != nil {
-		return fmt.Errorf("deleting keypair %q: %w", name, err)
-	}
-
-	return nil
+	return gone(keypairs.Delete(ctx, sc, name, opts).ExtractErr(), "deleting keypair %q", name)
 }

@@ -28,7 +28,7 @@ func TestEnsureServerGroup(t *testing.T) {
 			map[string]any{"id": "sg-1", "name": "unikorn-identity-foo", "policy": "soft-anti-affinity"},
 		))
 
-		id, err := ensureServerGroup(ctx, f.ServiceClient("/compute/", "/compute/"), "unikorn-identity-foo", "soft-anti-affinity")
+		id, _, err := ensureServerGroup(ctx, f.ServiceClient("/compute/", "/compute/"), "unikorn-identity-foo", "soft-anti-affinity")
 		if err != nil || id != "sg-1" {
 			t.Fatalf("ensureServerGroup = %q, %v", id, err)
 		}
@@ -42,13 +42,14 @@ func TestEnsureServerGroup(t *testing.T) {
 		t.Parallel()
 
 		f := cloudtest.New(t)
-		f.Reply("GET", "/compute/os-server-groups", 200, groups(
+		// The list shows sg-1 until it is deleted, then sg-2 once it is made.
+		f.Sequence("GET", "/compute/os-server-groups", groups(
 			map[string]any{"id": "sg-1", "name": "unikorn-identity-foo", "policies": []string{"affinity"}},
-		))
+		), groups(map[string]any{"id": "sg-2", "name": "unikorn-identity-foo", "policy": "anti-affinity"}))
 		f.Reply("DELETE", "/compute/os-server-groups/sg-1", 204, nil)
 		f.Reply("POST", "/compute/os-server-groups", 200, map[string]any{"server_group": map[string]any{"id": "sg-2", "name": "unikorn-identity-foo"}})
 
-		id, err := ensureServerGroup(ctx, f.ServiceClient("/compute/", "/compute/"), "unikorn-identity-foo", "anti-affinity")
+		id, _, err := ensureServerGroup(ctx, f.ServiceClient("/compute/", "/compute/"), "unikorn-identity-foo", "anti-affinity")
 		if err != nil || id != "sg-2" {
 			t.Fatalf("ensureServerGroup = %q, %v", id, err)
 		}
@@ -68,7 +69,7 @@ func TestEnsureServerGroup(t *testing.T) {
 			map[string]any{"id": "sg-2", "name": "unikorn-identity-foo"},
 		))
 
-		_, err := ensureServerGroup(ctx, f.ServiceClient("/compute/", "/compute/"), "unikorn-identity-foo", "affinity")
+		_, _, err := ensureServerGroup(ctx, f.ServiceClient("/compute/", "/compute/"), "unikorn-identity-foo", "affinity")
 
 		var dup *naming.DuplicateError
 		if !errors.As(err, &dup) {
@@ -83,7 +84,7 @@ func TestEnsureServerGroup(t *testing.T) {
 		f.Reply("GET", "/compute/os-server-groups", 200, groups(map[string]any{"id": "sg-1", "name": "unikorn-identity-foo"}))
 		f.Reply("DELETE", "/compute/os-server-groups/sg-1", 204, nil)
 
-		id, err := ensureServerGroup(ctx, f.ServiceClient("/compute/", "/compute/"), "unikorn-identity-foo", "")
+		id, _, err := ensureServerGroup(ctx, f.ServiceClient("/compute/", "/compute/"), "unikorn-identity-foo", "")
 		if err != nil || id != "" || f.Count("DELETE /compute/os-server-groups/sg-1") != 1 {
 			t.Fatalf("ensureServerGroup = %q, %v; calls %v", id, err, f.Calls())
 		}
@@ -102,7 +103,7 @@ func TestEnsureKeypair(t *testing.T) {
 	}})
 
 	// Same key, other comment: kept.
-	if err := ensureKeypair(ctx, f.ServiceClient("/compute/", "/compute/"), naming.KeypairName, key); err != nil {
+	if _, err := ensureKeypair(ctx, f.ServiceClient("/compute/", "/compute/"), naming.KeypairName, key); err != nil {
 		t.Fatal(err)
 	}
 
@@ -114,7 +115,7 @@ func TestEnsureKeypair(t *testing.T) {
 	f.Reply("DELETE", "/compute/os-keypairs/unikorn-openstack-provider", 202, nil)
 	f.Reply("POST", "/compute/os-keypairs", 200, map[string]any{"keypair": map[string]any{"name": "unikorn-openstack-provider"}})
 
-	if err := ensureKeypair(ctx, f.ServiceClient("/compute/", "/compute/"), naming.KeypairName, "ssh-ed25519 AAAAOther"); err != nil {
+	if _, err := ensureKeypair(ctx, f.ServiceClient("/compute/", "/compute/"), naming.KeypairName, "ssh-ed25519 AAAAOther"); err != nil {
 		t.Fatal(err)
 	}
 

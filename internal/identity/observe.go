@@ -23,6 +23,7 @@ type Ref struct {
 
 	ApplicationCredentialID     string
 	ApplicationCredentialSecret string // carried over when the credential still exists
+	TrustID                     string
 
 	// Roles of the identity (Delete grants them and manager to the service user again, so
 	// that the privileged scope works even for an identity whose first apply died early).
@@ -58,6 +59,10 @@ func (s *Service) Observe(ctx context.Context, ref Ref, want Quotas) (*Identity,
 
 	out := &Identity{ProjectID: project.ID, Name: name, Description: project.Description}
 
+	if ref.ProjectID != "" && project.ID != ref.ProjectID {
+		out.Notices = append(out.Notices, refoundNotice("Keystone project", project.Name, ref.ProjectID, project.ID, created(project.Extra)))
+	}
+
 	out.OrganizationID, out.UnikornProject, err = naming.ParseProjectTags(project.Tags)
 	if err != nil {
 		return nil, fmt.Errorf("project %s: %w", project.ID, err)
@@ -71,6 +76,10 @@ func (s *Service) Observe(ctx context.Context, ref Ref, want Quotas) (*Identity,
 	}
 
 	if user != nil {
+		if ref.UserID != "" && user.ID != ref.UserID {
+			out.Notices = append(out.Notices, refoundNotice("Keystone user", user.Name, ref.UserID, user.ID, created(user.Extra)))
+		}
+
 		out.UserID = user.ID
 
 		if out.Roles, err = s.userRoles(ctx, sc, user.ID, project.ID); err != nil {
@@ -93,6 +102,17 @@ func (s *Service) Observe(ctx context.Context, ref Ref, want Quotas) (*Identity,
 	}
 
 	return out, nil
+}
+
+// refoundNotice announces that the object recorded as oldID is gone and the one of its name,
+// newID, is taken for it: before a plan acts on it.
+func refoundNotice(kind, name, oldID, newID, when string) Notice {
+	return Notice{
+		Summary: "Identity found again by name",
+		Detail: fmt.Sprintf("The %s %s recorded in the state is gone; the %s of the same name %q, %s (%s), is recorded "+
+			"instead. If that is not this identity, remove it from the state (terraform state rm) before applying.",
+			kind, oldID, kind, name, newID, when),
+	}
 }
 
 // Locate finds an identity for import by its Keystone project ID, its name or its project's
@@ -127,22 +147,49 @@ func (s *Service) Locate(ctx context.Context, idOrName string) (cloud.Located, e
 
 // List lists the identities of the managed domain: its projects named unikorn-identity-<name>.
 func (s *Service) List(ctx context.Context) ([]cloud.Located, error) {
+	return s.listIdentityNamed(ctx, func(sc *gophercloud.ServiceClient, domainID string) ([]cloud.Located, error) {
+		all, err := cloud.ListAll(ctx, projects.List(sc, projects.ListOpts{DomainID: domainID}), projects.ExtractProjects,
+			"the Keystone projects of the managed domain")
+
+		return located(all, err, func(p projects.Project) cloud.Located { return cloud.Located{ID: p.ID, ProjectID: p.ID, Name: p.Name} })
+	})
+}
+
+// listIdentityNamed lists, with list in the manager scope, Keystone objects of the managed
+// domain, and keeps those named unikorn-identity-<name>, with Name the <name>.
+func (s *Service) listIdentityNamed(ctx context.Context, list func(sc *gophercloud.ServiceClient, domainID string) ([]cloud.Located, error),
+) ([]cloud.Located, error) {
 	sc, domainID, err := s.manager(ctx)
 	if err != nil {
 		return nil, err
 	}
 
-	all, err := cloud.ListAll(ctx, projects.List(sc, projects.ListOpts{DomainID: domainID}), projects.ExtractProjects, "the Keystone projects of the managed domain")
+	all, err := list(sc, domainID)
 	if err != nil {
 		return nil, err
 	}
 
-	var out []cloud.Located
+	out := make([]cloud.Located, 0, len(all))
 
-	for _, p := range all {
-		if name, err := identityName(&p); err == nil {
-			out = append(out, cloud.Located{ID: p.ID, ProjectID: p.ID, Name: name})
+	for _, l := range all {
+		if name, ok := strings.CutPrefix(l.Name, naming.IdentityPrefix); ok {
+			l.Name = name
+			out = append(out, l)
 		}
+	}
+
+	return out, nil
+}
+
+// located maps what a listing found (or its error) onto cloud.Located.
+func located[T any](all []T, err error, as func(T) cloud.Located) ([]cloud.Located, error) {
+	if err != nil {
+		return nil, err
+	}
+
+	out := make([]cloud.Located, len(all))
+	for i, v := range all {
+		out[i] = as(v)
 	}
 
 	return out, nil
@@ -193,7 +240,7 @@ func (s *Service) observeCredentials(ctx context.Context, sc *gophercloud.Servic
 	}
 
 	if found == nil {
-		all, err := findApplicationCredentials(ctx, sc, out.UserID, naming.IdentityApplicationCredential(out.Name))
+		all, err := identityCredentials(ctx, sc, out.UserID, out.Name)
 		if err != nil {
 			return err
 		}

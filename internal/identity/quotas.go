@@ -242,21 +242,28 @@ func getQuotas(ctx context.Context, sc *gophercloud.ServiceClient, g QuotaGroup,
 // service's record of the project.
 func deleteQuotas(ctx context.Context, sc *gophercloud.ServiceClient, g QuotaGroup, projectID string) error {
 	_, err := sc.Delete(ctx, g.url(sc, projectID), &gophercloud.RequestOpts{OkCodes: []int{200, 202, 204}})
-	if err := ignoreNotFound(err); err != nil {
-		return fmt.Errorf("resetting %s quotas of project %s: %w", g.Service, projectID, err)
-	}
 
-	return nil
+	return gone(err, "resetting %s quotas of project %s", g.Service, projectID)
 }
 
 // applyQuotas sets q in every served region, in the admin scope, and returns the quotas
-// the services answered with, merged over the regions as by mergeQuotas.
+// the services answered with, merged over the regions as by mergeQuotas. When setting them
+// fails somewhere, it returns with the error what the regions hold then, read back (some
+// groups and regions may have been set, the failed one too): never the values it meant to set.
+// Those are nil when they cannot be read either.
 func (s *Service) applyQuotas(ctx context.Context, projectID string, q Quotas) (Quotas, error) {
 	perRegion, err := s.eachQuotaGroup(ctx, projectID, func(ctx context.Context, sc *gophercloud.ServiceClient, g QuotaGroup) (map[string]int64, error) {
 		return putQuotas(ctx, sc, g, projectID, q)
 	})
 	if err != nil {
-		return nil, err
+		held, rerr := s.readQuotas(ctx, projectID, q)
+		if rerr != nil {
+			tflog.Warn(ctx, "Cannot read the quotas back after failing to set them", map[string]any{"error": rerr.Error()})
+
+			return nil, err
+		}
+
+		return held, err
 	}
 
 	tflog.Debug(ctx, "Set the identity's quotas", map[string]any{"regions": s.cloud.Regions()})

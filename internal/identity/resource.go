@@ -68,48 +68,54 @@ func subject(name, projectID string) string {
 }
 
 func (r *identityResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	plan, ok := adapter.Get[identityModel](ctx, req.Plan, &resp.Diagnostics)
+	r.apply(ctx, adapter.Create, req.Plan, nil, &resp.State, &resp.Diagnostics)
+}
+
+// apply converges the identity of plan from the prior state (nil on create) and records it:
+// as soon as the project exists, whatever failed after it, so that it is never lost (a failed
+// create leaves a tainted resource, a failed update keeps what it did not reach).
+func (r *identityResource) apply(ctx context.Context, kind adapter.Op, planned tfsdk.Plan, prior *tfsdk.State,
+	to *tfsdk.State, diags *diag.Diagnostics,
+) {
+	plan, ok := adapter.Get[identityModel](ctx, planned, diags)
 	if !ok {
 		return
 	}
 
-	ctx, op, ok := r.Begin(ctx, adapter.Create, plan.Timeouts, &resp.Diagnostics)
-	defer op.End(ctx)
-
-	if ok {
-		r.ensure(ctx, op, plan, nil, &resp.State, &resp.Diagnostics)
-	}
-}
-
-// ensure converges the identity of plan from the prior state (nil on create) and records it:
-// as soon as the project exists, whatever failed after it, so that it is never lost (a failed
-// create leaves a tainted resource, a failed update keeps what it did not reach).
-func (r *identityResource) ensure(ctx context.Context, op *adapter.Operation, plan identityModel, state *identityModel,
-	to *tfsdk.State, diags *diag.Diagnostics,
-) {
 	spec, d := expandSpec(ctx, plan)
 	diags.Append(d...)
 
-	prior := Prior{}
-	if state != nil {
-		prior, d = expandPrior(ctx, *state)
+	var p Prior
+
+	if prior != nil {
+		state, ok := adapter.Get[identityModel](ctx, prior, diags)
+		if !ok {
+			return
+		}
+
+		p, d = expandPrior(ctx, state)
 		diags.Append(d...)
 	}
 
-	if op.Failed() {
+	ctx, op, ok := r.Begin(ctx, kind, plan.Timeouts, diags)
+	defer op.End(ctx)
+
+	if !ok || op.Failed() {
 		return
 	}
 
 	ctx = tflog.SetField(ctx, "identity", spec.Name)
-	if prior.ProjectID != "" {
-		ctx = tflog.SetField(ctx, "project_id", prior.ProjectID)
+	if p.ProjectID != "" {
+		ctx = tflog.SetField(ctx, "project_id", p.ProjectID)
 	}
 
-	out, err := r.service().Ensure(ctx, spec, prior)
+	out, err := r.service().Ensure(ctx, spec, p)
 	if out.ProjectID == "" {
-		op.Fail(subject(spec.Name, prior.ProjectID), err)
+		op.Fail(subject(spec.Name, p.ProjectID), err)
 		return
 	}
+
+	warn(out.Notices, diags)
 
 	recorded := r.applied(ctx, plan, out, diags)
 	diags.Append(to.Set(ctx, &recorded)...)
@@ -119,30 +125,30 @@ func (r *identityResource) ensure(ctx context.Context, op *adapter.Operation, pl
 	}
 }
 
-func (r *identityResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	state, ok := adapter.Get[identityModel](ctx, req.State, &resp.Diagnostics)
-	if !ok {
-		return
-	}
+// openRecorded opens operation kind on the recorded state: the model, the IDs it records and
+// the operation, which must be ended; false when the state could not be read.
+func (r *identityResource) openRecorded(ctx context.Context, kind adapter.Op, from tfsdk.State, diags *diag.Diagnostics) (
+	context.Context, identityModel, Ref, *adapter.Operation, bool,
+) {
+	state, ok := adapter.Get[identityModel](ctx, from, diags)
 
-	ctx, op, ok := r.Begin(ctx, adapter.Read, state.Timeouts, &resp.Diagnostics)
+	ctx, op, begun := r.Begin(ctx, kind, state.Timeouts, diags)
+
+	ref, d := state.recorded(ctx)
+	diags.Append(d...)
+
+	ctx = tflog.SetField(ctx, "project_id", ref.ProjectID)
+
+	return ctx, state, ref, op, ok && begun && !diags.HasError()
+}
+
+func (r *identityResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	ctx, state, ref, op, ok := r.openRecorded(ctx, adapter.Read, req.State, &resp.Diagnostics)
 	defer op.End(ctx)
 
 	if !ok {
 		return
 	}
-
-	ref := Ref{
-		ProjectID:                   state.ID.ValueString(),
-		Name:                        state.Name.ValueString(),
-		UserID:                      state.UserID.ValueString(),
-		ApplicationCredentialID:     state.ApplicationCredentialID.ValueString(),
-		ApplicationCredentialSecret: state.ApplicationCredentialSecret.ValueString(),
-		// After an import nothing is known of the server group and keypair: look.
-		CheckNova: state.imported() || !state.ServerGroup.IsNull() || !state.SSHPublicKey.IsNull(),
-	}
-
-	ctx = tflog.SetField(ctx, "project_id", ref.ProjectID)
 
 	out, err := r.service().Observe(ctx, ref, expandQuotas(state.Quotas))
 	if err != nil {
@@ -157,48 +163,25 @@ func (r *identityResource) Read(ctx context.Context, req resource.ReadRequest, r
 		return
 	}
 
+	warn(out.Notices, &resp.Diagnostics)
 	r.observed(ctx, &state, out, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
 func (r *identityResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	plan, ok := adapter.Get[identityModel](ctx, req.Plan, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-
-	state, ok := adapter.Get[identityModel](ctx, req.State, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-
-	ctx, op, ok := r.Begin(ctx, adapter.Update, plan.Timeouts, &resp.Diagnostics)
-	defer op.End(ctx)
-
-	if ok {
-		r.ensure(ctx, op, plan, &state, &resp.State, &resp.Diagnostics)
-	}
+	r.apply(ctx, adapter.Update, req.Plan, &req.State, &resp.State, &resp.Diagnostics)
 }
 
 func (r *identityResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	state, ok := adapter.Get[identityModel](ctx, req.State, &resp.Diagnostics)
+	ctx, state, ref, op, ok := r.openRecorded(ctx, adapter.Delete, req.State, &resp.Diagnostics)
+	defer op.End(ctx)
+
 	if !ok {
 		return
 	}
 
-	ctx, op, ok := r.Begin(ctx, adapter.Delete, state.Timeouts, &resp.Diagnostics)
-	defer op.End(ctx)
-
-	ref := Ref{ProjectID: state.ID.ValueString(), Name: state.Name.ValueString(), UserID: state.UserID.ValueString()}
-	resp.Diagnostics.Append(state.Roles.ElementsAs(ctx, &ref.Roles, false)...)
-
-	if !ok || resp.Diagnostics.HasError() {
-		return
-	}
-
-	ctx = tflog.SetField(ctx, "project_id", ref.ProjectID)
-
-	err := r.service().Delete(ctx, ref, state.ForceDestroy.ValueBool())
+	notices, err := r.service().Delete(ctx, ref, state.ForceDestroy.ValueBool())
+	warn(notices, &resp.Diagnostics)
 
 	var leftovers *LeftoversError
 
@@ -207,6 +190,13 @@ func (r *identityResource) Delete(ctx context.Context, req resource.DeleteReques
 		resp.Diagnostics.AddError(summaryLeftovers, err.Error())
 	case err != nil:
 		op.Fail(subject(ref.Name, ref.ProjectID), err)
+	}
+}
+
+// warn shows the core's notices as warnings.
+func warn(notices []Notice, diags *diag.Diagnostics) {
+	for _, n := range notices {
+		diags.AddWarning(n.Summary, n.Detail)
 	}
 }
 

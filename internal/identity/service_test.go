@@ -171,7 +171,7 @@ func TestDelete(t *testing.T) {
 			identityProjectInFake(f)
 			tt.cloud(f)
 
-			err := NewService(c, nil).Delete(context.Background(), Ref{ProjectID: "p-1", Name: "foo", UserID: "u-1", Roles: DefaultRoles}, false)
+			_, err := NewService(c, nil).Delete(context.Background(), Ref{ProjectID: "p-1", Name: "foo", UserID: "u-1", Roles: DefaultRoles, CheckNova: true}, false)
 
 			var deletes []string
 
@@ -193,6 +193,7 @@ func adoptableIdentity(f *cloudtest.API) {
 	f.Reply("GET", "/v3/projects", 200, map[string]any{"projects": []any{
 		map[string]any{"id": "p-1", "name": "unikorn-identity-foo", "domain_id": fakeDomainID, "enabled": true, "tags": []string{}},
 	}})
+	f.Reply("GET", "/v3/projects/p-1", 200, map[string]any{"project": project("p-1", "unikorn-identity-foo")})
 	f.Reply("GET", "/v3/users", 200, map[string]any{"users": []any{
 		map[string]any{"id": "u-1", "name": "unikorn-identity-foo", "domain_id": fakeDomainID, "enabled": true},
 	}})
@@ -301,8 +302,9 @@ func TestEnsureAdoptsAfterACrash(t *testing.T) {
 
 // TestEnsureRefreshesTheTrustListing: the run's trust listing (which the identity scopes of
 // every tenant resource read) was taken before the trust existed; once Ensure has made the
-// trust, or tried to (a create whose answer was lost may still have made it), the next look
-// lists the trusts again and finds it.
+// trust, or tried to (a refused create leaves the listing stale too), the next look lists the
+// trusts again and finds it. A create whose answer was lost (a 500 after Keystone made the
+// trust) is recovered: the trust is found again, and Ensure succeeds.
 func TestEnsureRefreshesTheTrustListing(t *testing.T) {
 	t.Parallel()
 
@@ -312,7 +314,8 @@ func TestEnsureRefreshesTheTrustListing(t *testing.T) {
 		wantErr bool
 	}{
 		{name: "trust made", status: 201},
-		{name: "trust create failed", status: 500, wantErr: true},
+		{name: "trust create answer lost", status: 500},
+		{name: "trust create refused", status: 400, wantErr: true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()

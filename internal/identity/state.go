@@ -23,27 +23,16 @@ func (r *identityResource) applied(ctx context.Context, plan identityModel, out 
 	c := r.Cloud()
 	s := plan
 
-	s.ID = types.StringValue(out.ProjectID)
-	s.ProjectID = types.StringValue(out.ProjectID)
-	s.Description = types.StringValue(out.Description)
-	s.OrganizationID = adapter.StringOrNull(out.OrganizationID)
-	s.UnikornProjectID = adapter.StringOrNull(out.UnikornProject)
-	s.UserID = adapter.StringOrNull(out.UserID)
-	s.TrustID = adapter.StringOrNull(out.TrustID)
-	s.ApplicationCredentialID = adapter.StringOrNull(out.ApplicationCredentialID)
-	s.ApplicationCredentialSecret = adapter.StringOrNull(out.ApplicationCredentialSecret)
-	s.CloudsYAML = r.cloudsYAML(out, diags)
+	r.found(&s, out, diags)
 
-	if out.ApplicationCredentialID != "" {
-		s.ExpiresAt = keepTime(plan.ExpiresAt, out.ExpiresAt)
+	if out.Quotas == nil {
+		// Not set, or set in part and unreadable: unknown to the state, so that the next plan
+		// sets them again (never the planned values, which the cloud may not hold).
+		s.Quotas = types.ObjectNull(quotasType().AttrTypes)
 	}
 
 	if out.Roles != nil {
 		s.Roles = adapter.StringSet(sortedUnique(out.Roles), s.Roles)
-	}
-
-	if out.Quotas != nil {
-		s.Quotas = quotasValue(out.Quotas)
 	}
 
 	s.KeypairName = types.StringNull()
@@ -77,41 +66,17 @@ func (r *identityResource) applied(ctx context.Context, plan identityModel, out 
 func (r *identityResource) observed(ctx context.Context, s *identityModel, out *Identity, diags *diag.Diagnostics) {
 	c := r.Cloud()
 
-	s.ID = types.StringValue(out.ProjectID)
-	s.ProjectID = types.StringValue(out.ProjectID)
-	s.Name = types.StringValue(out.Name)
-	s.Description = types.StringValue(out.Description)
-	s.OrganizationID = adapter.StringOrNull(out.OrganizationID)
-	s.UnikornProjectID = adapter.StringOrNull(out.UnikornProject)
-	s.UserID = adapter.StringOrNull(out.UserID)
+	r.found(s, out, diags)
 
 	if s.ForceDestroy.IsNull() {
 		s.ForceDestroy = types.BoolValue(false)
 	}
 
-	if out.UserID != "" {
+	switch {
+	case out.UserID != "":
 		s.Roles = adapter.StringSet(sortedUnique(out.Roles), s.Roles)
-		s.TrustID = adapter.StringOrNull(out.TrustID)
-		s.ApplicationCredentialID = adapter.StringOrNull(out.ApplicationCredentialID)
-		s.ApplicationCredentialSecret = adapter.StringOrNull(out.ApplicationCredentialSecret)
-
-		if out.ApplicationCredentialID != "" {
-			s.ExpiresAt = keepTime(s.ExpiresAt, out.ExpiresAt)
-		}
-	} else {
-		s.TrustID = types.StringNull()
-		s.ApplicationCredentialID = types.StringNull()
-		s.ApplicationCredentialSecret = types.StringNull()
-
-		if s.Roles.IsNull() {
-			s.Roles = adapter.StringSet(DefaultRoles, s.Roles)
-		}
-	}
-
-	s.CloudsYAML = r.cloudsYAML(out, diags)
-
-	if out.Quotas != nil {
-		s.Quotas = quotasValue(out.Quotas)
+	case s.Roles.IsNull():
+		s.Roles = adapter.StringSet(DefaultRoles, s.Roles)
 	}
 
 	if !out.NovaChecked {
@@ -158,6 +123,31 @@ func (r *identityResource) observed(ctx context.Context, s *identityModel, out *
 	}
 
 	tflog.Debug(ctx, "Refreshed the identity", map[string]any{"user_id": out.UserID, "trust_id": out.TrustID})
+}
+
+// found records in s what Ensure and Observe both report: the project, the user, the
+// credential and trust (null where missing: without a user neither can exist), clouds_yaml and
+// the quotas.
+func (r *identityResource) found(s *identityModel, out *Identity, diags *diag.Diagnostics) {
+	s.ID = types.StringValue(out.ProjectID)
+	s.ProjectID = types.StringValue(out.ProjectID)
+	s.Name = types.StringValue(out.Name)
+	s.Description = types.StringValue(out.Description)
+	s.OrganizationID = adapter.StringOrNull(out.OrganizationID)
+	s.UnikornProjectID = adapter.StringOrNull(out.UnikornProject)
+	s.UserID = adapter.StringOrNull(out.UserID)
+	s.TrustID = adapter.StringOrNull(out.TrustID)
+	s.ApplicationCredentialID = adapter.StringOrNull(out.ApplicationCredentialID)
+	s.ApplicationCredentialSecret = adapter.StringOrNull(out.ApplicationCredentialSecret)
+	s.CloudsYAML = r.cloudsYAML(out, diags)
+
+	if out.ApplicationCredentialID != "" {
+		s.ExpiresAt = keepTime(s.ExpiresAt, out.ExpiresAt)
+	}
+
+	if out.Quotas != nil {
+		s.Quotas = quotasValue(out.Quotas)
+	}
 }
 
 // cloudsYAML renders the clouds.yaml of a known secret; null otherwise.
@@ -217,24 +207,31 @@ func expandSpec(ctx context.Context, m identityModel) (Spec, diag.Diagnostics) {
 	return spec, diags
 }
 
-// expandPrior turns the state into what Ensure may keep.
-func expandPrior(ctx context.Context, m identityModel) (Prior, diag.Diagnostics) {
-	var diags diag.Diagnostics
-
-	prior := Prior{
+// recorded is what the state records of the identity's objects: where Observe, Ensure and
+// Delete start from. After an import nothing is known of the server group and keypair, so
+// they are looked for.
+func (m identityModel) recorded(ctx context.Context) (Ref, diag.Diagnostics) {
+	ref := Ref{
 		ProjectID:                   m.ID.ValueString(),
+		Name:                        m.Name.ValueString(),
 		UserID:                      m.UserID.ValueString(),
 		ApplicationCredentialID:     m.ApplicationCredentialID.ValueString(),
 		ApplicationCredentialSecret: m.ApplicationCredentialSecret.ValueString(),
 		TrustID:                     m.TrustID.ValueString(),
+		CheckNova: m.imported() || !m.ServerGroup.IsNull() || !m.SSHPublicKey.IsNull() || !m.ServerGroupIDs.IsNull() ||
+			!m.KeypairName.IsNull(),
 	}
 
-	diags.Append(m.Roles.ElementsAs(ctx, &prior.Roles, false)...)
+	// An import's state has no roles yet: none.
+	diags := m.Roles.ElementsAs(ctx, &ref.Roles, true)
 
-	prior.NovaObjects = !m.ServerGroup.IsNull() || !m.SSHPublicKey.IsNull() || !m.ServerGroupIDs.IsNull() || !m.KeypairName.IsNull()
+	return ref, diags
+}
 
-	prior.Quotas = expandQuotas(m.Quotas)
-
+// expandPrior turns the state into what Ensure may keep.
+func expandPrior(ctx context.Context, m identityModel) (Prior, diag.Diagnostics) {
+	ref, diags := m.recorded(ctx)
+	prior := Prior{Ref: ref, Quotas: expandQuotas(m.Quotas)}
 	prior.ExpiresAt, _ = parseTime(m.ExpiresAt) // as recorded; an unreadable one is re-issued
 
 	return prior, diags

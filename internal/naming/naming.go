@@ -64,6 +64,16 @@ const (
 	// supplied to an identity. Keypairs belong to the identity's user, so
 	// one fixed name per user is unique.
 	KeypairName = "unikorn-openstack-provider"
+
+	// KeystoneCreatedAt is the extra attribute in which the provider records, in RFC 3339
+	// UTC, when it created a Keystone project or user (Keystone records no creation time),
+	// so that an adoption or a re-find can say how old the object is.
+	KeystoneCreatedAt = "unikorn_created_at"
+
+	// NextCredentialSuffix ends the name of an identity's application credential while it
+	// replaces the current one: Keystone keeps credential names unique per user, and the
+	// new credential is issued before the old one is deleted, so the two alternate.
+	NextCredentialSuffix = "-next"
 )
 
 // IdentityProject is the Keystone project name of identity name.

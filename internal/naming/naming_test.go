@@ -20,6 +20,8 @@ func TestNames(t *testing.T) {
 		{IdentityApplicationCredential("a"), "unikorn-identity-a"},
 		{IdentityServerGroup("a"), "unikorn-identity-a"},
 		{KeypairName, "unikorn-openstack-provider"},
+		{KeystoneCreatedAt, "unikorn_created_at"},
+		{IdentityApplicationCredential("a") + NextCredentialSuffix, "unikorn-identity-a-next"},
 		{Network("a"), "network-a"},
 		{Subnet("a"), "network-a"},
 		{Router("a"), "network-a"},
