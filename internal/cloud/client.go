@@ -41,8 +41,8 @@ type Client struct {
 	grantsMu   sync.Mutex
 	grants     *Grants // set by CheckGrants, at Configure (or once on first need)
 	grantCheck OnceCache[struct{}, GrantModel]
-	// identityProjects holds the projects checked to be identities (CheckIdentityProject).
-	identityProjects OnceCache[string, struct{}]
+	// identityProjects holds the names of the projects checked to be identities (CheckIdentityProject).
+	identityProjects OnceCache[string, string]
 }
 
 // New resolves cfg (over clouds.yaml when Cloud is set), authenticates the service user once

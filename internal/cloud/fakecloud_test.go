@@ -224,6 +224,12 @@ func (f *fakeCloud) serve(w http.ResponseWriter, r *http.Request) {
 		}
 
 		cloudtest.WriteJSON(w, http.StatusOK, map[string]any{"domains": out, "links": map[string]any{}})
+	case r.URL.Path == "/v3/users" && r.Method == http.MethodGet:
+		// Every identity's user is "identity-user" (the trustor of fakeTrust).
+		name := r.URL.Query().Get("name")
+		cloudtest.WriteJSON(w, http.StatusOK, map[string]any{"users": []map[string]any{
+			{"id": "identity-user", "name": name, "domain_id": r.URL.Query().Get("domain_id")},
+		}, "links": map[string]any{}})
 	case strings.HasPrefix(r.URL.Path, "/v3/projects/") && r.Method == http.MethodGet:
 		id := strings.TrimPrefix(r.URL.Path, "/v3/projects/")
 

@@ -277,10 +277,16 @@ func (c *Client) domainIDFromScope(ctx context.Context, want string) (string, er
 	return "", errors.Join(errs...)
 }
 
-// findTrust returns the one live trust with the service user as trustee on projectID. It reads
-// the run's trust listing, and lists again once when the project has none there (a trust
+// findTrust returns the one live trust from the identity's own user (the user named like the
+// project: DESIGN.md §4) to the service user on projectID, so that a trust someone else made on
+// the project is never acted through. It reads the run's trust listing, and lists again once when the project has none there (a trust
 // made after the listing was taken).
 func (c *Client) findTrust(ctx context.Context, projectID string) (string, error) {
+	trustor, err := c.identityUserID(ctx, projectID)
+	if err != nil {
+		return "", err
+	}
+
 	var ids []string
 
 	for _, fresh := range []bool{false, true} {
@@ -292,7 +298,7 @@ func (c *Client) findTrust(ctx context.Context, projectID string) (string, error
 		ids = ids[:0]
 
 		for _, t := range live {
-			if t.ProjectID == projectID {
+			if t.ProjectID == projectID && t.TrustorUserID == trustor {
 				ids = append(ids, t.ID)
 			}
 		}

@@ -385,3 +385,33 @@ func TestManagerScope(t *testing.T) {
 		})
 	}
 }
+
+// TestIdentityScopeNeedsTheIdentitysOwnTrust: a trust to the service user on the project from
+// anyone but the identity's own user is never acted through (DESIGN.md §4).
+func TestIdentityScopeNeedsTheIdentitysOwnTrust(t *testing.T) {
+	t.Parallel()
+
+	f := newFakeCloud(t, map[string][]string{"RegionOne": allServices})
+
+	foreign := fakeTrust("t-foreign", "p1")
+	foreign["trustor_user_id"] = "someone-else"
+	f.setTrusts(foreign)
+
+	c := mustClient(t, f, nil)
+
+	if _, err := c.Identity(t.Context(), "p1"); err == nil || !strings.Contains(err.Error(), "no Keystone trust") {
+		t.Fatalf("err %v; want no trust found (the only one is another user's)", err)
+	}
+
+	if f.posts("trust:t-foreign") != 0 {
+		t.Fatalf("authenticated through another user's trust")
+	}
+
+	f.setTrusts(foreign, fakeTrust("t-own", "p1"))
+	c.ForgetTrusts()
+
+	sess, err := c.Identity(t.Context(), "p1")
+	if err != nil || f.posts("trust:t-own") != 1 || f.posts("trust:t-foreign") != 0 {
+		t.Fatalf("session %v err %v; want the identity's own trust t-own only", sess, err)
+	}
+}

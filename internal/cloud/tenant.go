@@ -10,6 +10,7 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/projects"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/users"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
@@ -105,43 +106,86 @@ func (c *Client) CheckIdentityProject(ctx context.Context, projectID string) err
 		return &IdentityProjectError{ProjectID: projectID, Reason: "it is the service user's own project"}
 	}
 
-	_, err := c.identityProjects.Get(ctx, projectID, func(ctx context.Context) (struct{}, error) {
-		return struct{}{}, c.checkIdentityProject(ctx, projectID)
-	})
+	_, err := c.identityProjectName(ctx, projectID)
 
 	return err
 }
 
-func (c *Client) checkIdentityProject(ctx context.Context, projectID string) error {
-	domainID, err := c.ManagedDomainID(ctx)
-	if err != nil {
-		return err
-	}
+// identityProjectName is the name of the identity project projectID (which is also its user's
+// name), read and checked once per run.
+func (c *Client) identityProjectName(ctx context.Context, projectID string) (string, error) {
+	return c.identityProjects.Get(ctx, projectID, func(ctx context.Context) (string, error) {
+		return c.checkIdentityProject(ctx, projectID)
+	})
+}
 
-	sess, err := c.Manager(ctx)
+func (c *Client) checkIdentityProject(ctx context.Context, projectID string) (string, error) {
+	domainID, sc, err := c.managerKeystone(ctx)
 	if err != nil {
-		return err
-	}
-
-	sc, err := sess.Keystone()
-	if err != nil {
-		return err
+		return "", err
 	}
 
 	p, err := projects.Get(ctx, sc, projectID).Extract()
 
 	switch {
 	case gophercloud.ResponseCodeIs(err, http.StatusNotFound), gophercloud.ResponseCodeIs(err, http.StatusForbidden), err == nil && p == nil:
-		return &IdentityProjectError{ProjectID: projectID, Reason: "no project of the managed domain has that ID"}
+		return "", &IdentityProjectError{ProjectID: projectID, Reason: "no project of the managed domain has that ID"}
 	case err != nil:
-		return fmt.Errorf("reading project %s to check it is an identity: %w", projectID, err)
+		return "", fmt.Errorf("reading project %s to check it is an identity: %w", projectID, err)
 	case p.DomainID != domainID:
-		return &IdentityProjectError{ProjectID: projectID, Reason: fmt.Sprintf("project %q is in domain %s, not in the managed domain %s", p.Name, p.DomainID, domainID)}
+		return "", &IdentityProjectError{ProjectID: projectID, Reason: fmt.Sprintf("project %q is in domain %s, not in the managed domain %s", p.Name, p.DomainID, domainID)}
 	case !strings.HasPrefix(p.Name, naming.IdentityPrefix):
-		return &IdentityProjectError{ProjectID: projectID, Reason: fmt.Sprintf("project %q was not made by unikorn_identity (its name lacks the %q prefix)", p.Name, naming.IdentityPrefix)}
+		return "", &IdentityProjectError{ProjectID: projectID, Reason: fmt.Sprintf("project %q was not made by unikorn_identity (its name lacks the %q prefix)", p.Name, naming.IdentityPrefix)}
 	}
 
-	return nil
+	return p.Name, nil
+}
+
+// managerKeystone is the managed domain's ID and the Keystone client of the manager scope.
+func (c *Client) managerKeystone(ctx context.Context) (string, *gophercloud.ServiceClient, error) {
+	domainID, err := c.ManagedDomainID(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+
+	sess, err := c.Manager(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+
+	sc, err := sess.Keystone()
+
+	return domainID, sc, err
+}
+
+// identityUserID is the ID of the user of the identity project projectID: the user of the
+// managed domain named like the project (DESIGN.md §5), the one trustor of its trust.
+func (c *Client) identityUserID(ctx context.Context, projectID string) (string, error) {
+	name, err := c.identityProjectName(ctx, projectID)
+	if err != nil {
+		return "", err
+	}
+
+	domainID, sc, err := c.managerKeystone(ctx)
+	if err != nil {
+		return "", err
+	}
+
+	all, err := ListAll(ctx, users.List(sc, users.ListOpts{DomainID: domainID, Name: name}), users.ExtractUsers, "the users named "+name)
+	if err != nil {
+		return "", err
+	}
+
+	exact := naming.Exact(all, name, func(u users.User) string { return u.Name })
+
+	switch len(exact) {
+	case 0:
+		return "", fmt.Errorf("identity %s has no user %q in the managed domain: re-create the unikorn_identity that owns it", projectID, name)
+	case 1:
+		return exact[0].ID, nil
+	}
+
+	return "", fmt.Errorf("identity %s: %d users of the managed domain are named %q", projectID, len(exact), name)
 }
 
 // NewTenant binds a tenant to a session of its own, for tests against fake endpoints and for
