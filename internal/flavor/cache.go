@@ -23,6 +23,16 @@ type Cache struct {
 	allow     []string
 	overrides Overrides
 	lists     cloud.OnceCache[string, []Flavor]
+	// byID holds the flavors read one by one because the listing does not hold them (private
+	// flavors, flavors outside the allow-list) or does not hold their Nova RAM (memory
+	// overridden), so that each is read once per run however many servers name it; nil is
+	// Nova's 404, which is kept too.
+	byID cloud.OnceCache[regionID, *Facts]
+}
+
+// regionID is one object of a region, by ID.
+type regionID struct {
+	region, id string
 }
 
 // NewCache returns an empty cache that lists flavors restricted to allow

@@ -3,16 +3,12 @@ package flavor
 import (
 	"context"
 	"fmt"
-	"maps"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -37,62 +33,22 @@ type model interface {
 	keep(ctx context.Context, matches []Flavor, region string, diags *diag.Diagnostics)
 }
 
-// dataSource is the one shape of the flavor data sources: read the configured filters,
-// select the region's flavors from the shared listing, let the model keep its result.
-// M is the model, P its pointer type (which implements model).
-type dataSource[M any, P interface {
-	*M
-	model
-}] struct {
-	adapter.DataSourceBase[meta]
-
-	schema schema.Schema
-}
-
-var (
-	_ datasource.DataSourceWithConfigure = (*dataSource[flavorsModel, *flavorsModel])(nil)
-	_ datasource.DataSourceWithConfigure = (*dataSource[singleFlavorModel, *singleFlavorModel])(nil)
-)
-
-// newDataSource is the data source unikorn_<typeName>: the filters plus attributes.
+// newDataSource is the data source unikorn_<typeName>: the filters plus attributes, read by
+// selecting the region's flavors from the shared listing and letting the model M (its pointer
+// type P implements model) keep its result.
 func newDataSource[M any, P interface {
 	*M
 	model
-}](typeName, description string, attributes map[string]schema.Attribute) *dataSource[M, P] {
-	all := filterAttributes()
-	maps.Copy(all, attributes)
+}](typeName, description string, attributes map[string]schema.Attribute) datasource.DataSource {
+	return adapter.NewDataSource(adapter.Kind{TypeName: typeName, Noun: "flavors"},
+		adapter.DataSourceSchema(description, filterAttributes(), attributes),
+		func(ctx context.Context, m meta, data *M, diags *diag.Diagnostics) {
+			region, filter := P(data).query()
 
-	return &dataSource[M, P]{
-		DataSourceBase: adapter.NewDataSourceBase[meta](adapter.Kind{TypeName: typeName, Noun: "flavor"}),
-		schema:         schema.Schema{MarkdownDescription: description, Attributes: all},
-	}
-}
-
-func (d *dataSource[M, P]) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	resp.Schema = d.schema
-}
-
-func (d *dataSource[M, P]) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	if !d.Configured() {
-		resp.Diagnostics.AddError("Error reading flavors", "The provider is not configured.")
-		return
-	}
-
-	data, ok := adapter.Get[M](ctx, req.Config, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-
-	ctx = tflog.SetField(ctx, "data_source", "unikorn_"+d.Kind().TypeName)
-	region, filter := P(&data).query()
-
-	if matches, ok := selectFlavors(ctx, d.Meta, region, filter, &resp.Diagnostics); ok {
-		P(&data).keep(ctx, matches, region.ValueString(), &resp.Diagnostics)
-	}
-
-	if !resp.Diagnostics.HasError() {
-		resp.Diagnostics.Append(resp.State.Set(ctx, &data)...)
-	}
+			if matches, ok := selectFlavors(ctx, m, region, filter, diags); ok {
+				P(data).keep(ctx, matches, region.ValueString(), diags)
+			}
+		})
 }
 
 // selectFlavors resolves the region (and records it), takes the region's flavors from the
@@ -101,13 +57,11 @@ func (d *dataSource[M, P]) Read(ctx context.Context, req datasource.ReadRequest,
 func selectFlavors(ctx context.Context, m meta, region *types.String, filter Filter, diags *diag.Diagnostics) ([]Flavor, bool) {
 	c := m.Cloud()
 
-	name, err := c.ResolveRegion(region.ValueString())
-	if err != nil {
-		diags.AddAttributeError(path.Root("region"), adapter.SummaryRegionNotServed, err.Error())
+	name, ok := adapter.ReadRegion(c, region, diags)
+	if !ok {
 		return nil, false
 	}
 
-	*region = types.StringValue(name)
 	ctx = tflog.SetField(ctx, "region", name)
 
 	var all []Flavor
@@ -132,38 +86,21 @@ func selectFlavors(ctx context.Context, m meta, region *types.String, filter Fil
 // filterAttributes are the filters both flavor data sources take.
 func filterAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
-		"architecture": schema.StringAttribute{
-			Optional:            true,
-			MarkdownDescription: "Only flavors of this CPU architecture: `x86_64` or `aarch64`.",
-			Validators:          []validator.String{stringvalidator.OneOf(Architectures()...)},
-		},
+		"architecture": adapter.OneOfFilter("Only flavors of this CPU architecture: `x86_64` or `aarch64`.", Architectures()...),
 		"baremetal": schema.BoolAttribute{
 			Optional:            true,
 			MarkdownDescription: "Only bare-metal flavors (`true`) or only virtual ones (`false`).",
 		},
-		"gpu_model": schema.StringAttribute{
-			Optional:            true,
-			MarkdownDescription: "Only flavors with GPUs of this model, e.g. `H100`.",
-			Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
-		},
-		"gpu_vendor": schema.StringAttribute{
-			Optional:            true,
-			MarkdownDescription: "Only flavors with GPUs of this vendor: `NVIDIA` or `AMD`.",
-			Validators:          []validator.String{stringvalidator.OneOf(GPUVendors()...)},
-		},
-		"min_cpus": minimum("Only flavors with at least this many CPUs."),
-		"min_gpus": minimum("Only flavors with at least this many GPUs, counted as the operating system sees them (`gpu.logical_count`)."),
+		"gpu_model":  adapter.TextFilter("Only flavors with GPUs of this model, e.g. `H100`."),
+		"gpu_vendor": adapter.OneOfFilter("Only flavors with GPUs of this vendor: `NVIDIA` or `AMD`.", GPUVendors()...),
+		"min_cpus":   minimum("Only flavors with at least this many CPUs."),
+		"min_gpus":   minimum("Only flavors with at least this many GPUs, counted as the operating system sees them (`gpu.logical_count`)."),
 		"min_memory_gib": schema.Float64Attribute{
 			Optional:            true,
 			MarkdownDescription: "Only flavors with at least this much memory, in GiB.",
 			Validators:          []validator.Float64{float64validator.AtLeast(0)},
 		},
-		"region": schema.StringAttribute{
-			Optional:            true,
-			Computed:            true,
-			MarkdownDescription: "Region whose flavors are listed. Default: the provider's `region`.",
-			Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
-		},
+		"region": adapter.RegionFilter("flavors"),
 	}
 }
 
@@ -211,15 +148,4 @@ func intPointer(v types.Int64) *int {
 	n := int(v.ValueInt64())
 
 	return &n
-}
-
-// objectType is the object type of attributes, taken from the schema so that it always
-// matches it.
-func objectType(attributes map[string]schema.Attribute) types.ObjectType {
-	t := types.ObjectType{AttrTypes: make(map[string]attr.Type, len(attributes))}
-	for name, a := range attributes {
-		t.AttrTypes[name] = a.GetType()
-	}
-
-	return t
 }

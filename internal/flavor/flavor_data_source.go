@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
 )
 
 // NewFlavorDataSource is the constructor the provider lists.
@@ -21,17 +21,10 @@ func NewFlavorDataSource() datasource.DataSource {
 			"filters plus `name`. Exactly one flavor must match, unless `smallest = true` picks the cheapest that fits; otherwise "+
 			"the error says how many matched and lists them.",
 		map[string]schema.Attribute{
-			"flavor": schema.SingleNestedAttribute{
-				Computed:            true,
-				MarkdownDescription: "The flavor found, with the same attributes as an element of `unikorn_flavors.flavors`.",
-				Attributes:          flavorAttributes(),
-			},
-			"id": schema.StringAttribute{Computed: true, MarkdownDescription: "ID of the flavor found (the same as `flavor.id`)."},
-			"name": schema.StringAttribute{
-				Optional:            true,
-				MarkdownDescription: "Only the flavor of exactly this name.",
-				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
-			},
+			"flavor": adapter.ComputedObject("The flavor found, with the same attributes as an element of `unikorn_flavors.flavors`.",
+				flavorAttributes()),
+			"id":   schema.StringAttribute{Computed: true, MarkdownDescription: "ID of the flavor found (the same as `flavor.id`)."},
+			"name": adapter.TextFilter("Only the flavor of exactly this name."),
 			"smallest": schema.BoolAttribute{
 				Optional: true,
 				MarkdownDescription: "When several flavors match, pick the cheapest instead of failing: fewest GPUs, then fewest CPUs, " +
@@ -59,11 +52,7 @@ func (m *singleFlavorModel) keep(ctx context.Context, matches []Flavor, region s
 		return
 	}
 
-	var d diag.Diagnostics
-
-	m.Flavor, d = types.ObjectValueFrom(ctx, flavorType.AttrTypes, flattenFlavor(ctx, found, diags))
-	diags.Append(d...)
-
+	m.Flavor = adapter.ObjectOf(ctx, flavorType, flattenFlavor(ctx, found, diags), diags)
 	m.ID = types.StringValue(found.ID)
 
 	tflog.Debug(ctx, "Found flavor", map[string]any{"flavor_id": found.ID, "flavor_name": found.Name})

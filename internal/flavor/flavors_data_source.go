@@ -18,11 +18,7 @@ func NewFlavorsDataSource() datasource.DataSource {
 			"`flavors` descriptions (CPU architecture and family, bare metal, pinning, GPUs), filtered. "+
 			"All flavor data sources of a region share one Nova flavor list per Terraform run.",
 		map[string]schema.Attribute{
-			"flavors": schema.ListNestedAttribute{
-				Computed:            true,
-				MarkdownDescription: "The flavors that match every filter, sorted by name (then ID).",
-				NestedObject:        schema.NestedAttributeObject{Attributes: flavorAttributes()},
-			},
+			"flavors": adapter.ComputedList("The flavors that match every filter, sorted by name (then ID).", flavorAttributes()),
 		})
 }
 
@@ -37,15 +33,7 @@ func (m *flavorsModel) query() (*types.String, Filter) {
 }
 
 func (m *flavorsModel) keep(ctx context.Context, matches []Flavor, _ string, diags *diag.Diagnostics) {
-	items := make([]flavorModel, len(matches))
-	for i, f := range matches {
-		items[i] = flattenFlavor(ctx, f, diags)
-	}
-
-	list, d := types.ListValueFrom(ctx, flavorType, items)
-	diags.Append(d...)
-
-	m.Flavors = list
+	m.Flavors = adapter.ListOf(ctx, flavorType, matches, func(f Flavor) flavorModel { return flattenFlavor(ctx, f, diags) }, diags)
 }
 
 // flavorAttributes describe one flavor of a result.
@@ -60,12 +48,8 @@ func flavorAttributes() map[string]schema.Attribute {
 		"cpus":        schema.Int64Attribute{Computed: true, MarkdownDescription: "CPU count: the provider's `flavors[*].cpu.count`, else Nova's `vcpus`."},
 		"disk_gb":     schema.Int64Attribute{Computed: true, MarkdownDescription: "Root disk size in GB (`0`: the size of the image)."},
 		"extra_specs": schema.MapAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "Nova's extra specs of the flavor."},
-		"gpu": schema.SingleNestedAttribute{
-			Computed:            true,
-			MarkdownDescription: "The flavor's GPUs; null for a flavor without GPUs.",
-			Attributes:          gpuAttributes(),
-		},
-		"id": schema.StringAttribute{Computed: true, MarkdownDescription: "Nova flavor ID."},
+		"gpu":         adapter.ComputedObject("The flavor's GPUs; null for a flavor without GPUs.", gpuAttributes()),
+		"id":          schema.StringAttribute{Computed: true, MarkdownDescription: "Nova flavor ID."},
 		"memory_gib": schema.Float64Attribute{
 			Computed:            true,
 			MarkdownDescription: "Memory in GiB: the provider's `flavors[*].memory_gib`, else Nova's `ram` / 1024.",
@@ -88,8 +72,8 @@ func gpuAttributes() map[string]schema.Attribute {
 
 // The object types of one flavor and of its GPUs, from their schemas.
 var (
-	flavorType = objectType(flavorAttributes())
-	gpuType    = objectType(gpuAttributes())
+	flavorType = adapter.ObjectType(flavorAttributes())
+	gpuType    = adapter.ObjectType(gpuAttributes())
 )
 
 // flavorModel is one flavor of a result.
@@ -115,10 +99,6 @@ type gpuModel struct {
 	Vendor        types.String `tfsdk:"vendor"`
 }
 
-// alwaysKnown is the prior value of a map that is never null: adapter.StringMap then
-// writes an empty one as {}.
-var alwaysKnown = types.MapValueMust(types.StringType, nil)
-
 // flattenFlavor is one flavor of a result: extra_specs is never null, gpu is null for a
 // flavor without GPUs and gpu.memory_gib null when unknown.
 func flattenFlavor(ctx context.Context, f Flavor, diags *diag.Diagnostics) flavorModel {
@@ -128,7 +108,7 @@ func flattenFlavor(ctx context.Context, f Flavor, diags *diag.Diagnostics) flavo
 		CPUFamily:    adapter.StringOrNull(f.CPUFamily),
 		CPUs:         types.Int64Value(int64(f.CPUs)),
 		DiskGB:       types.Int64Value(int64(f.DiskGB)),
-		ExtraSpecs:   adapter.StringMap(f.ExtraSpecs, alwaysKnown), // {} without extra specs
+		ExtraSpecs:   adapter.StringMap(f.ExtraSpecs, adapter.NeverNullMap), // {} without extra specs
 		GPU:          types.ObjectNull(gpuType.AttrTypes),
 		ID:           types.StringValue(f.ID),
 		MemoryGiB:    types.Float64Value(f.MemoryGiB),
@@ -142,16 +122,13 @@ func flattenFlavor(ctx context.Context, f Flavor, diags *diag.Diagnostics) flavo
 			memory = types.Int64Value(int64(g.MemoryGiB))
 		}
 
-		var d diag.Diagnostics
-
-		m.GPU, d = types.ObjectValueFrom(ctx, gpuType.AttrTypes, gpuModel{
+		m.GPU = adapter.ObjectOf(ctx, gpuType, gpuModel{
 			LogicalCount:  types.Int64Value(int64(g.LogicalCount)),
 			MemoryGiB:     memory,
 			Model:         types.StringValue(g.Model),
 			PhysicalCount: types.Int64Value(int64(g.PhysicalCount)),
 			Vendor:        types.StringValue(g.Vendor),
-		})
-		diags.Append(d...)
+		}, diags)
 	}
 
 	return m

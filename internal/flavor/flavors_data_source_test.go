@@ -7,19 +7,11 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
-	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
 )
-
-// stateOf writes model into a state of the schema of ds.
-func stateOf(ctx context.Context, ds datasource.DataSource, model any) diag.Diagnostics {
-	resp := &datasource.SchemaResponse{}
-	ds.Schema(ctx, datasource.SchemaRequest{}, resp)
-
-	return (&tfsdk.State{Schema: resp.Schema, Raw: tftypes.NewValue(resp.Schema.Type().TerraformType(ctx), nil)}).Set(ctx, model)
-}
 
 // TestKeepMatchesSchema lets each data source's model keep a result and writes it into a
 // state of the data source's schema: a tfsdk tag or attribute type that does not match fails
@@ -51,7 +43,7 @@ func TestKeepMatchesSchema(t *testing.T) {
 
 		tt.model.keep(ctx, []Flavor{gpuOne, small, gpuAMD}, "RegionOne", &diags)
 
-		diags.Append(stateOf(ctx, tt.ds, tt.model)...)
+		diags.Append(adapter.WriteState(ctx, tt.ds, tt.model)...)
 
 		if diags.HasError() {
 			t.Errorf("%T: %v", tt.model, diags)

@@ -9,8 +9,6 @@ import (
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/flavors"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
-
-	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 )
 
 // Facts is one flavor as the plan checks of a server see it: the enriched flavor, and Nova's
@@ -22,27 +20,9 @@ type Facts struct {
 	RAMMiB int
 }
 
-// lookupKey is one flavor read by ID, of one Cache (one provider run) and region.
-type lookupKey struct {
-	cache      *Cache
-	region, id string
-}
-
-// lookupResult is a read by ID; found is false when Nova answered 404, which is kept too.
-type lookupResult struct {
-	facts Facts
-	found bool
-}
-
-// lookups holds the flavors read one by one because the run's listing does not hold them
-// (private flavors, flavors outside the allow-list) or does not hold their Nova RAM (memory
-// overridden). It is keyed by the Cache, which lives for one provider run, so each flavor is
-// read once per run however many servers name it.
-var lookups cloud.OnceCache[lookupKey, lookupResult]
-
 // Lookup is flavor id of region (a resolved region name) for the plan checks of a server:
-// from the run's shared listing (Flavors), else read from Nova once per run. found is false
-// when Nova has no such flavor.
+// from the run's shared listing (Flavors), else read from Nova once per run (Cache.byID, a 404
+// included). found is false when Nova has no such flavor.
 func (c *Cache) Lookup(ctx context.Context, region, id string, compute *gophercloud.ServiceClient) (Facts, bool, error) {
 	list, err := c.Flavors(ctx, region, compute)
 	if err != nil {
@@ -56,19 +36,22 @@ func (c *Cache) Lookup(ctx context.Context, region, id string, compute *gophercl
 		}
 	}
 
-	r, err := lookups.Get(ctx, lookupKey{cache: c, region: region, id: id}, func(ctx context.Context) (lookupResult, error) {
+	f, err := c.byID.Get(ctx, regionID{region: region, id: id}, func(ctx context.Context) (*Facts, error) {
 		nf, err := flavors.Get(ctx, compute, id).Extract()
 
 		switch {
 		case gophercloud.ResponseCodeIs(err, http.StatusNotFound):
 			tflog.Debug(ctx, "Nova has no such flavor", map[string]any{"flavor_id": id, "region": region})
-			return lookupResult{}, nil
+			return nil, nil
 		case err != nil:
-			return lookupResult{}, fmt.Errorf("reading flavor %s: %w", id, err)
+			return nil, fmt.Errorf("reading flavor %s: %w", id, err)
 		}
 
-		return lookupResult{facts: Facts{Flavor: Enrich(*nf, c.overrides), RAMMiB: nf.RAM}, found: true}, nil
+		return &Facts{Flavor: Enrich(*nf, c.overrides), RAMMiB: nf.RAM}, nil
 	})
+	if f == nil {
+		return Facts{}, false, err
+	}
 
-	return r.facts, r.found, err
+	return *f, true, nil
 }

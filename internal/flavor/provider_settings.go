@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -18,6 +17,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
 )
 
 // Provider arguments of this package.
@@ -31,16 +32,8 @@ const (
 // (the allow-list).
 func ProviderAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
-		AllowListArgument: schema.SetAttribute{
-			Optional:    true,
-			ElementType: types.StringType,
-			MarkdownDescription: "Nova flavor IDs that the flavor data sources may return. Other public flavors are left out. " +
-				"Unset: every public flavor.",
-			Validators: []validator.Set{
-				setvalidator.SizeAtLeast(1),
-				setvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1)),
-			},
-		},
+		AllowListArgument: adapter.StringSetArgument("Nova flavor IDs that the flavor data sources may return. Other public " +
+			"flavors are left out. Unset: every public flavor."),
 		OverridesArgument: schema.ListNestedAttribute{
 			Optional: true,
 			MarkdownDescription: "What Nova does not know about flavors, keyed by flavor `id` (each ID at most once): CPU architecture " +
@@ -140,13 +133,8 @@ func ExpandOverrides(ctx context.Context, list types.List) (Overrides, diag.Diag
 
 	root := path.Root(OverridesArgument)
 
-	if list.IsUnknown() {
-		diags.Append(unknownArgument(root))
+	if !adapter.ReadArgument(root, list, &diags) {
 		return nil, diags
-	}
-
-	if list.IsNull() {
-		return nil, nil
 	}
 
 	var models []OverrideModel
@@ -231,7 +219,7 @@ func (m OverrideModel) override(ctx context.Context, diags *diag.Diagnostics) Ov
 // apply (in attribute order); true when there is one.
 func unknownIn(p path.Path, v attr.Value, diags *diag.Diagnostics) bool {
 	if v.IsUnknown() {
-		diags.Append(unknownArgument(p))
+		diags.Append(adapter.UnknownArgument(p))
 		return true
 	}
 
@@ -256,21 +244,10 @@ func unknownIn(p path.Path, v attr.Value, diags *diag.Diagnostics) bool {
 func ExpandAllowList(ctx context.Context, set types.Set, overrides Overrides) ([]string, diag.Diagnostics) {
 	var diags diag.Diagnostics
 
-	root := path.Root(AllowListArgument)
-
-	if set.IsUnknown() {
-		diags.Append(unknownArgument(root))
+	ids := adapter.ReadStringSetArgument(ctx, path.Root(AllowListArgument), set, &diags)
+	if set.IsNull() || set.IsUnknown() {
 		return nil, diags
 	}
-
-	if set.IsNull() {
-		return nil, nil
-	}
-
-	var ids []string
-
-	diags.Append(set.ElementsAs(ctx, &ids, false)...)
-	slices.Sort(ids)
 
 	var outside []string
 
@@ -342,14 +319,6 @@ func duplicateID(seen map[string]int, id string, i int, p path.Path, diags *diag
 	seen[id] = i
 
 	return false
-}
-
-// unknownArgument is the diagnostic for a provider argument known only after
-// apply: the provider is configured before any plan, so it cannot wait.
-func unknownArgument(p path.Path) diag.Diagnostic {
-	return diag.NewAttributeErrorDiagnostic(p, "Unknown provider argument",
-		fmt.Sprintf("The provider cannot be configured because %s depends on a value that is only known after apply. "+
-			"Set it to a literal, a variable or an environment variable instead.", p))
 }
 
 // unjoin is the errors err joins (err itself when it joins none, nothing for nil).

@@ -34,6 +34,15 @@ type Cache struct {
 	key        *ecdsa.PublicKey
 	glance     cloud.OnceCache[glanceKey, []images.Image]
 	classified cloud.OnceCache[scopeKey, Listing]
+	// byID holds the images read one by one because the public listing does not hold them
+	// (private, shared or community images, or images made after the listing), so that each
+	// is read once per run however many servers name it; nil is Glance's 404, which is kept too.
+	byID cloud.OnceCache[regionID, *Facts]
+}
+
+// regionID is one object of a region, by ID.
+type regionID struct {
+	region, id string
 }
 
 type glanceKey struct {

@@ -3,11 +3,9 @@ package image
 import (
 	"context"
 	"fmt"
-	"maps"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -42,64 +40,21 @@ type selection struct {
 	rejected []Rejected // by name
 }
 
-// dataSource is the one shape of the image data sources: read the configured filters,
-// select the region's classified images from the shared listing (each matching rejected
-// image raising a warning), let the model keep its result. M is the model, P its pointer
-// type (which implements model).
-type dataSource[M any, P interface {
-	*M
-	model
-}] struct {
-	adapter.DataSourceBase[meta]
-
-	schema schema.Schema
-}
-
-var (
-	_ datasource.DataSourceWithConfigure = (*dataSource[imagesModel, *imagesModel])(nil)
-	_ datasource.DataSourceWithConfigure = (*dataSource[singleImageModel, *singleImageModel])(nil)
-)
-
 // newDataSource is the data source unikorn_<typeName>: the filters, `rejected` and
-// attributes.
+// attributes, read by selecting the region's classified images from the shared listing (each
+// matching rejected image raising a warning) and letting the model M (its pointer type P
+// implements model) keep its result.
 func newDataSource[M any, P interface {
 	*M
 	model
-}](typeName, description string, attributes map[string]schema.Attribute) *dataSource[M, P] {
-	all := filterAttributes()
-	all["rejected"] = rejectedAttribute()
-	maps.Copy(all, attributes)
-
-	return &dataSource[M, P]{
-		DataSourceBase: adapter.NewDataSourceBase[meta](adapter.Kind{TypeName: typeName, Noun: "image"}),
-		schema:         schema.Schema{MarkdownDescription: description, Attributes: all},
-	}
-}
-
-func (d *dataSource[M, P]) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	resp.Schema = d.schema
-}
-
-func (d *dataSource[M, P]) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	if !d.Configured() {
-		resp.Diagnostics.AddError("Error reading images", "The provider is not configured.")
-		return
-	}
-
-	data, ok := adapter.Get[M](ctx, req.Config, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-
-	ctx = tflog.SetField(ctx, "data_source", "unikorn_"+d.Kind().TypeName)
-
-	if sel, ok := P(&data).filters().selectImages(ctx, d.Meta, &resp.Diagnostics); ok {
-		P(&data).keep(ctx, sel, &resp.Diagnostics)
-	}
-
-	if !resp.Diagnostics.HasError() {
-		resp.Diagnostics.Append(resp.State.Set(ctx, &data)...)
-	}
+}](typeName, description string, attributes map[string]schema.Attribute) datasource.DataSource {
+	return adapter.NewDataSource(adapter.Kind{TypeName: typeName, Noun: "images"},
+		adapter.DataSourceSchema(description, filterAttributes(), map[string]schema.Attribute{"rejected": rejectedAttribute()}, attributes),
+		func(ctx context.Context, m meta, data *M, diags *diag.Diagnostics) {
+			if sel, ok := P(data).filters().selectImages(ctx, m, diags); ok {
+				P(data).keep(ctx, sel, diags)
+			}
+		})
 }
 
 // selectImages resolves the region (and records it in the model), gets the region's
@@ -108,13 +63,11 @@ func (d *dataSource[M, P]) Read(ctx context.Context, req datasource.ReadRequest,
 func (f *filterModel) selectImages(ctx context.Context, m meta, diags *diag.Diagnostics) (selection, bool) {
 	c := m.Cloud()
 
-	region, err := c.ResolveRegion(f.Region.ValueString())
-	if err != nil {
-		diags.AddAttributeError(path.Root("region"), adapter.SummaryRegionNotServed, err.Error())
+	region, ok := adapter.ReadRegion(c, &f.Region, diags)
+	if !ok {
 		return selection{}, false
 	}
 
-	f.Region = types.StringValue(region)
 	ctx = tflog.SetField(ctx, "region", region)
 
 	filter, d := f.filter(ctx)
@@ -176,22 +129,15 @@ func rejectionWarnings(region string, rejected []Rejected) diag.Diagnostics {
 // filterAttributes are the filters (and the scope) both image data sources take.
 func filterAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
-		"architecture": schema.StringAttribute{
-			Optional:            true,
-			MarkdownDescription: "Only images for this CPU architecture: `x86_64` or `aarch64` (Glance's `architecture` property, normalised: `amd64` is `x86_64`, `arm64` is `aarch64`, unset is `x86_64`).",
-			Validators:          []validator.String{stringvalidator.OneOf(ArchitectureX86_64, ArchitectureAarch64)},
-		},
-		"gpu_model": text("Only images with GPU support for this model (one of `gpu.models`), e.g. `H100`."),
-		"gpu_vendor": schema.StringAttribute{
-			Optional:            true,
-			MarkdownDescription: "Only images with GPU support from this vendor: `AMD` or `NVIDIA`.",
-			Validators:          []validator.String{stringvalidator.OneOf(GPUVendors()...)},
-		},
-		"name": text("Only images of exactly this name."),
-		"organization_id": text("Also include the images of this organization (`unikorn:organization:id`), whatever their visibility. " +
+		"architecture": adapter.OneOfFilter("Only images for this CPU architecture: `x86_64` or `aarch64` (Glance's `architecture` property, "+
+			"normalised: `amd64` is `x86_64`, `arm64` is `aarch64`, unset is `x86_64`).", ArchitectureX86_64, ArchitectureAarch64),
+		"gpu_model":  adapter.TextFilter("Only images with GPU support for this model (one of `gpu.models`), e.g. `H100`."),
+		"gpu_vendor": adapter.OneOfFilter("Only images with GPU support from this vendor: `AMD` or `NVIDIA`.", GPUVendors()...),
+		"name":       adapter.TextFilter("Only images of exactly this name."),
+		"organization_id": adapter.TextFilter("Also include the images of this organization (`unikorn:organization:id`), whatever their visibility. " +
 			"Organization images are exempt from the signature check. Unset: public images only."),
-		"os_distro":  text("Only images of this distribution (`os.distro`), e.g. `ubuntu`."),
-		"os_version": text("Only images of this distribution version (`os.version`), e.g. `24.04`."),
+		"os_distro":  adapter.TextFilter("Only images of this distribution (`os.distro`), e.g. `ubuntu`."),
+		"os_version": adapter.TextFilter("Only images of this distribution version (`os.version`), e.g. `24.04`."),
 		"package": schema.StringAttribute{
 			Optional: true,
 			MarkdownDescription: "Only images with this package, optionally constrained by a semantic version constraint: " +
@@ -199,38 +145,16 @@ func filterAttributes() map[string]schema.Attribute {
 				"compare as semantic versions; a pre-release only matches a constraint that names one.",
 			Validators: []validator.String{PackageConstraint()},
 		},
-		"region": schema.StringAttribute{
-			Optional:            true,
-			Computed:            true,
-			MarkdownDescription: "Region whose images are listed. Default: the provider's `region`.",
-			Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
-		},
-		"status": schema.StringAttribute{
-			Optional:            true,
-			MarkdownDescription: "Only images in this state: `pending`, `creating`, `ready` or `failed`.",
-			Validators:          []validator.String{stringvalidator.OneOf(Statuses()...)},
-		},
+		"region": adapter.RegionFilter("images"),
+		"status": adapter.OneOfFilter("Only images in this state: `pending`, `creating`, `ready` or `failed`.", Statuses()...),
 		"tags": schema.MapAttribute{
 			Optional:            true,
 			ElementType:         types.StringType,
 			MarkdownDescription: "Only images that carry every one of these tags (`unikorn:tag:<key>` = value); they may carry more.",
 			Validators:          []validator.Map{mapvalidator.KeysAre(stringvalidator.LengthAtLeast(1))},
 		},
-		"virtualization": schema.StringAttribute{
-			Optional: true,
-			MarkdownDescription: "Only images that can run this way: `virtualized`, `baremetal` or `any`. An image built for `any` " +
-				"matches every value.",
-			Validators: []validator.String{stringvalidator.OneOf(Virtualizations()...)},
-		},
-	}
-}
-
-// text is an optional free-text filter: not empty.
-func text(description string) schema.StringAttribute {
-	return schema.StringAttribute{
-		Optional:            true,
-		MarkdownDescription: description,
-		Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+		"virtualization": adapter.OneOfFilter("Only images that can run this way: `virtualized`, `baremetal` or `any`. An image "+
+			"built for `any` matches every value.", Virtualizations()...),
 	}
 }
 
@@ -273,15 +197,4 @@ func (f filterModel) filter(ctx context.Context) (Filter, diag.Diagnostics) {
 	}
 
 	return out, diags
-}
-
-// objectType is the object type of attributes, taken from the schema so that it always
-// matches it.
-func objectType(attributes map[string]schema.Attribute) types.ObjectType {
-	t := types.ObjectType{AttrTypes: make(map[string]attr.Type, len(attributes))}
-	for name, a := range attributes {
-		t.AttrTypes[name] = a.GetType()
-	}
-
-	return t
 }

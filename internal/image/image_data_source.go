@@ -11,6 +11,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
 )
 
 // NewImageDataSource is the constructor the provider lists.
@@ -22,11 +24,8 @@ func NewImageDataSource() datasource.DataSource {
 			"`rejected`, each with a warning, and named in the error when nothing else matches.",
 		map[string]schema.Attribute{
 			"id": schema.StringAttribute{Computed: true, MarkdownDescription: "ID of the image found (the same as `image.id`)."},
-			"image": schema.SingleNestedAttribute{
-				Computed:            true,
-				MarkdownDescription: "The image found, with the same attributes as an element of `unikorn_images.images`.",
-				Attributes:          imageAttributes(),
-			},
+			"image": adapter.ComputedObject("The image found, with the same attributes as an element of `unikorn_images.images`.",
+				imageAttributes()),
 			"most_recent": schema.BoolAttribute{
 				Optional:            true,
 				MarkdownDescription: "When several images match, pick the newest (latest `created_at`) instead of failing.",
@@ -49,11 +48,7 @@ func (m *singleImageModel) keep(ctx context.Context, sel selection, diags *diag.
 		return
 	}
 
-	var d diag.Diagnostics
-
-	m.Image, d = types.ObjectValueFrom(ctx, imageType.AttrTypes, flattenImage(ctx, found, diags))
-	diags.Append(d...)
-
+	m.Image = adapter.ObjectOf(ctx, imageType, flattenImage(ctx, found, diags), diags)
 	m.ID = types.StringValue(found.ID)
 	m.Rejected = flattenRejected(ctx, sel.rejected, diags)
 

@@ -21,11 +21,8 @@ func NewImagesDataSource() datasource.DataSource {
 			"but break the schema or fail the signature check are listed in `rejected`, each with a warning, so that a missing "+
 			"image explains itself. All image data sources of a region share one Glance image list per Terraform run.",
 		map[string]schema.Attribute{
-			"images": schema.ListNestedAttribute{
-				Computed:            true,
-				MarkdownDescription: "The images that match every filter, sorted oldest → newest (by `created_at`, then name and ID).",
-				NestedObject:        schema.NestedAttributeObject{Attributes: imageAttributes()},
-			},
+			"images": adapter.ComputedList("The images that match every filter, sorted oldest → newest (by `created_at`, then name and ID).",
+				imageAttributes()),
 		})
 }
 
@@ -37,16 +34,7 @@ type imagesModel struct {
 }
 
 func (m *imagesModel) keep(ctx context.Context, sel selection, diags *diag.Diagnostics) {
-	items := make([]imageModel, len(sel.matches))
-	for i, img := range sel.matches {
-		items[i] = flattenImage(ctx, img, diags)
-	}
-
-	var d diag.Diagnostics
-
-	m.Images, d = types.ListValueFrom(ctx, imageType, items)
-	diags.Append(d...)
-
+	m.Images = adapter.ListOf(ctx, imageType, sel.matches, func(img Image) imageModel { return flattenImage(ctx, img, diags) }, diags)
 	m.Rejected = flattenRejected(ctx, sel.rejected, diags)
 }
 
@@ -58,18 +46,14 @@ func imageAttributes() map[string]schema.Attribute {
 			MarkdownDescription: "CPU architecture, normalised: `x86_64` or `aarch64` (others as Glance has them, lower-cased).",
 		},
 		"created_at": schema.StringAttribute{Computed: true, MarkdownDescription: "When the image was created, RFC 3339."},
-		"gpu": schema.SingleNestedAttribute{
-			Computed:            true,
-			MarkdownDescription: "The GPU support baked into the image; null for an image without.",
-			Attributes:          gpuAttributes(),
-		},
-		"id":   schema.StringAttribute{Computed: true, MarkdownDescription: "Glance image ID."},
-		"name": schema.StringAttribute{Computed: true, MarkdownDescription: "Glance image name."},
+		"gpu":        adapter.ComputedObject("The GPU support baked into the image; null for an image without.", gpuAttributes()),
+		"id":         schema.StringAttribute{Computed: true, MarkdownDescription: "Glance image ID."},
+		"name":       schema.StringAttribute{Computed: true, MarkdownDescription: "Glance image name."},
 		"organization_id": schema.StringAttribute{
 			Computed:            true,
 			MarkdownDescription: "The organization that owns the image (`unikorn:organization:id`); null for a public image.",
 		},
-		"os": schema.SingleNestedAttribute{Computed: true, MarkdownDescription: "The operating system.", Attributes: osAttributes()},
+		"os": adapter.ComputedObject("The operating system.", osAttributes()),
 		"packages": schema.MapAttribute{
 			Computed:    true,
 			ElementType: types.StringType,
@@ -122,12 +106,9 @@ func osAttributes() map[string]schema.Attribute {
 }
 
 func rejectedAttribute() schema.Attribute {
-	return schema.ListNestedAttribute{
-		Computed: true,
-		MarkdownDescription: "Images in scope that match the filters (as far as their properties can be read) but were left out " +
-			"because they break the Unikorn property schema or fail the signature check, sorted by name. Each also raises a warning.",
-		NestedObject: schema.NestedAttributeObject{Attributes: rejectedAttributes()},
-	}
+	return adapter.ComputedList("Images in scope that match the filters (as far as their properties can be read) but were left "+
+		"out because they break the Unikorn property schema or fail the signature check, sorted by name. Each also raises a warning.",
+		rejectedAttributes())
 }
 
 func rejectedAttributes() map[string]schema.Attribute {
@@ -145,10 +126,10 @@ func rejectedAttributes() map[string]schema.Attribute {
 // The object types of one image, its GPU support, its operating system and one rejected
 // image, from their schemas.
 var (
-	imageType    = objectType(imageAttributes())
-	gpuType      = objectType(gpuAttributes())
-	osType       = objectType(osAttributes())
-	rejectedType = objectType(rejectedAttributes())
+	imageType    = adapter.ObjectType(imageAttributes())
+	gpuType      = adapter.ObjectType(gpuAttributes())
+	osType       = adapter.ObjectType(osAttributes())
+	rejectedType = adapter.ObjectType(rejectedAttributes())
 )
 
 // imageModel is one image of a result.
@@ -188,13 +169,6 @@ type rejectedModel struct {
 	Reason types.String `tfsdk:"reason"`
 }
 
-// alwaysKnown is the prior value of a collection that is never null: the adapter's value
-// helpers then write an empty one as [] or {}.
-var (
-	alwaysKnownList = types.ListValueMust(types.StringType, nil)
-	alwaysKnownMap  = types.MapValueMust(types.StringType, nil)
-)
-
 // flattenImage is one image of a result: packages and tags are never null, gpu is null for
 // an image without GPU support, the optional OS facts and the organization null when unset.
 func flattenImage(ctx context.Context, img Image, diags *diag.Diagnostics) imageModel {
@@ -205,45 +179,35 @@ func flattenImage(ctx context.Context, img Image, diags *diag.Diagnostics) image
 		ID:             types.StringValue(img.ID),
 		Name:           types.StringValue(img.Name),
 		OrganizationID: adapter.StringOrNull(img.OrganizationID),
-		Packages:       adapter.StringMap(img.Packages, alwaysKnownMap),
+		Packages:       adapter.StringMap(img.Packages, adapter.NeverNullMap),
 		SizeGiB:        types.Int64Value(int64(img.SizeGiB)),
 		Status:         types.StringValue(img.Status),
-		Tags:           adapter.StringMap(img.Tags, alwaysKnownMap),
+		Tags:           adapter.StringMap(img.Tags, adapter.NeverNullMap),
 		Virtualization: types.StringValue(img.Virtualization),
 	}
 
-	var d diag.Diagnostics
-
-	m.OS, d = types.ObjectValueFrom(ctx, osType.AttrTypes, osModel{
+	m.OS = adapter.ObjectOf(ctx, osType, osModel{
 		Codename: adapter.StringOrNull(img.OS.Codename),
 		Distro:   types.StringValue(img.OS.Distro),
 		Family:   types.StringValue(img.OS.Family),
 		Kernel:   types.StringValue(img.OS.Kernel),
 		Variant:  adapter.StringOrNull(img.OS.Variant),
 		Version:  types.StringValue(img.OS.Version),
-	})
-	diags.Append(d...)
+	}, diags)
 
 	if g := img.GPU; g != nil {
-		m.GPU, d = types.ObjectValueFrom(ctx, gpuType.AttrTypes, gpuModel{
+		m.GPU = adapter.ObjectOf(ctx, gpuType, gpuModel{
 			DriverVersion: types.StringValue(g.DriverVersion),
-			Models:        adapter.StringList(g.Models, alwaysKnownList),
+			Models:        adapter.StringList(g.Models, adapter.NeverNullList),
 			Vendor:        types.StringValue(g.Vendor),
-		})
-		diags.Append(d...)
+		}, diags)
 	}
 
 	return m
 }
 
 func flattenRejected(ctx context.Context, rejected []Rejected, diags *diag.Diagnostics) types.List {
-	items := make([]rejectedModel, len(rejected))
-	for i, r := range rejected {
-		items[i] = rejectedModel{ID: types.StringValue(r.ID), Name: types.StringValue(r.Name), Reason: types.StringValue(r.Reason)}
-	}
-
-	list, d := types.ListValueFrom(ctx, rejectedType, items)
-	diags.Append(d...)
-
-	return list
+	return adapter.ListOf(ctx, rejectedType, rejected, func(r Rejected) rejectedModel {
+		return rejectedModel{ID: types.StringValue(r.ID), Name: types.StringValue(r.Name), Reason: types.StringValue(r.Reason)}
+	}, diags)
 }

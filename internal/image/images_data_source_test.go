@@ -16,9 +16,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
 )
 
 var (
@@ -36,14 +36,6 @@ var (
 		Tags: map[string]string{}, Status: StatusPending, CreatedAt: time.Date(2025, 3, 2, 0, 0, 0, 0, time.UTC),
 	}
 )
-
-// stateOf writes model into a state of the schema of ds.
-func stateOf(ctx context.Context, ds datasource.DataSource, model any) diag.Diagnostics {
-	resp := &datasource.SchemaResponse{}
-	ds.Schema(ctx, datasource.SchemaRequest{}, resp)
-
-	return (&tfsdk.State{Schema: resp.Schema, Raw: tftypes.NewValue(resp.Schema.Type().TerraformType(ctx), nil)}).Set(ctx, model)
-}
 
 // TestKeepMatchesSchema lets each data source's model keep a result and writes it into a
 // state of the data source's schema: a tfsdk tag or attribute type that does not match fails
@@ -82,7 +74,7 @@ func TestKeepMatchesSchema(t *testing.T) {
 
 		tt.model.keep(ctx, sel, &diags)
 
-		diags.Append(stateOf(ctx, tt.ds, tt.model)...)
+		diags.Append(adapter.WriteState(ctx, tt.ds, tt.model)...)
 
 		if diags.HasError() {
 			t.Errorf("%T: %v", tt.model, diags)

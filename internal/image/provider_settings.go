@@ -2,13 +2,14 @@ package image
 
 import (
 	"crypto/ecdsa"
-	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
 )
 
 // SigningKeyArgument is the provider argument holding the image signing key.
@@ -35,15 +36,8 @@ func ExpandSigningKey(value types.String) (*ecdsa.PublicKey, diag.Diagnostics) {
 
 	p := path.Root(SigningKeyArgument)
 
-	switch {
-	case value.IsUnknown():
-		diags.AddAttributeError(p, "Unknown provider argument",
-			fmt.Sprintf("The provider cannot be configured because %s depends on a value that is only known after apply. "+
-				"Set it to a literal, a variable or a file() instead.", SigningKeyArgument))
-
+	if !adapter.ReadArgument(p, value, &diags) {
 		return nil, diags
-	case value.IsNull():
-		return nil, nil
 	}
 
 	key, err := ParseSigningKey(value.ValueString())

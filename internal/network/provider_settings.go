@@ -3,18 +3,17 @@ package network
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
 )
 
 // Provider arguments of this package.
@@ -35,24 +34,8 @@ func ProviderAttributes() map[string]schema.Attribute {
 				"order) that passes the selector; the `unikorn_external_networks` data source shows them. Unset: every " +
 				"external network.",
 			Attributes: map[string]schema.Attribute{
-				"ids": schema.SetAttribute{
-					Optional:            true,
-					ElementType:         types.StringType,
-					MarkdownDescription: "Only these external networks (Neutron IDs).",
-					Validators: []validator.Set{
-						setvalidator.SizeAtLeast(1),
-						setvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1)),
-					},
-				},
-				"tags": schema.SetAttribute{
-					Optional:            true,
-					ElementType:         types.StringType,
-					MarkdownDescription: "Only external networks that carry every one of these Neutron tags.",
-					Validators: []validator.Set{
-						setvalidator.SizeAtLeast(1),
-						setvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1)),
-					},
-				},
+				"ids":  adapter.StringSetArgument("Only these external networks (Neutron IDs)."),
+				"tags": adapter.StringSetArgument("Only external networks that carry every one of these Neutron tags."),
 			},
 		},
 		ProviderNetworkArgument: schema.SingleNestedAttribute{
@@ -116,69 +99,18 @@ type vlanRangeModel struct {
 func ExpandConfig(ctx context.Context, externalNetworks, providerNetwork types.Object) (*Config, diag.Diagnostics) {
 	var diags diag.Diagnostics
 
-	unknown := func(p path.Path) {
-		diags.AddAttributeError(p, "Unknown provider argument",
-			"The provider cannot be configured because this argument depends on a value that is only known after apply.")
-	}
-
 	var selector ExternalNetworkSelector
 
-	switch {
-	case externalNetworks.IsUnknown():
-		unknown(path.Root(ExternalNetworksArgument))
-	case !externalNetworks.IsNull():
-		var m externalNetworksModel
-
-		diags.Append(externalNetworks.As(ctx, &m, basetypes.ObjectAsOptions{})...)
-
-		for _, f := range []struct {
-			name string
-			set  types.Set
-			dst  *[]string
-		}{{"ids", m.IDs, &selector.IDs}, {"tags", m.Tags, &selector.Tags}} {
-			if f.set.IsUnknown() {
-				unknown(path.Root(ExternalNetworksArgument).AtName(f.name))
-				continue
-			}
-
-			diags.Append(f.set.ElementsAs(ctx, f.dst, false)...)
-			slices.Sort(*f.dst)
-		}
+	root := path.Root(ExternalNetworksArgument)
+	if m, ok := adapter.ReadObjectArgument[externalNetworksModel](ctx, root, externalNetworks, &diags); ok {
+		selector.IDs = adapter.ReadStringSetArgument(ctx, root.AtName("ids"), m.IDs, &diags)
+		selector.Tags = adapter.ReadStringSetArgument(ctx, root.AtName("tags"), m.Tags, &diags)
 	}
 
 	var pn *ProviderNetwork
 
-	switch {
-	case providerNetwork.IsUnknown():
-		unknown(path.Root(ProviderNetworkArgument))
-	case !providerNetwork.IsNull():
-		var m providerNetworkModel
-
-		diags.Append(providerNetwork.As(ctx, &m, basetypes.ObjectAsOptions{})...)
-
-		if m.PhysicalNetwork.IsUnknown() || m.VLANRanges.IsUnknown() {
-			unknown(path.Root(ProviderNetworkArgument))
-			break
-		}
-
-		var ranges []vlanRangeModel
-
-		diags.Append(m.VLANRanges.ElementsAs(ctx, &ranges, false)...)
-
-		pn = &ProviderNetwork{PhysicalNetwork: m.PhysicalNetwork.ValueString()}
-
-		for i, r := range ranges {
-			if r.Start.IsUnknown() || r.End.IsUnknown() {
-				unknown(path.Root(ProviderNetworkArgument).AtName("vlan_ranges").AtListIndex(i))
-				continue
-			}
-
-			pn.VLANRanges = append(pn.VLANRanges, VLANRange{Start: int(r.Start.ValueInt64()), End: int(r.End.ValueInt64())})
-		}
-
-		if err := checkVLANRanges(pn.VLANRanges); err != nil {
-			diags.AddAttributeError(path.Root(ProviderNetworkArgument).AtName("vlan_ranges"), "Invalid VLAN ranges", err.Error())
-		}
+	if m, ok := adapter.ReadObjectArgument[providerNetworkModel](ctx, path.Root(ProviderNetworkArgument), providerNetwork, &diags); ok {
+		pn = m.expand(ctx, &diags)
 	}
 
 	if diags.HasError() {
@@ -186,6 +118,38 @@ func ExpandConfig(ctx context.Context, externalNetworks, providerNetwork types.O
 	}
 
 	return NewConfig(selector, pn), diags
+}
+
+// expand is the VLAN provider network of the argument; nil when a value is only known after
+// apply (reported).
+func (m providerNetworkModel) expand(ctx context.Context, diags *diag.Diagnostics) *ProviderNetwork {
+	root := path.Root(ProviderNetworkArgument)
+
+	if m.PhysicalNetwork.IsUnknown() || m.VLANRanges.IsUnknown() {
+		diags.Append(adapter.UnknownArgument(root))
+		return nil
+	}
+
+	var ranges []vlanRangeModel
+
+	diags.Append(m.VLANRanges.ElementsAs(ctx, &ranges, false)...)
+
+	pn := &ProviderNetwork{PhysicalNetwork: m.PhysicalNetwork.ValueString()}
+
+	for i, r := range ranges {
+		if r.Start.IsUnknown() || r.End.IsUnknown() {
+			diags.Append(adapter.UnknownArgument(root.AtName("vlan_ranges").AtListIndex(i)))
+			continue
+		}
+
+		pn.VLANRanges = append(pn.VLANRanges, VLANRange{Start: int(r.Start.ValueInt64()), End: int(r.End.ValueInt64())})
+	}
+
+	if err := checkVLANRanges(pn.VLANRanges); err != nil {
+		diags.AddAttributeError(root.AtName("vlan_ranges"), "Invalid VLAN ranges", err.Error())
+	}
+
+	return pn
 }
 
 // checkVLANRanges checks that every range is ordered, within 1-4094, and that no two overlap.

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 )
 
@@ -81,7 +82,7 @@ func (m providerModel) cloudConfig(ctx context.Context, getenv func(string) stri
 
 	for _, s := range settings {
 		if s.value.IsUnknown() {
-			diags.Append(unknownValue(s.attribute))
+			diags.Append(adapter.UnknownArgument(path.Root(s.attribute)))
 			continue
 		}
 
@@ -98,7 +99,7 @@ func (m providerModel) cloudConfig(ctx context.Context, getenv func(string) stri
 
 	switch {
 	case m.Insecure.IsUnknown():
-		diags.Append(unknownValue("insecure"))
+		diags.Append(adapter.UnknownArgument(path.Root("insecure")))
 	case !m.Insecure.IsNull():
 		insecure := m.Insecure.ValueBool()
 		cfg.Insecure = &insecure
@@ -113,7 +114,7 @@ func (m providerModel) cloudConfig(ctx context.Context, getenv func(string) stri
 
 	switch {
 	case m.MaxRetries.IsUnknown():
-		diags.Append(unknownValue("max_retries"))
+		diags.Append(adapter.UnknownArgument(path.Root("max_retries")))
 	case !m.MaxRetries.IsNull():
 		cfg.MaxRetries = int(m.MaxRetries.ValueInt64())
 	case getenv("UNIKORN_MAX_RETRIES") != "":
@@ -128,7 +129,7 @@ func (m providerModel) cloudConfig(ctx context.Context, getenv func(string) stri
 
 	switch {
 	case m.Regions.IsUnknown():
-		diags.Append(unknownValue("regions"))
+		diags.Append(adapter.UnknownArgument(path.Root("regions")))
 	case !m.Regions.IsNull():
 		diags.Append(m.Regions.ElementsAs(ctx, &cfg.Regions, false)...)
 	default:
@@ -136,13 +137,4 @@ func (m providerModel) cloudConfig(ctx context.Context, getenv func(string) stri
 	}
 
 	return cfg, diags
-}
-
-// unknownValue is the diagnostic for a provider argument that depends on a value known only
-// after apply: the provider must authenticate before any plan, so it cannot wait for it.
-func unknownValue(attribute string) diag.Diagnostic {
-	return diag.NewAttributeErrorDiagnostic(path.Root(attribute),
-		"Unknown provider argument",
-		fmt.Sprintf("The provider cannot be configured because %q depends on a value that is only known after apply. "+
-			"Set it to a literal, a variable or an environment variable instead.", attribute))
 }

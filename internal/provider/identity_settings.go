@@ -9,8 +9,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/identity"
 )
 
@@ -69,29 +69,26 @@ func identityAttributes() map[string]schema.Attribute {
 func (s identitySettings) configure(ctx context.Context, meta *identityMeta) diag.Diagnostics {
 	var diags diag.Diagnostics
 
+	root := path.Root("roles")
 	names := map[string]string{}
 
-	switch {
-	case s.Roles.IsUnknown():
-		diags.Append(unknownValue("roles"))
-		return diags
-	case !s.Roles.IsNull():
-		var m roleMappingModel
-
-		diags.Append(s.Roles.As(ctx, &m, basetypes.ObjectAsOptions{})...)
-
-		for role, v := range map[string]types.String{
-			identity.RoleMember:             m.Member,
-			identity.RoleLoadBalancerMember: m.LoadBalancerMember,
-			identity.RoleManager:            m.Manager,
+	if m, ok := adapter.ReadObjectArgument[roleMappingModel](ctx, root, s.Roles, &diags); ok {
+		for _, r := range []struct {
+			attribute, role string
+			name            types.String
+		}{
+			{"load_balancer_member", identity.RoleLoadBalancerMember, m.LoadBalancerMember},
+			{"manager", identity.RoleManager, m.Manager},
+			{"member", identity.RoleMember, m.Member},
 		} {
-			if v.IsUnknown() {
-				diags.AddAttributeError(path.Root("roles"), "Unknown provider argument",
-					"The Keystone role name for "+role+" depends on a value that is only known after apply.")
+			if adapter.ReadArgument(root.AtName(r.attribute), r.name, &diags) {
+				names[r.role] = r.name.ValueString()
 			}
-
-			names[role] = v.ValueString()
 		}
+	}
+
+	if diags.HasError() {
+		return diags
 	}
 
 	meta.identity = identity.NewConfig(names)

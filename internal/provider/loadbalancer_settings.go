@@ -4,8 +4,12 @@ import (
 	"context"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/loadbalancer"
 )
 
 // loadbalancerSettings is the part of the provider block that configures the loadbalancer package.
@@ -13,15 +17,22 @@ type loadbalancerSettings struct {
 	LoadBalancerSingleCallCreate types.Bool `tfsdk:"loadbalancer_single_call_create"`
 }
 
-// loadbalancerMeta is what Configure derives from loadbalancerSettings for the loadbalancer package.
+// loadbalancerMeta is what Configure derives from loadbalancerSettings for the loadbalancer
+// package, and the run's memo of the load balancers' VIP network lookups.
 type loadbalancerMeta struct {
 	singleCallCreate bool
+	networks         loadbalancer.NetworkCache
 }
 
 // LoadBalancerSingleCallCreate tells whether new load balancers are created with Octavia's
 // fully-populated single call instead of step by step.
-func (m loadbalancerMeta) LoadBalancerSingleCallCreate() bool {
+func (m *loadbalancerMeta) LoadBalancerSingleCallCreate() bool {
 	return m.singleCallCreate
+}
+
+// LoadBalancerNetworkCache is the run's VIP network lookups, shared by every load balancer's plan.
+func (m *loadbalancerMeta) LoadBalancerNetworkCache() *loadbalancer.NetworkCache {
+	return &m.networks
 }
 
 // loadbalancerAttributes are the provider arguments of loadbalancerSettings.
@@ -42,12 +53,8 @@ func loadbalancerAttributes() map[string]schema.Attribute {
 func (s loadbalancerSettings) configure(_ context.Context, meta *loadbalancerMeta) diag.Diagnostics {
 	var diags diag.Diagnostics
 
-	if s.LoadBalancerSingleCallCreate.IsUnknown() {
-		diags.Append(unknownValue("loadbalancer_single_call_create"))
-		return diags
-	}
-
-	meta.singleCallCreate = s.LoadBalancerSingleCallCreate.ValueBool()
+	v := s.LoadBalancerSingleCallCreate
+	meta.singleCallCreate = adapter.ReadArgument(path.Root("loadbalancer_single_call_create"), v, &diags) && v.ValueBool()
 
 	return diags
 }

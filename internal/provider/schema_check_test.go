@@ -11,6 +11,8 @@ import (
 	pschema "github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
 )
 
 // TestSchemaProblems checks the schema check itself on small fake providers: it finds a
@@ -34,13 +36,13 @@ func TestSchemaProblems(t *testing.T) {
 				schema: pschema.Schema{Attributes: map[string]pschema.Attribute{
 					"endpoint": pschema.StringAttribute{Optional: true, MarkdownDescription: "Endpoint."},
 				}},
-				resources: []fakeResource{{name: "thing", schema: rschema.Schema{Attributes: map[string]rschema.Attribute{
+				resources: []resource.Resource{fakeResource("thing", rschema.Schema{Attributes: map[string]rschema.Attribute{
 					"rules": rschema.ListNestedAttribute{
 						Optional:            true,
 						MarkdownDescription: "Rules.",
 						NestedObject:        rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{"port": described("Port.")}},
 					},
-				}}}},
+				}})},
 			},
 			exact: true,
 		},
@@ -50,7 +52,7 @@ func TestSchemaProblems(t *testing.T) {
 				schema: pschema.Schema{Attributes: map[string]pschema.Attribute{
 					"endpoint": pschema.StringAttribute{Optional: true},
 				}},
-				resources: []fakeResource{{name: "thing", schema: rschema.Schema{
+				resources: []resource.Resource{fakeResource("thing", rschema.Schema{
 					Attributes: map[string]rschema.Attribute{
 						"top": rschema.StringAttribute{Optional: true},
 						"rules": rschema.ListNestedAttribute{
@@ -73,8 +75,8 @@ func TestSchemaProblems(t *testing.T) {
 							Attributes: map[string]rschema.Attribute{"value": rschema.StringAttribute{Optional: true}},
 						}},
 					},
-				}}},
-				dataSources: []fakeDataSource{{name: "things", schema: dschema.Schema{Attributes: map[string]dschema.Attribute{
+				})},
+				dataSources: []datasource.DataSource{fakeDataSource("things", dschema.Schema{Attributes: map[string]dschema.Attribute{
 					"items": dschema.SetNestedAttribute{
 						Computed:            true,
 						MarkdownDescription: "Items.",
@@ -82,7 +84,7 @@ func TestSchemaProblems(t *testing.T) {
 							"id": dschema.StringAttribute{Computed: true},
 						}},
 					},
-				}}}},
+				}})},
 			},
 			want: []problem{
 				{"data.fake_things", "items[*].id", "no Description or MarkdownDescription"},
@@ -96,9 +98,9 @@ func TestSchemaProblems(t *testing.T) {
 		},
 		{
 			name: "ValidateImplementation fails",
-			provider: &fakeProvider{resources: []fakeResource{{name: "bad", schema: rschema.Schema{
+			provider: &fakeProvider{resources: []resource.Resource{fakeResource("bad", rschema.Schema{
 				Attributes: map[string]rschema.Attribute{"Bad-Name": described("Not a valid attribute name.")},
-			}}}},
+			})}},
 			want: []problem{{"fake_bad", "", "Invalid Attribute/Block Name: When validating the schema, an implementation issue was " +
 				"found. This is always an issue with the provider and should be reported to the provider developers.\n\n" +
 				`"Bad-Name" at schema path "Bad-Name" is an invalid attribute/block name. Names must only contain lowercase ` +
@@ -128,8 +130,8 @@ func TestSchemaProblems(t *testing.T) {
 // fakeProvider serves the schemas of a test of the schema check.
 type fakeProvider struct {
 	schema      pschema.Schema
-	resources   []fakeResource
-	dataSources []fakeDataSource
+	resources   []resource.Resource
+	dataSources []datasource.DataSource
 }
 
 func (p *fakeProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -144,52 +146,47 @@ func (p *fakeProvider) Configure(context.Context, provider.ConfigureRequest, *pr
 }
 
 func (p *fakeProvider) Resources(context.Context) []func() resource.Resource {
-	var out []func() resource.Resource
-	for _, r := range p.resources {
-		out = append(out, func() resource.Resource { return r })
-	}
-
-	return out
+	return constructors(p.resources)
 }
 
 func (p *fakeProvider) DataSources(context.Context) []func() datasource.DataSource {
-	var out []func() datasource.DataSource
-	for _, d := range p.dataSources {
-		out = append(out, func() datasource.DataSource { return d })
+	return constructors(p.dataSources)
+}
+
+// constructors are constructors of the given values, as a provider lists them.
+func constructors[T any](values []T) []func() T {
+	out := make([]func() T, len(values))
+	for i, v := range values {
+		out[i] = func() T { return v }
 	}
 
 	return out
 }
 
-type fakeResource struct {
-	name   string
+// fakeDataSource is the data source unikorn_<name>, written on the kit, that serves s.
+func fakeDataSource(name string, s dschema.Schema) datasource.DataSource {
+	return adapter.NewDataSource[adapter.Meta, struct{}](adapter.Kind{TypeName: name, Noun: name}, s, nil)
+}
+
+// fakeResource is the resource unikorn_<name>, written on the kit, that serves s.
+func fakeResource(name string, s rschema.Schema) resource.Resource {
+	return &schemaOnlyResource{ResourceBase: adapter.NewResourceBase[adapter.Meta](adapter.Kind{TypeName: name, Noun: name}), schema: s}
+}
+
+type schemaOnlyResource struct {
+	adapter.ResourceBase[adapter.Meta]
+
 	schema rschema.Schema
 }
 
-func (r fakeResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_" + r.name
-}
-
-func (r fakeResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func (r *schemaOnlyResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = r.schema
 }
 
-func (fakeResource) Create(context.Context, resource.CreateRequest, *resource.CreateResponse) {}
-func (fakeResource) Read(context.Context, resource.ReadRequest, *resource.ReadResponse)       {}
-func (fakeResource) Update(context.Context, resource.UpdateRequest, *resource.UpdateResponse) {}
-func (fakeResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {}
-
-type fakeDataSource struct {
-	name   string
-	schema dschema.Schema
+func (*schemaOnlyResource) Create(context.Context, resource.CreateRequest, *resource.CreateResponse) {
 }
-
-func (d fakeDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_" + d.name
+func (*schemaOnlyResource) Read(context.Context, resource.ReadRequest, *resource.ReadResponse) {}
+func (*schemaOnlyResource) Update(context.Context, resource.UpdateRequest, *resource.UpdateResponse) {
 }
-
-func (d fakeDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	resp.Schema = d.schema
+func (*schemaOnlyResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {
 }
-
-func (fakeDataSource) Read(context.Context, datasource.ReadRequest, *datasource.ReadResponse) {}

@@ -75,36 +75,26 @@ func schemaProblems(ctx context.Context, p provider.Provider) []problem {
 	p.Schema(ctx, provider.SchemaRequest{}, ps)
 	problems = append(problems, errorsOf("provider", ps.Diagnostics, ps.Schema.ValidateImplementation(ctx))...)
 
-	for _, newResource := range p.Resources(ctx) {
-		r := newResource()
-		name := &resource.MetadataResponse{}
+	problems = append(problems, checkKind(p.Resources(ctx), "", func(r resource.Resource) (string, diag.Diagnostics, diag.Diagnostics) {
+		name, s := &resource.MetadataResponse{}, &resource.SchemaResponse{}
 		r.Metadata(ctx, resource.MetadataRequest{ProviderTypeName: meta.TypeName}, name)
-
-		s := &resource.SchemaResponse{}
 		r.Schema(ctx, resource.SchemaRequest{}, s)
-		problems = append(problems, errorsOf(name.TypeName, s.Diagnostics, s.Schema.ValidateImplementation(ctx))...)
-	}
-
-	for _, newDataSource := range p.DataSources(ctx) {
-		d := newDataSource()
-		name := &datasource.MetadataResponse{}
+		return name.TypeName, s.Diagnostics, s.Schema.ValidateImplementation(ctx)
+	})...)
+	problems = append(problems, checkKind(p.DataSources(ctx), "data.", func(d datasource.DataSource) (string, diag.Diagnostics, diag.Diagnostics) {
+		name, s := &datasource.MetadataResponse{}, &datasource.SchemaResponse{}
 		d.Metadata(ctx, datasource.MetadataRequest{ProviderTypeName: meta.TypeName}, name)
-
-		s := &datasource.SchemaResponse{}
 		d.Schema(ctx, datasource.SchemaRequest{}, s)
-		problems = append(problems, errorsOf("data."+name.TypeName, s.Diagnostics, s.Schema.ValidateImplementation(ctx))...)
-	}
+		return name.TypeName, s.Diagnostics, s.Schema.ValidateImplementation(ctx)
+	})...)
 
 	if pe, ok := p.(provider.ProviderWithEphemeralResources); ok {
-		for _, newEphemeral := range pe.EphemeralResources(ctx) {
-			e := newEphemeral()
-			name := &ephemeral.MetadataResponse{}
+		problems = append(problems, checkKind(pe.EphemeralResources(ctx), "ephemeral.", func(e ephemeral.EphemeralResource) (string, diag.Diagnostics, diag.Diagnostics) {
+			name, s := &ephemeral.MetadataResponse{}, &ephemeral.SchemaResponse{}
 			e.Metadata(ctx, ephemeral.MetadataRequest{ProviderTypeName: meta.TypeName}, name)
-
-			s := &ephemeral.SchemaResponse{}
 			e.Schema(ctx, ephemeral.SchemaRequest{}, s)
-			problems = append(problems, errorsOf("ephemeral."+name.TypeName, s.Diagnostics, s.Schema.ValidateImplementation(ctx))...)
-		}
+			return name.TypeName, s.Diagnostics, s.Schema.ValidateImplementation(ctx)
+		})...)
 	}
 
 	problems = append(problems, undescribed(ctx, p)...)
@@ -114,6 +104,20 @@ func schemaProblems(ctx context.Context, p provider.Provider) []problem {
 	})
 
 	return problems
+}
+
+// checkKind checks every type of one kind (resources, data sources, ...) that constructors
+// make: read answers a type's name (prefixed by prefix in the problems) and the diagnostics of
+// its schema and of the framework's ValidateImplementation.
+func checkKind[T any](constructors []func() T, prefix string, read func(T) (string, diag.Diagnostics, diag.Diagnostics)) []problem {
+	var out []problem
+
+	for _, newType := range constructors {
+		name, schemaDiags, implementationDiags := read(newType())
+		out = append(out, errorsOf(prefix+name, schemaDiags, implementationDiags)...)
+	}
+
+	return out
 }
 
 // errorsOf are the error diagnostics of a schema, at their attribute paths.

@@ -1,0 +1,88 @@
+package adapter
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+)
+
+// The provider-settings kit: what every concept's provider arguments share (the
+// provider_settings.go files of the concept packages and provider's *_settings.go). The
+// provider is configured before any plan, so an argument that is only known after apply is
+// an error, always reported the same way.
+
+// SummaryUnknownArgument is the summary of every provider argument known only after apply.
+const SummaryUnknownArgument = "Unknown provider argument"
+
+// UnknownArgument is the one diagnostic for the provider argument at p that depends on a value
+// only known after apply.
+func UnknownArgument(p path.Path) diag.Diagnostic {
+	return diag.NewAttributeErrorDiagnostic(p, SummaryUnknownArgument,
+		fmt.Sprintf("The provider cannot be configured because %s depends on a value that is only known after apply. "+
+			"Set it to a literal, a variable, a file() or an environment variable instead.", p))
+}
+
+// ReadArgument tells whether the provider argument v at p is set and known: false when it is
+// unset, and when it is unknown, which is reported (UnknownArgument).
+func ReadArgument(p path.Path, v attr.Value, diags *diag.Diagnostics) bool {
+	if v.IsUnknown() {
+		diags.Append(UnknownArgument(p))
+		return false
+	}
+
+	return !v.IsNull()
+}
+
+// ReadObjectArgument reads the object argument v at p into its model M (a struct with tfsdk
+// tags); false when it is unset, unknown (reported) or could not be read (reported).
+func ReadObjectArgument[M any](ctx context.Context, p path.Path, v types.Object, diags *diag.Diagnostics) (M, bool) {
+	var m M
+
+	if !ReadArgument(p, v, diags) {
+		return m, false
+	}
+
+	d := v.As(ctx, &m, basetypes.ObjectAsOptions{})
+	diags.Append(d...)
+
+	return m, !d.HasError()
+}
+
+// ReadStringSetArgument reads the set of strings v at p, sorted; nil when it is unset or
+// unknown (reported).
+func ReadStringSetArgument(ctx context.Context, p path.Path, v types.Set, diags *diag.Diagnostics) []string {
+	if !ReadArgument(p, v, diags) {
+		return nil
+	}
+
+	var values []string
+
+	diags.Append(v.ElementsAs(ctx, &values, false)...)
+	slices.Sort(values)
+
+	return values
+}
+
+// StringSetArgument is an optional provider argument that is a set of at least one string,
+// none of them empty (read with ReadStringSetArgument).
+func StringSetArgument(description string) schema.SetAttribute {
+	return schema.SetAttribute{
+		Optional:            true,
+		ElementType:         types.StringType,
+		MarkdownDescription: description,
+		Validators: []validator.Set{
+			setvalidator.SizeAtLeast(1),
+			setvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1)),
+		},
+	}
+}
