@@ -5,9 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
-	"runtime"
-	"sync"
-	"weak"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 )
@@ -73,7 +70,8 @@ func joinAddressErrors(outside []*AddressError) error {
 
 // NetworkCache remembers the VIP networks looked up during one run of the provider, so that
 // the plans of many load balancers on one network ask Neutron once. A failed lookup is not
-// kept.
+// kept. Its zero value is ready; the provider's client bundle holds the run's one
+// (LoadBalancerNetworkCache).
 type NetworkCache struct {
 	networks cloud.OnceCache[networkKey, *VIPNetwork]
 }
@@ -87,24 +85,4 @@ func (c *NetworkCache) VIPNetwork(ctx context.Context, s *Service, networkID str
 	return c.networks.Get(ctx, networkKey{s.ProjectID, s.Region, networkID}, func(ctx context.Context) (*VIPNetwork, error) {
 		return s.VIPNetwork(ctx, networkID)
 	})
-}
-
-// runCaches holds the NetworkCache of each provider configuration (its *cloud.Client, one
-// per run), dropped with the client.
-var runCaches sync.Map // weak.Pointer[cloud.Client] → *NetworkCache
-
-// NetworkCacheOf is the NetworkCache of the run of client c.
-func NetworkCacheOf(c *cloud.Client) *NetworkCache {
-	key := weak.Make(c)
-
-	if v, ok := runCaches.Load(key); ok {
-		return v.(*NetworkCache) //nolint:forcetypeassert // only *NetworkCache is stored
-	}
-
-	v, loaded := runCaches.LoadOrStore(key, &NetworkCache{})
-	if !loaded {
-		runtime.AddCleanup(c, func(k weak.Pointer[cloud.Client]) { runCaches.Delete(k) }, key)
-	}
-
-	return v.(*NetworkCache) //nolint:forcetypeassert // only *NetworkCache is stored
 }

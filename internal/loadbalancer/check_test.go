@@ -1,14 +1,17 @@
 package loadbalancer
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/netip"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloudtest"
 )
 
@@ -156,34 +159,38 @@ func TestEnsure_badInputFailsBeforeAnyChange(t *testing.T) {
 	}
 }
 
-// TestCreate_lostAnswer: a POST whose answer is lost or refused leaves either nothing or a
-// load balancer that Create finds and returns, so that the state tracks it.
+// TestCreate_lostAnswer: a POST whose answer is lost or a 5xx is recovered inside the same
+// create (the load balancer it made is found by name and used, even when Octavia shows it only
+// a while later), and made again when Octavia made nothing; a definite refusal is returned at
+// once. The state then tracks exactly the one load balancer there is.
 func TestCreate_lostAnswer(t *testing.T) {
 	t.Parallel()
 
 	for _, c := range []struct {
 		name string
-		// post answers the load balancer POST; made tells whether Octavia made it.
+		// post answers the load balancer POST.
 		post       func(f *fakeCloud, w http.ResponseWriter, r *http.Request)
+		wantErr    bool
 		wantLB     bool
+		wantPOSTs  int
 		wantListed int // at least this many name lookups (the wait)
 	}{
-		{name: "refused, nothing made", post: func(_ *fakeCloud, w http.ResponseWriter, _ *http.Request) {
+		{name: "refused", wantErr: true, wantPOSTs: 1, post: func(_ *fakeCloud, w http.ResponseWriter, _ *http.Request) {
+			cloudtest.WriteJSON(w, http.StatusBadRequest, map[string]any{"faultstring": "invalid"})
+		}},
+		{name: "5xx, nothing made", wantErr: true, wantPOSTs: 3, post: func(_ *fakeCloud, w http.ResponseWriter, _ *http.Request) {
 			cloudtest.WriteJSON(w, http.StatusInternalServerError, map[string]any{"faultstring": "boom"})
 		}},
-		{name: "refused after making it", wantLB: true, post: func(f *fakeCloud, w http.ResponseWriter, r *http.Request) {
+		{name: "5xx after making it", wantLB: true, wantPOSTs: 1, post: func(f *fakeCloud, w http.ResponseWriter, r *http.Request) {
 			f.serve(discard{}, r)
 			cloudtest.WriteJSON(w, http.StatusInternalServerError, map[string]any{"faultstring": "boom"})
 		}},
-		{name: "no answer, committed later", wantLB: true, wantListed: 3, post: func(f *fakeCloud, w http.ResponseWriter, _ *http.Request) {
-			// Octavia commits it while the provider waits: the third name lookup sees it.
-			f.api.On(http.MethodGet, "/octavia/v2/lbaas/loadbalancers", func(w http.ResponseWriter, r *http.Request) {
-				if f.api.Count("GET /octavia/v2/lbaas/loadbalancers") == 3 {
-					f.addLB("lb-web", StatusActive)
-				}
-
-				f.serve(w, r)
-			})
+		{name: "5xx, committed later", wantLB: true, wantPOSTs: 1, wantListed: 3, post: func(f *fakeCloud, w http.ResponseWriter, _ *http.Request) {
+			f.commitOnLookup(3)
+			cloudtest.WriteJSON(w, http.StatusBadGateway, map[string]any{"faultstring": "bad gateway"})
+		}},
+		{name: "no answer, committed later", wantLB: true, wantPOSTs: 1, wantListed: 3, post: func(f *fakeCloud, w http.ResponseWriter, _ *http.Request) {
+			f.commitOnLookup(3)
 			hangUp(w)
 		}},
 	} {
@@ -193,22 +200,51 @@ func TestCreate_lostAnswer(t *testing.T) {
 			f := newFakeCloud(t)
 			f.api.On(http.MethodPost, "/octavia/v2/lbaas/loadbalancers", func(w http.ResponseWriter, r *http.Request) { c.post(f, w, r) })
 
-			id, top, err := f.service().Create(t.Context(), Spec{Name: "web", NetworkID: "net-1"}, nil)
+			id, top, err := f.service().Create(noWaits(t), Spec{Name: "web", NetworkID: "net-1"}, nil)
 
 			var lost *CreateError
-			if !errors.As(err, &lost) {
-				t.Fatalf("err = %v, want the failed POST", err)
+			if c.wantErr != errors.As(err, &lost) || (!c.wantErr && err != nil) {
+				t.Fatalf("err = %v, want a failed create: %t", err, c.wantErr)
 			}
 
 			if c.wantLB != (id != "") || (id != "" && (top == nil || top.ID != id || top.Name != "lb-web")) {
 				t.Errorf("Create returned %q with %+v, want a load balancer: %t", id, top, c.wantLB)
 			}
 
+			if n := f.api.Count("POST /octavia/v2/lbaas/loadbalancers"); n != c.wantPOSTs {
+				t.Errorf("%d POSTs, want %d", n, c.wantPOSTs)
+			}
+
 			if n := f.api.Count("GET /octavia/v2/lbaas/loadbalancers"); n < c.wantListed {
 				t.Errorf("%d name lookups, want at least %d", n, c.wantListed)
 			}
+
+			if f.mu.Lock(); len(f.lbs) != map[bool]int{true: 1}[c.wantLB] {
+				t.Errorf("%d load balancers in Octavia, want exactly the one returned", len(f.lbs))
+			}
+
+			f.mu.Unlock()
 		})
 	}
+}
+
+// commitOnLookup makes Octavia show the load balancer of a lost POST only at the n-th listing
+// (it commits it while the provider looks).
+func (f *fakeCloud) commitOnLookup(n int) {
+	f.api.On(http.MethodGet, "/octavia/v2/lbaas/loadbalancers", func(w http.ResponseWriter, r *http.Request) {
+		if f.api.Count("GET /octavia/v2/lbaas/loadbalancers") == n {
+			f.addLB("lb-web", StatusActive)
+		}
+
+		f.serve(w, r)
+	})
+}
+
+// noWaits is the test's context, on which cloud.Create's pauses take no time.
+func noWaits(t *testing.T) context.Context {
+	t.Helper()
+
+	return cloud.WithSleeper(t.Context(), func(ctx context.Context, _ time.Duration) error { return ctx.Err() })
 }
 
 // discard is a ResponseWriter that forgets the answer.

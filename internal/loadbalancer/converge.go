@@ -187,6 +187,7 @@ func topologyOf(lb *loadbalancers.LoadBalancer) *Topology {
 		VIPSubnetID:        lb.VipSubnetID,
 		ProvisioningStatus: lb.ProvisioningStatus,
 		OperatingStatus:    lb.OperatingStatus,
+		CreatedAt:          lb.CreatedAt,
 	}
 }
 
@@ -222,7 +223,19 @@ func (s *Service) create(ctx context.Context, spec Spec, subnetID string) (*load
 		}
 	}
 
-	lb, err := loadbalancers.Create(ctx, s.Octavia, opts).Extract()
+	lb, err := cloud.Create(ctx, cloud.CreateSpec[loadbalancers.LoadBalancer]{
+		Kind: "load balancer",
+		Name: opts.Name,
+		Create: func(ctx context.Context) (loadbalancers.LoadBalancer, error) {
+			return deref(loadbalancers.Create(ctx, s.Octavia, opts).Extract())
+		},
+		Find: func(ctx context.Context) ([]loadbalancers.LoadBalancer, error) {
+			all, err := s.loadBalancersNamed(ctx, opts.Name)
+			return slices.DeleteFunc(all, func(lb loadbalancers.LoadBalancer) bool { return lb.ProvisioningStatus == StatusPendingDelete }), err
+		},
+		ID:     func(lb loadbalancers.LoadBalancer) string { return lb.ID },
+		Delete: s.removeTwin,
+	})
 	if err != nil {
 		if isConflict(err) {
 			err = &ConflictError{What: "creating load balancer " + opts.Name, Err: err}
@@ -231,11 +244,32 @@ func (s *Service) create(ctx context.Context, spec Spec, subnetID string) (*load
 		return nil, &CreateError{Name: opts.Name, SubnetID: subnetID, Err: err}
 	}
 
-	return lb, nil
+	return &lb, nil
 }
 
-// CreateError is a failed load balancer POST. Octavia may have made the load balancer all
-// the same (the answer was lost to a deadline or a dropped connection): look it up by name.
+// removeTwin deletes load balancer id, which a create has just made next to another one of
+// its name, once Octavia lets it (a new load balancer is PENDING_CREATE for a while).
+func (s *Service) removeTwin(ctx context.Context, id string) error {
+	if _, err := s.waitSettled(ctx, id, "removing the twin load balancer "+id); err != nil {
+		return err
+	}
+
+	return loadbalancers.Delete(ctx, s.Octavia, id, loadbalancers.DeleteOpts{Cascade: true}).ExtractErr()
+}
+
+// deref is the value of a gophercloud Extract.
+func deref[T any](v *T, err error) (T, error) {
+	if err != nil || v == nil {
+		var zero T
+		return zero, err
+	}
+
+	return *v, nil
+}
+
+// CreateError is a failed load balancer create (cloud.Create already looked for what a lost
+// answer made). When the create's context ended first, Octavia may still have made the load
+// balancer: Service.Create looks it up by name once more.
 type CreateError struct {
 	Name, SubnetID string
 	Err            error
@@ -309,44 +343,6 @@ func (s *Service) waitTree(ctx context.Context, id, while string) error {
 	})
 
 	return s.explain(ctx, id, while, err)
-}
-
-// stepper runs the mutations of one load balancer strictly one after the other: before each
-// one the load balancer must be ACTIVE (Octavia refuses changes with 409 while it is
-// PENDING_*), and after each one it waits for ACTIVE again. A 409 is never retried.
-type stepper struct {
-	s     *Service
-	id    string
-	ready bool // the load balancer was last seen ACTIVE, and nothing changed since
-	steps int
-}
-
-func (st *stepper) do(ctx context.Context, what string, mutate func(ctx context.Context) error) error {
-	if !st.ready {
-		if _, err := st.s.waitActive(ctx, st.id, "waiting to start "+what); err != nil {
-			return err
-		}
-	}
-
-	err := mutate(ctx)
-	st.steps++
-
-	switch {
-	case isConflict(err):
-		return &ConflictError{What: what, Err: err}
-	case err != nil:
-		return fmt.Errorf("%s: %w", what, err)
-	}
-
-	st.ready = false
-
-	if _, err := st.s.waitActive(ctx, st.id, what); err != nil {
-		return err
-	}
-
-	st.ready = true
-
-	return nil
 }
 
 // converge brings the children of t to spec, listener by listener, and updates t as it goes.
@@ -468,9 +464,7 @@ func (s *Service) prune(ctx context.Context, st *stepper, spec Spec, byName map[
 
 		if !ok {
 			if o.ListenerID != "" {
-				if err := st.do(ctx, "deleting listener "+naming.Listener(spec.Name, name), func(ctx context.Context) error {
-					return ignoreNotFound(listeners.Delete(ctx, s.Octavia, o.ListenerID).ExtractErr())
-				}); err != nil {
+				if err := st.do(ctx, s.deleteListener(naming.Listener(spec.Name, name), o.ListenerID)); err != nil {
 					return err
 				}
 
@@ -478,9 +472,7 @@ func (s *Service) prune(ctx context.Context, st *stepper, spec Spec, byName map[
 			}
 
 			if o.PoolID != "" {
-				if err := st.do(ctx, "deleting pool "+naming.Pool(spec.Name, name), func(ctx context.Context) error {
-					return ignoreNotFound(pools.Delete(ctx, s.Octavia, o.PoolID).ExtractErr())
-				}); err != nil {
+				if err := st.do(ctx, s.deletePool(naming.Pool(spec.Name, name), o.PoolID)); err != nil {
 					return err
 				}
 			}
@@ -491,9 +483,7 @@ func (s *Service) prune(ctx context.Context, st *stepper, spec Spec, byName map[
 		}
 
 		if o.PoolID != "" && o.ListenerID == "" && o.PoolProtocol != want.PoolProtocol() {
-			if err := st.do(ctx, "deleting pool "+naming.Pool(spec.Name, name)+" (protocol "+o.PoolProtocol+")", func(ctx context.Context) error {
-				return ignoreNotFound(pools.Delete(ctx, s.Octavia, o.PoolID).ExtractErr())
-			}); err != nil {
+			if err := st.do(ctx, s.deletePool(naming.Pool(spec.Name, name)+" (protocol "+o.PoolProtocol+")", o.PoolID)); err != nil {
 				return err
 			}
 
@@ -502,9 +492,7 @@ func (s *Service) prune(ctx context.Context, st *stepper, spec Spec, byName map[
 		}
 
 		if o.MonitorID != "" && (want.Monitor == nil || o.MonitorType != want.MonitorType()) {
-			if err := st.do(ctx, "deleting health monitor "+orNone(o.MonitorName), func(ctx context.Context) error {
-				return ignoreNotFound(monitors.Delete(ctx, s.Octavia, o.MonitorID).ExtractErr())
-			}); err != nil {
+			if err := st.do(ctx, s.deleteMonitor(orNone(o.MonitorName), o.MonitorID)); err != nil {
 				return err
 			}
 
@@ -515,12 +503,87 @@ func (s *Service) prune(ctx context.Context, st *stepper, spec Spec, byName map[
 	return nil
 }
 
+// deleteListener, deletePool and deleteMonitor are the deletes of prune.
+func (s *Service) deleteListener(what, id string) change {
+	return deleteChild("listener "+what, func(ctx context.Context) error { return listeners.Delete(ctx, s.Octavia, id).ExtractErr() },
+		func(ctx context.Context) error { return listeners.Get(ctx, s.Octavia, id).Err })
+}
+
+func (s *Service) deletePool(what, id string) change {
+	return deleteChild("pool "+what, func(ctx context.Context) error { return pools.Delete(ctx, s.Octavia, id).ExtractErr() },
+		func(ctx context.Context) error { return pools.Get(ctx, s.Octavia, id).Err })
+}
+
+func (s *Service) deleteMonitor(what, id string) change {
+	return deleteChild("health monitor "+what, func(ctx context.Context) error { return monitors.Delete(ctx, s.Octavia, id).ExtractErr() },
+		func(ctx context.Context) error { return monitors.Get(ctx, s.Octavia, id).Err })
+}
+
 func (o *ObservedListener) forgetMonitor() {
 	o.MonitorID, o.MonitorName, o.MonitorType, o.MonitorStatus, o.Monitor = "", "", "", "", nil
 }
 
 // convergeListener creates or updates one listener, its pool, members and monitor.
 func (s *Service) convergeListener(ctx context.Context, st *stepper, name, subnetID string, want ListenerSpec, o *ObservedListener) error {
+	if err := s.convergeListenerItself(ctx, st, name, want, o); err != nil {
+		return err
+	}
+
+	if o.PoolID == "" {
+		poolName := naming.Pool(name, want.Name)
+		opts := pools.CreateOpts{
+			ListenerID: o.ListenerID,
+			Name:       poolName,
+			Protocol:   pools.Protocol(want.PoolProtocol()),
+			LBMethod:   lbMethod,
+		}
+
+		if err := createChild(ctx, st, childCreate[pools.Pool]{
+			kind: "pool", name: poolName,
+			post: func(ctx context.Context) (pools.Pool, error) {
+				return deref(pools.Create(ctx, s.Octavia, opts).Extract())
+			},
+			find: func(ctx context.Context) ([]pools.Pool, error) {
+				return named(ctx, pools.List(s.Octavia, pools.ListOpts{LoadbalancerID: st.id, Name: poolName}), pools.ExtractPools, poolName,
+					func(p pools.Pool) string { return p.Name }, func(p pools.Pool) bool { return removed(p.ProvisioningStatus) })
+			},
+			id:     func(p pools.Pool) string { return p.ID },
+			delete: func(ctx context.Context, id string) error { return pools.Delete(ctx, s.Octavia, id).ExtractErr() },
+			record: func(p pools.Pool) { o.PoolID, o.PoolProtocol, o.DefaultPoolID, o.Members = p.ID, p.Protocol, p.ID, nil },
+		}); err != nil {
+			return err
+		}
+	}
+
+	if members := sortMembers(want.Members); !slices.Equal(members, o.Members) {
+		batch := make([]pools.BatchUpdateMemberOpts, 0, len(members))
+		for _, m := range members {
+			batch = append(batch, pools.BatchUpdateMemberOpts{Address: m.Address, ProtocolPort: m.Port, SubnetID: &subnetID})
+		}
+
+		if err := st.do(ctx, change{
+			what:   fmt.Sprintf("setting the %d members of pool %s", len(members), naming.Pool(name, want.Name)),
+			mutate: func(ctx context.Context) error { return pools.BatchUpdateMembers(ctx, s.Octavia, o.PoolID, batch).Err },
+			landed: func(ctx context.Context) (bool, error) {
+				now, err := s.listMembers(ctx, o.PoolID)
+				return err == nil && slices.Equal(now, members), err
+			},
+		}); err != nil {
+			return err
+		}
+
+		o.Members = members
+	}
+
+	if want.Monitor == nil {
+		return nil
+	}
+
+	return s.convergeMonitor(ctx, st, naming.Monitor(name, want.Name), want, o)
+}
+
+// convergeListenerItself creates or updates the listener of want.
+func (s *Service) convergeListenerItself(ctx context.Context, st *stepper, name string, want ListenerSpec, o *ObservedListener) error {
 	listenerName := naming.Listener(name, want.Name)
 
 	if o.ListenerID == "" {
@@ -536,76 +599,54 @@ func (s *Service) convergeListener(ctx context.Context, st *stepper, name, subne
 			DefaultPoolID:     o.PoolID, // a pool left without its listener is linked at once
 		}
 
-		if err := st.do(ctx, "creating listener "+listenerName, func(ctx context.Context) error {
-			l, err := listeners.Create(ctx, s.Octavia, opts).Extract()
-			if err != nil {
-				return err
-			}
-
-			o.ListenerID, o.Protocol, o.Port = l.ID, l.Protocol, l.ProtocolPort
-			o.AllowedCIDRs, o.DefaultPoolID = sortedSet(l.AllowedCIDRs), l.DefaultPoolID
-			o.ClientDataTimeoutMS, o.MemberDataTimeoutMS = l.TimeoutClientData, l.TimeoutMemberData
-
-			return nil
-		}); err != nil {
-			return err
-		}
-	} else if update := listenerChanges(want, *o); len(update) > 0 {
-		if err := st.do(ctx, "updating listener "+listenerName+" ("+strings.Join(slices.Sorted(maps.Keys(update)), ", ")+")", func(ctx context.Context) error {
-			return listeners.Update(ctx, s.Octavia, o.ListenerID, update).Err
-		}); err != nil {
-			return err
-		}
-
-		if _, ok := update["default_pool_id"]; ok {
-			o.DefaultPoolID = o.PoolID
-		}
+		return createChild(ctx, st, childCreate[listeners.Listener]{
+			kind: "listener", name: listenerName,
+			post: func(ctx context.Context) (listeners.Listener, error) {
+				return deref(listeners.Create(ctx, s.Octavia, opts).Extract())
+			},
+			find: func(ctx context.Context) ([]listeners.Listener, error) {
+				return named(ctx, listeners.List(s.Octavia, listeners.ListOpts{LoadbalancerID: st.id, Name: listenerName}),
+					listeners.ExtractListeners, listenerName,
+					func(l listeners.Listener) string { return l.Name }, func(l listeners.Listener) bool { return removed(l.ProvisioningStatus) })
+			},
+			id:     func(l listeners.Listener) string { return l.ID },
+			delete: func(ctx context.Context, id string) error { return listeners.Delete(ctx, s.Octavia, id).ExtractErr() },
+			record: o.setListener,
+		})
 	}
 
-	if o.PoolID == "" {
-		poolName := naming.Pool(name, want.Name)
-		opts := pools.CreateOpts{
-			ListenerID: o.ListenerID,
-			Name:       poolName,
-			Protocol:   pools.Protocol(want.PoolProtocol()),
-			LBMethod:   lbMethod,
-		}
-
-		if err := st.do(ctx, "creating pool "+poolName, func(ctx context.Context) error {
-			p, err := pools.Create(ctx, s.Octavia, opts).Extract()
-			if err != nil {
-				return err
-			}
-
-			o.PoolID, o.PoolProtocol, o.DefaultPoolID, o.Members = p.ID, p.Protocol, p.ID, nil
-
-			return nil
-		}); err != nil {
-			return err
-		}
-	}
-
-	if members := sortMembers(want.Members); !slices.Equal(members, o.Members) {
-		batch := make([]pools.BatchUpdateMemberOpts, 0, len(members))
-		for _, m := range members {
-			batch = append(batch, pools.BatchUpdateMemberOpts{Address: m.Address, ProtocolPort: m.Port, SubnetID: &subnetID})
-		}
-
-		if err := st.do(ctx, fmt.Sprintf("setting the %d members of pool %s", len(members), naming.Pool(name, want.Name)), func(ctx context.Context) error {
-			return pools.BatchUpdateMembers(ctx, s.Octavia, o.PoolID, batch).Err
-		}); err != nil {
-			return err
-		}
-
-		o.Members = members
-	}
-
-	if want.Monitor == nil {
+	update := listenerChanges(want, *o)
+	if len(update) == 0 {
 		return nil
 	}
 
-	monitorName := naming.Monitor(name, want.Name)
+	if err := st.do(ctx, change{
+		what:   "updating listener " + listenerName + " (" + strings.Join(slices.Sorted(maps.Keys(update)), ", ") + ")",
+		mutate: func(ctx context.Context) error { return listeners.Update(ctx, s.Octavia, o.ListenerID, update).Err },
+		landed: func(ctx context.Context) (bool, error) {
+			l, err := listeners.Get(ctx, s.Octavia, o.ListenerID).Extract()
+			if err != nil {
+				return false, err
+			}
 
+			now := *o
+			now.setListener(*l)
+
+			return len(listenerChanges(want, now)) == 0, nil
+		},
+	}); err != nil {
+		return err
+	}
+
+	if _, ok := update["default_pool_id"]; ok {
+		o.DefaultPoolID = o.PoolID
+	}
+
+	return nil
+}
+
+// convergeMonitor creates or updates the health monitor of want (which has one).
+func (s *Service) convergeMonitor(ctx context.Context, st *stepper, monitorName string, want ListenerSpec, o *ObservedListener) error {
 	switch {
 	case o.MonitorID == "":
 		opts := monitors.CreateOpts{
@@ -618,17 +659,19 @@ func (s *Service) convergeListener(ctx context.Context, st *stepper, name, subne
 			MaxRetriesDown: want.Monitor.UnhealthyThreshold,
 		}
 
-		return st.do(ctx, "creating health monitor "+monitorName, func(ctx context.Context) error {
-			m, err := monitors.Create(ctx, s.Octavia, opts).Extract()
-			if err != nil {
-				return err
-			}
-
-			o.MonitorID, o.MonitorName, o.MonitorType = m.ID, m.Name, m.Type
-			spec := *want.Monitor
-			o.Monitor = &spec
-
-			return nil
+		return createChild(ctx, st, childCreate[monitors.Monitor]{
+			kind: "health monitor", name: monitorName,
+			post: func(ctx context.Context) (monitors.Monitor, error) {
+				return deref(monitors.Create(ctx, s.Octavia, opts).Extract())
+			},
+			find: func(ctx context.Context) ([]monitors.Monitor, error) {
+				return named(ctx, monitors.List(s.Octavia, monitors.ListOpts{PoolID: o.PoolID, Name: monitorName}), monitors.ExtractMonitors,
+					monitorName, func(m monitors.Monitor) string { return m.Name },
+					func(m monitors.Monitor) bool { return removed(m.ProvisioningStatus) || !onPool(m, o.PoolID) })
+			},
+			id:     func(m monitors.Monitor) string { return m.ID },
+			delete: func(ctx context.Context, id string) error { return monitors.Delete(ctx, s.Octavia, id).ExtractErr() },
+			record: o.setMonitor,
 		})
 
 	case o.Monitor == nil || *o.Monitor != *want.Monitor || o.MonitorName != monitorName:
@@ -640,20 +683,35 @@ func (s *Service) convergeListener(ctx context.Context, st *stepper, name, subne
 			Name:           &monitorName,
 		}
 
-		return st.do(ctx, "updating health monitor "+monitorName, func(ctx context.Context) error {
-			if err := monitors.Update(ctx, s.Octavia, o.MonitorID, opts).Err; err != nil {
+		return st.do(ctx, change{
+			what: "updating health monitor " + monitorName,
+			mutate: func(ctx context.Context) error {
+				m, err := monitors.Update(ctx, s.Octavia, o.MonitorID, opts).Extract()
+				if err == nil {
+					o.setMonitor(*m)
+				}
+
 				return err
-			}
+			},
+			landed: func(ctx context.Context) (bool, error) {
+				m, err := monitors.Get(ctx, s.Octavia, o.MonitorID).Extract()
+				if err != nil {
+					return false, err
+				}
 
-			o.MonitorName = monitorName
-			spec := *want.Monitor
-			o.Monitor = &spec
+				o.setMonitor(*m)
 
-			return nil
+				return m.Name == monitorName && *o.Monitor == *want.Monitor, nil
+			},
 		})
 	}
 
 	return nil
+}
+
+// onPool tells whether monitor m watches pool poolID.
+func onPool(m monitors.Monitor, poolID string) bool {
+	return slices.ContainsFunc(m.Pools, func(p monitors.PoolID) bool { return p.ID == poolID })
 }
 
 // listenerUpdate is the body of a listener PUT. It is a plain map so that values can be

@@ -109,9 +109,9 @@ func TestEnsure_createsStepByStepWithoutConflicts(t *testing.T) {
 	}
 
 	// The ID is known right after the POST: network and subnet GET (the address checks), name
-	// lookup, POST.
-	if requestsAtID != 4 {
-		t.Errorf("the ID was recorded after %d requests, want 4 (before the first wait)", requestsAtID)
+	// lookup, POST, and the name lookup that checks for a twin.
+	if requestsAtID != 5 {
+		t.Errorf("the ID was recorded after %d requests, want 5 (before the first wait)", requestsAtID)
 	}
 
 	https, _ := top.Listener("https")

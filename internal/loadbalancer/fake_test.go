@@ -107,6 +107,11 @@ func (f *fakeCloud) service() *Service {
 	}
 }
 
+// createdAt is Octavia's created_at of an object made now: a fixed day, a minute per object.
+func (f *fakeCloud) createdAt() string {
+	return time.Date(2024, 5, 1, 10, f.seq, 0, 0, time.UTC).Format("2006-01-02T15:04:05")
+}
+
 func (f *fakeCloud) id(kind string) string {
 	f.seq++
 	return fmt.Sprintf("%s-%d", kind, f.seq)
@@ -340,7 +345,7 @@ func (f *fakeCloud) createLB(w http.ResponseWriter, in map[string]any) {
 	obj := map[string]any{
 		"id": id, "name": in["name"], "project_id": "project-1", "vip_address": addr, "vip_port_id": port,
 		"vip_subnet_id": in["vip_subnet_id"], "vip_network_id": f.networkID, "provisioning_status": StatusPendingCreate,
-		"operating_status": "OFFLINE",
+		"operating_status": "OFFLINE", "created_at": f.createdAt(),
 	}
 
 	lb := &fakeLB{obj: obj, pending: f.settle, fail: f.failOn == "POST loadbalancers"}
@@ -766,6 +771,7 @@ func (f *fakeCloud) addLB(name, status string) string {
 	f.lbs[id] = &fakeLB{obj: map[string]any{
 		"id": id, "name": name, "project_id": "project-1", "vip_address": "10.0.0.20", "vip_port_id": f.id("vip-port"),
 		"vip_subnet_id": f.subnetID, "vip_network_id": f.networkID, "provisioning_status": status, "operating_status": "OFFLINE",
+		"created_at": f.createdAt(),
 	}, pending: f.settle}
 
 	return id

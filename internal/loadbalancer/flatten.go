@@ -173,14 +173,14 @@ func observed(ctx context.Context, prior loadBalancerModel, top *Topology, diags
 // listenerList is ls as a list value; an empty result keeps prior's null.
 func listenerList(ctx context.Context, prior types.List, ls []listenerModel, diags *diag.Diagnostics) types.List {
 	if len(ls) == 0 && (prior.IsNull() || prior.IsUnknown()) {
-		return types.ListNull(types.ObjectType{AttrTypes: listenerAttrTypes})
+		return types.ListNull(listenerType)
 	}
 
 	if ls == nil {
 		ls = []listenerModel{}
 	}
 
-	list, d := types.ListValueFrom(ctx, types.ObjectType{AttrTypes: listenerAttrTypes}, ls)
+	list, d := types.ListValueFrom(ctx, listenerType, ls)
 	diags.Append(d...)
 
 	return list
@@ -303,35 +303,6 @@ func memberList(ctx context.Context, observed []Member, prior types.List, diags 
 	diags.Append(d...)
 
 	return v
-}
-
-var memberAttrTypes = map[string]attr.Type{
-	"address": types.StringType,
-	"port":    types.Int64Type,
-}
-
-// memberType is the type of one element of members.
-var memberType = types.ObjectType{AttrTypes: memberAttrTypes}
-
-var monitorAttrTypes = map[string]attr.Type{
-	"healthy_threshold":   types.Int64Type,
-	"interval_seconds":    types.Int64Type,
-	"timeout_seconds":     types.Int64Type,
-	"unhealthy_threshold": types.Int64Type,
-}
-
-var listenerAttrTypes = map[string]attr.Type{
-	"allowed_cidrs":        types.SetType{ElemType: types.StringType},
-	"health_monitor":       types.ObjectType{AttrTypes: monitorAttrTypes},
-	"idle_timeout_seconds": types.Int64Type,
-	"listener_id":          types.StringType,
-	"members":              types.ListType{ElemType: memberType},
-	"monitor_id":           types.StringType,
-	"name":                 types.StringType,
-	"pool_id":              types.StringType,
-	"port":                 types.Int64Type,
-	"protocol":             types.StringType,
-	"proxy_protocol_v2":    types.BoolType,
 }
 
 // loadBalancerModel is the resource's state.

@@ -6,19 +6,16 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/loadbalancers"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/network"
 )
 
-// This file holds the life of one load balancer around Ensure: a create that adopts what a
-// lost answer left, an update, and the delete.
+// This file holds the life of one load balancer around Ensure: a create that records what a
+// failed apply left, an update, and the delete.
 
-// salvageTimeout bounds each read that records what a failed create or update left, and the
-// wait for the load balancer of a create whose answer was lost.
+// salvageTimeout bounds each read that records what a failed create or update left.
 const salvageTimeout = time.Minute
 
 // Create makes load balancer spec.Name (Ensure on no known ID) and returns its ID, the
@@ -26,11 +23,9 @@ const salvageTimeout = time.Minute
 //
 // When the create fails, the returned ID and topology say what it left, so that the state
 // tracks it (a tainted resource, never an untracked one): the topology is read again with a
-// context of its own. When the POST itself failed, the load balancer may exist all the same
-// (Octavia commits it once its VIP port exists, which may be after an answer lost to a
-// deadline or a dropped connection): it is looked up by name and, when Octavia gave no answer
-// at all, waited for (AdoptLost), so that the next apply never twins it. The ID is "" only
-// when no load balancer exists.
+// context of its own. A POST whose answer was lost is recovered inside Ensure (cloud.Create
+// looks the load balancer up by name); when the create's context ended before it could, the
+// load balancer is looked up once more here. The ID is "" only when no load balancer exists.
 func (s *Service) Create(ctx context.Context, spec Spec, onID func(id string)) (string, *Topology, error) {
 	if onID == nil {
 		onID = func(string) {}
@@ -46,9 +41,13 @@ func (s *Service) Create(ctx context.Context, spec Spec, onID func(id string)) (
 		return id, top, nil
 	}
 
-	var lost *CreateError
-	if id == "" && errors.As(err, &lost) {
-		if found := s.AdoptLost(ctx, spec.Name, err); found != nil {
+	var (
+		failed *CreateError
+		twin   *cloud.TwinError
+	)
+
+	if id == "" && errors.As(err, &failed) && !cloud.Definite(failed.Err) && !errors.As(err, &twin) {
+		if found := s.salvage(ctx, "", spec.Name, nil); found != nil {
 			id, top = found.ID, found
 		}
 	}
@@ -58,48 +57,6 @@ func (s *Service) Create(ctx context.Context, spec Spec, onID func(id string)) (
 	}
 
 	return id, s.salvage(ctx, id, spec.Name, top), err
-}
-
-// AdoptLost finds the load balancer named lb-<name> of a create that failed with err: at once,
-// and, when err carries no answer from Octavia (the outcome is unknown), by waiting up to
-// salvageTimeout for Octavia to commit it. nil when there is none.
-func (s *Service) AdoptLost(ctx context.Context, name string, err error) *Topology {
-	if found := s.salvage(ctx, "", name, nil); found != nil {
-		return found
-	}
-
-	var answered gophercloud.ErrUnexpectedResponseCode
-	if errors.As(err, &answered) {
-		return nil // Octavia refused the create: there is nothing to wait for
-	}
-
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), salvageTimeout)
-	defer cancel()
-
-	found, err := cloud.Poll(ctx, cloud.PollSpec{Pending: []string{"absent"}, Target: []string{"present"}, MinInterval: s.lostInterval()},
-		func(ctx context.Context) (*Topology, string, string, error) {
-			top, err := s.Observe(ctx, "", name)
-			if err != nil || top == nil {
-				return nil, "absent", "", err
-			}
-
-			return top, "present", "", nil
-		})
-	if err != nil {
-		tflog.Warn(ctx, "The load balancer of a lost create did not appear", map[string]any{"name": name, "error": err.Error()})
-		return nil
-	}
-
-	return found
-}
-
-// lostInterval is the first interval of the wait for a lost create's load balancer.
-func (s *Service) lostInterval() time.Duration {
-	if s.PollMin > 0 {
-		return s.PollMin
-	}
-
-	return time.Second
 }
 
 // Update converges load balancer id (from the state) to spec and returns its ID (another one
@@ -153,12 +110,24 @@ func (j *floatingIPJob) wait() error {
 	return j.err
 }
 
-// Delete removes the load balancer: first the floating IP on its VIP port (the cascade
-// removes the port that anchors it), then the load balancer with everything under it in one
-// cascade call, then waits until Octavia answers 404. A load balancer already gone is fine;
-// floating IPs left over for it are removed too.
+// Delete removes load balancer id (from the state; "" when none was recorded, and only then
+// is it looked up by name): first the floating IPs on its VIP port (the cascade removes the
+// port that anchors them; those this provider made, described lb-<name>, are deleted, others
+// only detached), then the load balancer with everything under it in one cascade call, then
+// waits until Octavia answers 404. A load balancer already gone is fine (a newer one that
+// carries its name is never touched); floating IPs left over for it are removed too.
 func (s *Service) Delete(ctx context.Context, id, name string) error {
-	lb, err := s.locate(ctx, id, name)
+	var (
+		lb  *loadbalancers.LoadBalancer
+		err error
+	)
+
+	if id != "" {
+		lb, err = s.get(ctx, id)
+	} else {
+		lb, err = s.locate(ctx, "", name)
+	}
+
 	if err != nil {
 		return err
 	}
@@ -181,26 +150,48 @@ func (s *Service) Delete(ctx context.Context, id, name string) error {
 		}
 	}
 
-	if lb.ProvisioningStatus == StatusPendingCreate || lb.ProvisioningStatus == StatusPendingUpdate {
-		if lb, err = s.waitSettled(ctx, lb.ID, "waiting to delete "+lb.Name); err != nil {
-			return err
-		}
-	}
+	for attempt := 1; ; attempt++ {
+		switch lb.ProvisioningStatus {
+		case StatusPendingDelete:
+			return s.waitGone(ctx, lb.ID, "deleting "+lb.Name)
+		case StatusPendingCreate, StatusPendingUpdate:
+			if lb, err = s.waitSettled(ctx, lb.ID, "waiting to delete "+lb.Name); err != nil {
+				return err
+			}
 
-	if lb.ProvisioningStatus != StatusPendingDelete {
+			continue
+		}
+
 		err := loadbalancers.Delete(ctx, s.Octavia, lb.ID, loadbalancers.DeleteOpts{Cascade: true}).ExtractErr()
 
 		switch {
+		case err == nil:
+			return s.waitGone(ctx, lb.ID, "deleting "+lb.Name)
 		case isNotFound(err):
 			return nil
-		case isConflict(err):
-			return &ConflictError{What: "deleting load balancer " + lb.Name, Err: err}
-		case err != nil:
+		case !unsure(err):
 			return fmt.Errorf("deleting load balancer %s (%s): %w", lb.Name, lb.ID, err)
 		}
-	}
 
-	return s.waitGone(ctx, lb.ID, "deleting "+lb.Name)
+		// Octavia may have taken the delete before its answer was lost (the transport's retry
+		// then meets the PENDING_DELETE lock: 409): look before trying again.
+		now, gerr := s.get(ctx, lb.ID)
+
+		switch {
+		case gerr != nil:
+			return errors.Join(fmt.Errorf("deleting load balancer %s (%s): %w", lb.Name, lb.ID, err), gerr)
+		case now == nil:
+			return nil
+		case now.ProvisioningStatus != StatusPendingDelete && attempt >= stepAttempts:
+			if isConflict(err) {
+				return &ConflictError{What: "deleting load balancer " + lb.Name, Err: err}
+			}
+
+			return fmt.Errorf("deleting load balancer %s (%s, %d attempts): %w", lb.Name, lb.ID, attempt, err)
+		}
+
+		lb = now
+	}
 }
 
 func ignoreNotFound(err error) error {

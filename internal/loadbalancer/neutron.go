@@ -118,7 +118,7 @@ func (s *Service) findFloatingIP(ctx context.Context, name, portID string) (*net
 		return nil, nil
 	}
 
-	fips, err := network.ListFloatingIPs(ctx, s.Neutron, floatingips.ListOpts{PortID: portID})
+	fips, err := network.ListFloatingIPs(ctx, s.Neutron, floatingips.ListOpts{PortID: portID, ProjectID: s.ProjectID})
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/listeners"
 	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/loadbalancers"
@@ -26,17 +27,10 @@ import (
 func (s *Service) Find(ctx context.Context, name string) (*loadbalancers.LoadBalancer, error) {
 	want := naming.LoadBalancer(name)
 
-	all, err := cloud.ListAll(ctx, loadbalancers.List(s.Octavia, loadbalancers.ListOpts{Name: want, ProjectID: s.ProjectID}),
-		loadbalancers.ExtractLoadBalancers, "the load balancers named "+want)
+	all, err := s.loadBalancersNamed(ctx, want)
 	if err != nil {
 		return nil, err
 	}
-
-	// Octavia keeps deleted load balancers for a while in DELETED: they are gone. An admin
-	// scope sees every project's: only the identity's count.
-	all = slices.DeleteFunc(all, func(lb loadbalancers.LoadBalancer) bool {
-		return lb.ProvisioningStatus == StatusDeleted || (s.ProjectID != "" && lb.ProjectID != s.ProjectID)
-	})
 
 	lb, ok, err := naming.One("load balancer", want, all,
 		func(lb loadbalancers.LoadBalancer) string { return lb.Name },
@@ -46,6 +40,17 @@ func (s *Service) Find(ctx context.Context, name string) (*loadbalancers.LoadBal
 	}
 
 	return &lb, nil
+}
+
+// loadBalancersNamed lists the load balancers of the identity's project named exactly
+// octaviaName. Octavia keeps deleted load balancers for a while in DELETED: they are gone. An
+// admin scope sees every project's: only the identity's count.
+func (s *Service) loadBalancersNamed(ctx context.Context, octaviaName string) ([]loadbalancers.LoadBalancer, error) {
+	return named(ctx, loadbalancers.List(s.Octavia, loadbalancers.ListOpts{Name: octaviaName, ProjectID: s.ProjectID}),
+		loadbalancers.ExtractLoadBalancers, octaviaName, func(lb loadbalancers.LoadBalancer) string { return lb.Name },
+		func(lb loadbalancers.LoadBalancer) bool {
+			return lb.ProvisioningStatus == StatusDeleted || (s.ProjectID != "" && lb.ProjectID != s.ProjectID)
+		})
 }
 
 // get reads load balancer id; nil without error when Octavia answers 404.
@@ -91,6 +96,25 @@ func (s *Service) Observe(ctx context.Context, id, name string) (*Topology, erro
 	}
 
 	return s.observe(ctx, lb)
+}
+
+// Refound says that the load balancer recorded in the state (recordedID) is gone and that t,
+// found again by its name in where, is followed instead: old and new IDs and when the new one
+// was made, so that the plan shows it before anything acts on it. "" when t is the recorded
+// one (or nothing was recorded).
+func Refound(recordedID string, t *Topology, where string) string {
+	if recordedID == "" || t == nil || t.ID == recordedID {
+		return ""
+	}
+
+	created := "at a time Octavia does not report"
+	if !t.CreatedAt.IsZero() {
+		created = "at " + t.CreatedAt.UTC().Format(time.RFC3339)
+	}
+
+	return fmt.Sprintf("The load balancer %s recorded in the state is gone; %s (%s) in %s, created %s, carries its name "+
+		"now, and the state follows it. If it is not this resource's, remove the resource from the state before applying.",
+		recordedID, t.Name, t.ID, where, created)
 }
 
 // NameOf is the user-given name of an Octavia load balancer named lb-<name>.
@@ -219,14 +243,7 @@ func (s *Service) assemble(ctx context.Context, t *Topology, name string, ls []l
 		}
 
 		order[listener] = len(order)
-		o.ListenerID = l.ID
-		o.Protocol = l.Protocol
-		o.Port = l.ProtocolPort
-		o.AllowedCIDRs = sortedSet(l.AllowedCIDRs)
-		o.ClientDataTimeoutMS = l.TimeoutClientData
-		o.MemberDataTimeoutMS = l.TimeoutMemberData
-		o.DefaultPoolID = l.DefaultPoolID
-		o.ListenerStatus = l.ProvisioningStatus
+		o.setListener(l)
 	}
 
 	poolOf := map[string]*ObservedListener{} // pool ID → entry
@@ -264,13 +281,7 @@ func (s *Service) assemble(ctx context.Context, t *Topology, name string, ls []l
 
 		for _, p := range m.Pools {
 			if o, ok := poolOf[p.ID]; ok {
-				o.MonitorID, o.MonitorName, o.MonitorType, o.MonitorStatus = m.ID, m.Name, m.Type, m.ProvisioningStatus
-				o.Monitor = &MonitorSpec{
-					Interval:           m.Delay,
-					Timeout:            m.Timeout,
-					HealthyThreshold:   m.MaxRetries,
-					UnhealthyThreshold: m.MaxRetriesDown,
-				}
+				o.setMonitor(m)
 			}
 		}
 	}
@@ -306,6 +317,29 @@ func (s *Service) assemble(ctx context.Context, t *Topology, name string, ls []l
 	})
 
 	return nil
+}
+
+// setListener records listener l.
+func (o *ObservedListener) setListener(l listeners.Listener) {
+	o.ListenerID = l.ID
+	o.Protocol = l.Protocol
+	o.Port = l.ProtocolPort
+	o.AllowedCIDRs = sortedSet(l.AllowedCIDRs)
+	o.ClientDataTimeoutMS = l.TimeoutClientData
+	o.MemberDataTimeoutMS = l.TimeoutMemberData
+	o.DefaultPoolID = l.DefaultPoolID
+	o.ListenerStatus = l.ProvisioningStatus
+}
+
+// setMonitor records health monitor m.
+func (o *ObservedListener) setMonitor(m monitors.Monitor) {
+	o.MonitorID, o.MonitorName, o.MonitorType, o.MonitorStatus = m.ID, m.Name, m.Type, m.ProvisioningStatus
+	o.Monitor = &MonitorSpec{
+		Interval:           m.Delay,
+		Timeout:            m.Timeout,
+		HealthyThreshold:   m.MaxRetries,
+		UnhealthyThreshold: m.MaxRetriesDown,
+	}
 }
 
 // listMembers lists the members of pool poolID, sorted.

@@ -66,7 +66,7 @@ func (r *loadBalancerResource) ModifyPlan(ctx context.Context, req resource.Modi
 			return
 		}
 
-		list, diags := types.ListValueFrom(ctx, types.ObjectType{AttrTypes: listenerAttrTypes}, planListeners)
+		list, diags := types.ListValueFrom(ctx, listenerType, planListeners)
 		resp.Diagnostics.Append(diags...)
 		plan.Listeners = list
 	}
@@ -121,7 +121,7 @@ func (r *loadBalancerResource) checkNetwork(ctx context.Context, plan loadBalanc
 		return
 	}
 
-	vip, err := NetworkCacheOf(c).VIPNetwork(ctx, svc, spec.NetworkID)
+	vip, err := r.Meta.LoadBalancerNetworkCache().VIPNetwork(ctx, svc, spec.NetworkID)
 
 	var wrong *NetworkError
 

@@ -29,6 +29,8 @@ type meta interface {
 	adapter.Meta
 	// LoadBalancerSingleCallCreate opts into Octavia's fully-populated single-call create.
 	LoadBalancerSingleCallCreate() bool
+	// LoadBalancerNetworkCache is the run's VIP network lookups, shared by every plan.
+	LoadBalancerNetworkCache() *NetworkCache
 }
 
 // NewResource is the constructor the provider lists.
@@ -172,8 +174,7 @@ func (r *loadBalancerResource) Read(ctx context.Context, req resource.ReadReques
 
 		return
 	case o.id != "" && top.ID != o.id:
-		resp.Diagnostics.AddWarning("Load balancer found again by name", fmt.Sprintf("The load balancer %s recorded in the "+
-			"state is gone; %s (%s) in %s carries its name now, and the state follows it.", o.id, top.Name, top.ID, o.tenant))
+		resp.Diagnostics.AddWarning("Load balancer found again by name", Refound(o.id, top, o.tenant.String()))
 	}
 
 	state.Region = types.StringValue(o.tenant.Region())

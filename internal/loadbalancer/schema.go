@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
@@ -96,8 +97,30 @@ func (r *loadBalancerResource) Schema(ctx context.Context, _ resource.SchemaRequ
 	}
 }
 
-// listenerAttributes are the attributes of one listener.
-func listenerAttributes() map[string]schema.Attribute {
+// The value types of the nested attributes are read off the schema, so that each attribute's
+// type is written once.
+var (
+	memberType   = objectType(memberAttributes())
+	monitorType  = objectType(monitorAttributes())
+	listenerType = objectType(listenerAttributes())
+
+	memberAttrTypes   = memberType.AttrTypes
+	monitorAttrTypes  = monitorType.AttrTypes
+	listenerAttrTypes = listenerType.AttrTypes
+)
+
+// objectType is the type of an object with attributes attrs.
+func objectType(attrs map[string]schema.Attribute) types.ObjectType {
+	out := make(map[string]attr.Type, len(attrs))
+	for name, a := range attrs {
+		out[name] = a.GetType()
+	}
+
+	return types.ObjectType{AttrTypes: out}
+}
+
+// monitorAttributes are the attributes of a listener's health_monitor.
+func monitorAttributes() map[string]schema.Attribute {
 	threshold := func(what string) schema.Int64Attribute {
 		return schema.Int64Attribute{
 			Optional:            true,
@@ -108,6 +131,45 @@ func listenerAttributes() map[string]schema.Attribute {
 		}
 	}
 
+	return map[string]schema.Attribute{
+		"healthy_threshold": threshold("Successful checks before a member is healthy (Octavia's `max_retries`)"),
+		"interval_seconds": schema.Int64Attribute{
+			Optional: true,
+			Computed: true,
+			Default:  int64default.StaticInt64(defaultMonitorInterval),
+			MarkdownDescription: fmt.Sprintf("Seconds between checks (at least %d for UDP). Default %d.",
+				minUDPMonitorInterval, defaultMonitorInterval),
+			Validators: []validator.Int64{int64validator.Between(1, maxIdleTimeout)},
+		},
+		"timeout_seconds": schema.Int64Attribute{
+			Optional:            true,
+			Computed:            true,
+			Default:             int64default.StaticInt64(defaultMonitorTimeout),
+			MarkdownDescription: fmt.Sprintf("Seconds a check may take; less than `interval_seconds`. Default %d.", defaultMonitorTimeout),
+			Validators:          []validator.Int64{int64validator.Between(1, maxIdleTimeout)},
+		},
+		"unhealthy_threshold": threshold("Failed checks before a member is unhealthy (Octavia's `max_retries_down`)"),
+	}
+}
+
+// memberAttributes are the attributes of one of a listener's members.
+func memberAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"address": schema.StringAttribute{
+			Required:            true,
+			MarkdownDescription: "IPv4 address of the member, inside the VIP subnet.",
+			Validators:          []validator.String{adapter.IPAddress(adapter.IPv4)},
+		},
+		"port": schema.Int64Attribute{
+			Required:            true,
+			MarkdownDescription: "Port of the member, 1 to 65535.",
+			Validators:          []validator.Int64{int64validator.Between(1, 65535)},
+		},
+	}
+}
+
+// listenerAttributes are the attributes of one listener.
+func listenerAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
 		"allowed_cidrs": schema.SetAttribute{
 			Optional:    true,
@@ -120,25 +182,7 @@ func listenerAttributes() map[string]schema.Attribute {
 			Optional: true,
 			MarkdownDescription: "A health monitor on the pool: `TCP` for TCP listeners, `UDP-CONNECT` for UDP listeners. " +
 				"Updated in place; removing it deletes the monitor.",
-			Attributes: map[string]schema.Attribute{
-				"healthy_threshold": threshold("Successful checks before a member is healthy (Octavia's `max_retries`)"),
-				"interval_seconds": schema.Int64Attribute{
-					Optional: true,
-					Computed: true,
-					Default:  int64default.StaticInt64(defaultMonitorInterval),
-					MarkdownDescription: fmt.Sprintf("Seconds between checks (at least %d for UDP). Default %d.",
-						minUDPMonitorInterval, defaultMonitorInterval),
-					Validators: []validator.Int64{int64validator.Between(1, maxIdleTimeout)},
-				},
-				"timeout_seconds": schema.Int64Attribute{
-					Optional:            true,
-					Computed:            true,
-					Default:             int64default.StaticInt64(defaultMonitorTimeout),
-					MarkdownDescription: fmt.Sprintf("Seconds a check may take; less than `interval_seconds`. Default %d.", defaultMonitorTimeout),
-					Validators:          []validator.Int64{int64validator.Between(1, maxIdleTimeout)},
-				},
-				"unhealthy_threshold": threshold("Failed checks before a member is unhealthy (Octavia's `max_retries_down`)"),
-			},
+			Attributes: monitorAttributes(),
 		},
 		"idle_timeout_seconds": schema.Int64Attribute{
 			Optional: true,
@@ -157,20 +201,7 @@ func listenerAttributes() map[string]schema.Attribute {
 			MarkdownDescription: "The pool's members, on the network's subnet (checked at plan time when the network is " +
 				"known then), each address and port at most once. Octavia holds them as a set: their order changes nothing " +
 				"there; changes go in one batch update.",
-			NestedObject: schema.NestedAttributeObject{
-				Attributes: map[string]schema.Attribute{
-					"address": schema.StringAttribute{
-						Required:            true,
-						MarkdownDescription: "IPv4 address of the member, inside the VIP subnet.",
-						Validators:          []validator.String{adapter.IPAddress(adapter.IPv4)},
-					},
-					"port": schema.Int64Attribute{
-						Required:            true,
-						MarkdownDescription: "Port of the member, 1 to 65535.",
-						Validators:          []validator.Int64{int64validator.Between(1, 65535)},
-					},
-				},
-			},
+			NestedObject: schema.NestedAttributeObject{Attributes: memberAttributes()},
 		},
 		"monitor_id": schema.StringAttribute{
 			Computed:            true,

@@ -2,13 +2,13 @@
 // with its listeners, pools, members and health monitors, and an optional floating IP on its
 // VIP, converged in place as one desired-state object (DESIGN.md §6).
 //
-// The core (topology.go, observe.go, converge.go, lifecycle.go, status.go, neutron.go,
-// check.go, import.go) is Terraform-free: it finds the objects again by their deterministic
-// names (naming.LoadBalancer, naming.Listener, ...), creates them step by step — the load
-// balancer, then per listener: listener, pool, members in one batch, monitor — waiting for
-// the load balancer to be ACTIVE between steps, so that no request ever meets Octavia's
-// immutability lock, prunes the children the configuration no longer implies, and adopts
-// the load balancer of a create whose answer was lost. The framework files (resource.go,
+// The core (topology.go, observe.go, converge.go, steps.go, lifecycle.go, status.go,
+// neutron.go, check.go, import.go) is Terraform-free: it finds the objects again by their
+// deterministic names (naming.LoadBalancer, naming.Listener, ...), creates them step by step
+// through cloud.Create — the load balancer, then per listener: listener, pool, members in one
+// batch, monitor — waiting for the load balancer to be ACTIVE between steps, so that no request
+// ever meets Octavia's immutability lock, prunes the children the configuration no longer
+// implies, and recovers in place every change whose answer was lost (steps.go). The framework files (resource.go,
 // schema.go, plan.go, validate.go, flatten.go) map the schema onto it.
 package loadbalancer
 
@@ -140,6 +140,7 @@ type Topology struct {
 	VIPSubnetID        string
 	ProvisioningStatus string
 	OperatingStatus    string
+	CreatedAt          time.Time // zero when Octavia did not say
 
 	// Listeners are the children named after the linkage contract (lb-<name>-<listener>-…),
 	// grouped by listener name: those with a listener in the order Octavia created the

@@ -1,0 +1,204 @@
+package loadbalancer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/gophercloud/gophercloud/v2/pagination"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
+)
+
+// This file holds how each change to a load balancer is made: one at a time (stepper), every
+// create through cloud.Create (a lost answer is found again by name, a twin made at the same
+// time by someone else is removed), and every change whose answer was lost, was a 5xx, or met
+// Octavia's lock (409) checked against what Octavia holds once the load balancer is ACTIVE
+// again, instead of being retried into the lock. A 409 can be our own: the transport retries
+// a PUT or DELETE whose answer was lost, and when the first try did land, Octavia holds the
+// load balancer PENDING_UPDATE and refuses the retry.
+
+// stepAttempts bounds the tries of one change that Octavia did not take.
+const stepAttempts = 2
+
+// stepper runs the mutations of one load balancer strictly one after the other: before each
+// one the load balancer must be ACTIVE (Octavia refuses changes with 409 while it is
+// PENDING_*), and after each one it waits for ACTIVE again. A 409 that is not our own is
+// never retried.
+type stepper struct {
+	s     *Service
+	id    string
+	ready bool // the load balancer was last seen ACTIVE, and nothing changed since
+	steps int
+}
+
+// change is one mutation and the re-read that tells whether it took effect.
+type change struct {
+	what   string
+	mutate func(ctx context.Context) error
+	// landed tells, once the load balancer is ACTIVE again, whether the mutation took effect
+	// after all, and records what it finds (the object a create made).
+	landed func(ctx context.Context) (bool, error)
+}
+
+func (st *stepper) do(ctx context.Context, c change) error {
+	for attempt := 1; ; attempt++ {
+		if !st.ready {
+			if _, err := st.s.waitActive(ctx, st.id, "waiting to start "+c.what); err != nil {
+				return err
+			}
+		}
+
+		err := c.mutate(ctx)
+		st.steps++
+		st.ready = false
+
+		if err != nil {
+			if !unsure(err) {
+				return fmt.Errorf("%s: %w", c.what, err)
+			}
+
+			// Octavia may have acted: let it finish, then look.
+			if _, werr := st.s.waitActive(ctx, st.id, c.what); werr != nil {
+				return errors.Join(fmt.Errorf("%s: %w", c.what, err), werr)
+			}
+
+			st.ready = true
+
+			took, lerr := c.landed(ctx)
+
+			switch {
+			case lerr != nil:
+				return errors.Join(fmt.Errorf("%s: %w", c.what, err), fmt.Errorf("checking whether it took effect: %w", lerr))
+			case took:
+				tflog.Warn(ctx, "A change to the load balancer failed without a definite answer but took effect", map[string]any{
+					"loadbalancer_id": st.id, "change": c.what, "error": err.Error(),
+				})
+
+				return nil
+			case isConflict(err):
+				return &ConflictError{What: c.what, Err: err} // someone else's change holds the lock
+			case attempt >= stepAttempts || ctx.Err() != nil:
+				return fmt.Errorf("%s (%d attempts): %w", c.what, attempt, err)
+			}
+
+			continue // Octavia did not take it, and the load balancer is ACTIVE: once more
+		}
+
+		if _, err := st.s.waitActive(ctx, st.id, c.what); err != nil {
+			return err
+		}
+
+		st.ready = true
+
+		return nil
+	}
+}
+
+// unsure tells whether Octavia may have made the change that failed with err: no definite
+// answer (a 5xx, a reset, a lost answer), or a 409, which our own retry of a change that did
+// land meets. A twin removed by cloud.Create is definite.
+func unsure(err error) bool {
+	var twin *cloud.TwinError
+	if errors.As(err, &twin) {
+		return false
+	}
+
+	return isConflict(err) || !cloud.Definite(err)
+}
+
+// deleteChild is the delete of one child (what names it): a 404 means done, and after a lost
+// answer the child is gone once its GET (get) answers 404.
+func deleteChild(what string, del, get func(ctx context.Context) error) change {
+	return change{
+		what:   "deleting " + what,
+		mutate: func(ctx context.Context) error { return ignoreNotFound(del(ctx)) },
+		landed: func(ctx context.Context) (bool, error) {
+			err := get(ctx)
+			if isNotFound(err) {
+				return true, nil
+			}
+
+			return false, err
+		},
+	}
+}
+
+// childCreate is the create of one child of the load balancer (listener, pool, monitor).
+type childCreate[T any] struct {
+	kind, name string
+	post       func(ctx context.Context) (T, error)
+	// find lists the children of this load balancer (or pool) named exactly name.
+	find   func(ctx context.Context) ([]T, error)
+	id     func(T) string
+	delete func(ctx context.Context, id string) error
+	// record puts what the create made (or the listing found) into the observed listener.
+	record func(T)
+}
+
+// create makes the child through cloud.Create as one step of st: a lost answer is found again
+// by name, and a twin (another child with the name, made at the same time) is removed again.
+func createChild[T any](ctx context.Context, st *stepper, c childCreate[T]) error {
+	spec := cloud.CreateSpec[T]{
+		Kind: c.kind, Name: c.name, Create: c.post, Find: c.find, ID: c.id,
+		Delete: func(ctx context.Context, id string) error {
+			// The create that made the twin holds the load balancer's lock.
+			if _, err := st.s.waitActive(ctx, st.id, "removing the twin "+c.kind+" "+id); err != nil {
+				return err
+			}
+
+			return c.delete(ctx, id)
+		},
+	}
+
+	return st.do(ctx, change{
+		what: "creating " + c.kind + " " + c.name,
+		mutate: func(ctx context.Context) error {
+			made, err := cloud.Create(ctx, spec)
+			if err == nil {
+				c.record(made)
+			}
+
+			return err
+		},
+		landed: func(ctx context.Context) (bool, error) {
+			found, err := c.find(ctx)
+
+			switch {
+			case err != nil || len(found) == 0:
+				return false, err
+			case len(found) > 1:
+				ids := make([]string, len(found))
+				for i, f := range found {
+					ids[i] = c.id(f)
+				}
+
+				return false, &naming.DuplicateError{Kind: c.kind, Name: c.name, IDs: sortedSet(ids)}
+			}
+
+			c.record(found[0])
+
+			return true, nil
+		},
+	})
+}
+
+// named lists with pager the objects named exactly name, without those drop leaves out.
+func named[T any](ctx context.Context, pager pagination.Pager, extract func(pagination.Page) ([]T, error), name string,
+	nameOf func(T) string, drop func(T) bool,
+) ([]T, error) {
+	all, err := cloud.ListAll(ctx, pager, extract, "the objects named "+name)
+	if err != nil {
+		return nil, err
+	}
+
+	return slices.DeleteFunc(naming.Exact(all, name, nameOf), drop), nil
+}
+
+// removed tells whether a child's provisioning status says it is gone or going.
+func removed(status string) bool {
+	return status == StatusDeleted || status == StatusPendingDelete
+}
