@@ -39,7 +39,8 @@ type Config struct {
 
 	Domain string // the managed Keystone domain, name or ID (may be empty: Manager() then errors)
 
-	MaxRetries int    // retries for idempotent requests; 0 = default 5; negative = none
+	// MaxRetries is how often an idempotent request is retried; nil = the default 5, 0 = never.
+	MaxRetries *int
 	UserAgent  string // e.g. "terraform-provider-unikorn/1.2.3"
 }
 
@@ -50,12 +51,17 @@ func (c Config) String() string {
 		insecure = fmt.Sprint(*c.Insecure)
 	}
 
+	retries := "default"
+	if c.MaxRetries != nil {
+		retries = fmt.Sprint(*c.MaxRetries)
+	}
+
 	return fmt.Sprintf("cloud.Config{Cloud:%q CloudsYAML:%q AuthURL:%q UserName:%q UserID:%q Password:%s "+
 		"UserDomainName:%q UserDomainID:%q ProjectName:%q ProjectID:%q ProjectDomainName:%q ProjectDomainID:%q "+
-		"CACertFile:%q Insecure:%s EndpointType:%q Region:%q Regions:%q Domain:%q MaxRetries:%d UserAgent:%q}",
+		"CACertFile:%q Insecure:%s EndpointType:%q Region:%q Regions:%q Domain:%q MaxRetries:%s UserAgent:%q}",
 		c.Cloud, c.CloudsYAML, c.AuthURL, c.UserName, c.UserID, redactedMarker(c.Password),
 		c.UserDomainName, c.UserDomainID, c.ProjectName, c.ProjectID, c.ProjectDomainName, c.ProjectDomainID,
-		c.CACertFile, insecure, c.EndpointType, c.Region, c.Regions, c.Domain, c.MaxRetries, c.UserAgent)
+		c.CACertFile, insecure, c.EndpointType, c.Region, c.Regions, c.Domain, retries, c.UserAgent)
 }
 
 // GoString keeps %#v from printing the password.
@@ -248,13 +254,9 @@ func (s *settings) overlay(cfg Config) {
 	s.domain = cfg.Domain
 	s.userAgent = cfg.UserAgent
 
-	switch {
-	case cfg.MaxRetries == 0:
-		s.maxRetries = defaultMaxRetries
-	case cfg.MaxRetries < 0:
-		s.maxRetries = 0
-	default:
-		s.maxRetries = cfg.MaxRetries
+	s.maxRetries = defaultMaxRetries
+	if cfg.MaxRetries != nil {
+		s.maxRetries = max(*cfg.MaxRetries, 0)
 	}
 }
 

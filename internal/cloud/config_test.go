@@ -92,7 +92,7 @@ func TestResolveSettings(t *testing.T) {
 				Cloud: "full", CloudsYAML: cloudsPath,
 				AuthURL: "https://other.example.com/v3", UserName: "explicit-user", Password: "explicit-password",
 				UserDomainID: "explicit-domain-id", ProjectID: "explicit-project-id", Region: "ExplicitRegion",
-				EndpointType: "public", Insecure: &no, MaxRetries: 2, Regions: []string{"ExplicitRegion", "Two", "Two"},
+				EndpointType: "public", Insecure: &no, MaxRetries: new(2), Regions: []string{"ExplicitRegion", "Two", "Two"},
 			},
 			want: want{
 				authURL: "https://other.example.com/v3", userName: "explicit-user", password: "explicit-password",
@@ -103,7 +103,7 @@ func TestResolveSettings(t *testing.T) {
 		},
 		{
 			name: "explicit user ID replaces the file's user name",
-			cfg:  Config{Cloud: "full", CloudsYAML: cloudsPath, UserID: "explicit-user-id", MaxRetries: -1},
+			cfg:  Config{Cloud: "full", CloudsYAML: cloudsPath, UserID: "explicit-user-id", MaxRetries: new(0)},
 			want: want{
 				authURL: "https://keystone.example.com:5000/v3", userID: "explicit-user-id", password: "file-password",
 				userDomainName: "FileDomain", projectName: "file-project", projectDomainName: "FileProjectDomain",

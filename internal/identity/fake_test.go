@@ -64,7 +64,7 @@ func fakeCloud(t *testing.T, api *cloudtest.API) *cloud.Client {
 
 	c, err := cloud.New(context.Background(), cloud.Config{
 		AuthURL: api.URL() + "/v3", UserName: "svc", UserDomainName: "Default", Password: "pw",
-		ProjectName: "service", Region: "RegionOne", Domain: "managed", MaxRetries: -1,
+		ProjectName: "service", Region: "RegionOne", Domain: "managed", MaxRetries: new(0),
 	})
 	if err != nil {
 		t.Fatalf("cloud client against the fake: %v", err)

@@ -116,7 +116,7 @@ func (m providerModel) cloudConfig(ctx context.Context, getenv func(string) stri
 	case m.MaxRetries.IsUnknown():
 		diags.Append(adapter.UnknownArgument(path.Root("max_retries")))
 	case !m.MaxRetries.IsNull():
-		cfg.MaxRetries = int(m.MaxRetries.ValueInt64())
+		cfg.MaxRetries = new(int(m.MaxRetries.ValueInt64()))
 	case getenv("UNIKORN_MAX_RETRIES") != "":
 		n, err := strconv.Atoi(getenv("UNIKORN_MAX_RETRIES"))
 		if err != nil || n < 0 {
@@ -124,7 +124,7 @@ func (m providerModel) cloudConfig(ctx context.Context, getenv func(string) stri
 				fmt.Sprintf("UNIKORN_MAX_RETRIES must be a non-negative integer, got %q.", getenv("UNIKORN_MAX_RETRIES")))
 		}
 
-		cfg.MaxRetries = n
+		cfg.MaxRetries = &n
 	}
 
 	switch {

@@ -52,7 +52,7 @@ func TestCloudConfig(t *testing.T) {
 				Cloud: "unikorn", CloudsYAML: "/tmp/clouds.yaml", AuthURL: "http://k:5000/v3",
 				UserName: "svc", Password: "pw", UserDomainName: "Default", ProjectName: "legacy",
 				Region: "RegionOne", EndpointType: "internal", Insecure: &yes, Domain: "managed",
-				Regions: []string{"RegionOne", "RegionTwo"}, MaxRetries: 3,
+				Regions: []string{"RegionOne", "RegionTwo"}, MaxRetries: new(3),
 			},
 		},
 		{
@@ -68,7 +68,7 @@ func TestCloudConfig(t *testing.T) {
 				"OS_PASSWORD": "from-env", "OS_REGION_NAME": "RegionOne", "UNIKORN_REGIONS": "RegionOne",
 				"UNIKORN_MAX_RETRIES": "7", "OS_INSECURE": "false",
 			},
-			want: cloud.Config{Password: "from-block", Region: "RegionTwo", Regions: []string{"RegionTwo"}, Insecure: &yes},
+			want: cloud.Config{Password: "from-block", Region: "RegionTwo", Regions: []string{"RegionTwo"}, Insecure: &yes, MaxRetries: new(0)},
 		},
 		{
 			name: "OS_PROJECT_NAME wins over the legacy OS_TENANT_NAME",

@@ -93,7 +93,9 @@ func (p *unikornProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 			"max_retries": schema.Int64Attribute{
 				Optional: true,
 				MarkdownDescription: "How often an idempotent request (GET, HEAD, PUT, DELETE) is retried after HTTP 429, 502, 503 or 504, " +
-					"with backoff and `Retry-After`. A create (POST) is never retried blindly. Default 5. Falls back to `UNIKORN_MAX_RETRIES`.",
+					"a dropped connection or no answer within 90 s, with backoff and `Retry-After`. A create (POST) is never retried blindly: " +
+					"only Keystone's token request and an answer 429 (not processed) are; any other failed create is looked for by name " +
+					"before it is made again. Default 5; `0` turns retries off. Falls back to `UNIKORN_MAX_RETRIES`.",
 				Validators: []validator.Int64{int64validator.Between(0, 100)},
 			},
 			"password": schema.StringAttribute{
