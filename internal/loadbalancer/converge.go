@@ -57,6 +57,19 @@ func (e *MismatchError) Error() string {
 //
 // On error the returned topology is the last one known (nil when none was read).
 func (s *Service) Ensure(ctx context.Context, spec Spec, knownID string, onID func(id string)) (*Topology, error) {
+	var adopted bool
+
+	top, err := s.ensure(ctx, spec, knownID, onID, &adopted)
+	if top != nil {
+		top.Adopted = adopted
+	}
+
+	return top, err
+}
+
+// ensure is Ensure; it sets adopted when, nothing being recorded, it took over a load balancer
+// it found by name.
+func (s *Service) ensure(ctx context.Context, spec Spec, knownID string, onID func(id string), adopted *bool) (*Topology, error) {
 	if onID == nil {
 		onID = func(string) {}
 	}
@@ -101,6 +114,8 @@ func (s *Service) Ensure(ctx context.Context, spec Spec, knownID string, onID fu
 		if err := checkAdoptable(spec, subnetID, lb); err != nil {
 			return nil, err
 		}
+
+		*adopted = knownID == ""
 	}
 
 	onID(lb.ID)

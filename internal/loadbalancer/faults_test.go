@@ -450,3 +450,31 @@ func TestRefound(t *testing.T) {
 		t.Errorf("%d load balancers left after a delete by name", len(f.lbs))
 	}
 }
+
+// TestAdopted: a create (nothing recorded) that finds the load balancer by name takes it over
+// and says so, with its ID and creation time; one that made it, or an update by the recorded
+// ID, says nothing (issue 12, behaviour 7).
+func TestAdopted(t *testing.T) {
+	t.Parallel()
+
+	_, svc, top := ensured(t, false)
+	if top.Adopted || Adopted(top, "here") != "" {
+		t.Fatalf("a fresh create was taken for an adoption: %+v", top)
+	}
+
+	again, err := svc.Ensure(t.Context(), threeListeners(false), "", nil)
+	if err != nil || again.ID != top.ID || !again.Adopted {
+		t.Fatalf("Ensure = %+v, %v; want %s adopted", again, err, top.ID)
+	}
+
+	warning := Adopted(again, "project-1 in RegionOne")
+	for _, want := range []string{top.ID, "lb-web", "project-1 in RegionOne", "adopted", again.CreatedAt.UTC().Format("2006-01-02T15:04:05Z")} {
+		if again.CreatedAt.IsZero() || !strings.Contains(warning, want) {
+			t.Errorf("warning %q does not say %q", warning, want)
+		}
+	}
+
+	if byID, err := svc.Ensure(t.Context(), threeListeners(false), top.ID, nil); err != nil || byID.Adopted {
+		t.Fatalf("update by the recorded ID: %+v, %v", byID, err)
+	}
+}

@@ -107,14 +107,30 @@ func Refound(recordedID string, t *Topology, where string) string {
 		return ""
 	}
 
-	created := "at a time Octavia does not report"
-	if !t.CreatedAt.IsZero() {
-		created = "at " + t.CreatedAt.UTC().Format(time.RFC3339)
-	}
-
 	return fmt.Sprintf("The load balancer %s recorded in the state is gone; %s (%s) in %s, created %s, carries its name "+
 		"now, and the state follows it. If it is not this resource's, remove the resource from the state before applying.",
-		recordedID, t.Name, t.ID, where, created)
+		recordedID, t.Name, t.ID, where, createdAt(t))
+}
+
+// Adopted says that a create took over t, found by its name in where, instead of making a load
+// balancer; "" when it made t.
+func Adopted(t *Topology, where string) string {
+	if t == nil || !t.Adopted {
+		return ""
+	}
+
+	return fmt.Sprintf("The load balancer %s (%s) already existed in %s, created %s, and was adopted instead of a new one "+
+		"being made (an interrupted apply leaves one behind). If another workspace manages it, remove this resource from "+
+		"this configuration.", t.Name, t.ID, where, createdAt(t))
+}
+
+// createdAt says when t was made.
+func createdAt(t *Topology) string {
+	if t.CreatedAt.IsZero() {
+		return "at a time Octavia does not report"
+	}
+
+	return "at " + t.CreatedAt.UTC().Format(time.RFC3339)
 }
 
 // NameOf is the user-given name of an Octavia load balancer named lb-<name>.

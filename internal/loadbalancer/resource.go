@@ -135,6 +135,10 @@ func (r *loadBalancerResource) Create(ctx context.Context, req resource.CreateRe
 		o.fail(err)
 	}
 
+	if w := Adopted(top, o.tenant.String()); w != "" {
+		resp.Diagnostics.AddWarning("Adopted an existing load balancer", w)
+	}
+
 	if id != "" {
 		state := applied(ctx, plan, id, top, &resp.Diagnostics)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)

@@ -141,6 +141,9 @@ type Topology struct {
 	ProvisioningStatus string
 	OperatingStatus    string
 	CreatedAt          time.Time // zero when Octavia did not say
+	// Adopted says that a create found this load balancer by name and took it over instead of
+	// making one (an interrupted apply's, or someone else's).
+	Adopted bool
 
 	// Listeners are the children named after the linkage contract (lb-<name>-<listener>-…),
 	// grouped by listener name: those with a listener in the order Octavia created the

@@ -252,7 +252,7 @@ func (s *Service) EnsureNetwork(ctx context.Context, spec Spec, known Ref) (*Net
 		return nil, err
 	}
 
-	net, found, err := nl.find(ctx, naming.Network(spec.Name), known.NetworkID)
+	net, found, err := nl.ensureFind(ctx, naming.Network(spec.Name), known.NetworkID, &out.Refound)
 	if err != nil {
 		return nil, err
 	}

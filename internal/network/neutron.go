@@ -175,6 +175,9 @@ type lookup[T any] struct {
 type Refound struct {
 	Kind, Name   string
 	OldID, NewID string
+	// Adopted says that nothing was recorded (a create) and an existing object of the name was
+	// taken over instead of a new one made (an interrupted apply's, or someone else's).
+	Adopted bool
 	// CreatedAt is when the object found by name was made; zero when Neutron does not say.
 	CreatedAt time.Time
 }
@@ -188,6 +191,24 @@ func (l lookup[T]) observe(ctx context.Context, name, knownID string, refound *[
 	}
 
 	r := Refound{Kind: l.kind, Name: name, OldID: knownID, NewID: l.id(obj)}
+	if l.created != nil {
+		r.CreatedAt = l.created(obj)
+	}
+
+	*refound = append(*refound, r)
+
+	return obj, true, nil
+}
+
+// ensureFind is find for a create or an update: what observe notes, and also an object found by
+// name when nothing was recorded (knownID ""), which is adopted (noted in refound as such).
+func (l lookup[T]) ensureFind(ctx context.Context, name, knownID string, refound *[]Refound) (T, bool, error) {
+	obj, found, err := l.observe(ctx, name, knownID, refound)
+	if err != nil || !found || knownID != "" {
+		return obj, found, err
+	}
+
+	r := Refound{Kind: l.kind, Name: name, NewID: l.id(obj), Adopted: true}
 	if l.created != nil {
 		r.CreatedAt = l.created(obj)
 	}

@@ -377,3 +377,40 @@ func TestDeleteSecurityGroup_actsOnTheRecordedIDOnly(t *testing.T) {
 		t.Fatal("deleting the old group by its recorded ID deleted the newer one")
 	}
 }
+
+// TestEnsure_adoptionIsAnnounced: a create that finds the network or the group already there by
+// name (an interrupted apply's) adopts it and says so, with its ID and creation time; one that
+// makes the object, or converges the recorded one, says nothing (issue 12, behaviour 7).
+func TestEnsure_adoptionIsAnnounced(t *testing.T) {
+	t.Parallel()
+
+	_, svc, first := ensured(t)
+	if len(first.Refound) != 0 {
+		t.Fatalf("a fresh create noted %+v", first.Refound)
+	}
+
+	again := mustEnsure(t, svc, testSpec(t, "a")) // nothing recorded: the create of a new apply
+	if len(again.Refound) != 1 || !again.Refound[0].Adopted || again.Refound[0].NewID != first.ID || again.Refound[0].CreatedAt.IsZero() {
+		t.Fatalf("adoption noted %+v, want the network %s adopted with its creation time", again.Refound, first.ID)
+	}
+
+	if got, err := svc.EnsureNetwork(context.Background(), testSpec(t, "a"), first.Ref()); err != nil || len(got.Refound) != 0 {
+		t.Fatalf("update by recorded IDs: %v, notes %+v", err, got)
+	}
+
+	_, gsvc, _ := groupFake(t)
+
+	g := mustEnsureGroup(t, gsvc, SecurityGroupSpec{Name: "g"}, "")
+	adopted := mustEnsureGroup(t, gsvc, SecurityGroupSpec{Name: "g"}, "")
+
+	if len(g.Refound) != 0 || len(adopted.Refound) != 1 || !adopted.Refound[0].Adopted || adopted.Refound[0].NewID != g.ID {
+		t.Fatalf("group notes %+v then %+v, want nothing then %s adopted", g.Refound, adopted.Refound, g.ID)
+	}
+
+	detail := adoptedDetail(adopted.Refound[0], cloud.NewTenant(nil, fakeProject, "RegionOne"))
+	for _, want := range []string{"securitygroup-g", g.ID, "adopted"} {
+		if !strings.Contains(detail, want) {
+			t.Fatalf("the warning does not say %q: %s", want, detail)
+		}
+	}
+}

@@ -158,6 +158,7 @@ func (r *tenantResource[M, S, O, PM]) apply(ctx context.Context, op *adapter.Ope
 		return
 	}
 
+	warnRefound(diags, r.kind.refound(out), svc.Tenant())
 	r.kind.flatten(plan, out, err == nil)
 	diags.Append(state.Set(ctx, plan)...)
 
@@ -207,9 +208,7 @@ func (r *tenantResource[M, S, O, PM]) Read(ctx context.Context, req resource.Rea
 				return
 			}
 
-			for _, rf := range r.kind.refound(out) {
-				resp.Diagnostics.AddWarning("Found again by name", refoundDetail(rf, svc.Tenant()))
-			}
+			warnRefound(&resp.Diagnostics, r.kind.refound(out), svc.Tenant())
 
 			f.Region = types.StringValue(svc.Region())
 			r.kind.flatten(state, out, false)
@@ -217,13 +216,39 @@ func (r *tenantResource[M, S, O, PM]) Read(ctx context.Context, req resource.Rea
 		})
 }
 
+// warnRefound says, with a warning each, what was found again by name or adopted.
+func warnRefound(diags *diag.Diagnostics, refound []Refound, where fmt.Stringer) {
+	for _, rf := range refound {
+		if rf.Adopted {
+			diags.AddWarning("Adopted an existing "+rf.Kind, adoptedDetail(rf, where))
+
+			continue
+		}
+
+		diags.AddWarning("Found again by name", refoundDetail(rf, where))
+	}
+}
+
+// createdAt says when rf's object was made.
+func createdAt(rf Refound) string {
+	if rf.CreatedAt.IsZero() {
+		return "at a time Neutron does not say"
+	}
+
+	return "at " + rf.CreatedAt.UTC().Format(time.RFC3339)
+}
+
+// adoptedDetail says that an existing object was taken over instead of a new one made.
+func adoptedDetail(rf Refound, where fmt.Stringer) string {
+	return fmt.Sprintf("The %s %s (%s) already existed in %s, created %s, and was adopted instead of a new one being made "+
+		"(an interrupted apply leaves such objects behind). If another workspace manages it, remove this resource "+
+		"from this configuration.", rf.Kind, rf.Name, rf.NewID, where, createdAt(rf))
+}
+
 // refoundDetail says, for the plan, that an object was found again by name: the old and the
 // new ID, and when the new one was made, so that nothing acts on it unnoticed.
 func refoundDetail(rf Refound, where fmt.Stringer) string {
-	created := "at a time Neutron does not say"
-	if !rf.CreatedAt.IsZero() {
-		created = "at " + rf.CreatedAt.UTC().Format(time.RFC3339)
-	}
+	created := createdAt(rf)
 
 	return fmt.Sprintf("The %s %s recorded as %s is gone from %s; %s, the %s of that name created %s, is taken for it. "+
 		"If it is not the one this configuration made (another workspace may have made it), remove this resource from "+

@@ -280,12 +280,6 @@ func toSecurityGroup(g groups.SecGroup, rules []neutronRule) *SecurityGroup {
 	return out
 }
 
-// findSecurityGroup finds securitygroup-<name> of the project, with its rules: by knownID
-// first, then by exact name. Either way it is one request.
-func (s *Service) findSecurityGroup(ctx context.Context, name, knownID string) (groups.SecGroup, bool, error) {
-	return groupLookup(s.sc, s.ProjectID()).find(ctx, naming.SecurityGroup(name), knownID)
-}
-
 // ObserveSecurityGroup reads security group name (re-found by name when gone by ID, which
 // SecurityGroup.Refound says); nil when it does not exist.
 func (s *Service) ObserveSecurityGroup(ctx context.Context, name, knownID string) (*SecurityGroup, error) {
@@ -308,9 +302,20 @@ func (s *Service) ObserveSecurityGroup(ctx context.Context, name, knownID string
 // creates the missing ones in one bulk request. It returns what exists even when it fails
 // part way.
 func (s *Service) EnsureSecurityGroup(ctx context.Context, spec SecurityGroupSpec, knownID string) (*SecurityGroup, error) {
+	var refound []Refound
+
+	out, err := s.ensureSecurityGroup(ctx, spec, knownID, &refound)
+	if out != nil {
+		out.Refound = refound
+	}
+
+	return out, err
+}
+
+func (s *Service) ensureSecurityGroup(ctx context.Context, spec SecurityGroupSpec, knownID string, refound *[]Refound) (*SecurityGroup, error) {
 	name := naming.SecurityGroup(spec.Name)
 
-	g, found, err := s.findSecurityGroup(ctx, spec.Name, knownID)
+	g, found, err := groupLookup(s.sc, s.ProjectID()).ensureFind(ctx, name, knownID, refound)
 	if err != nil {
 		return nil, err
 	}

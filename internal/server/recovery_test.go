@@ -299,6 +299,14 @@ func TestEnsureAdoptsServerOnUnboundPort(t *testing.T) {
 			if f.Count("POST /compute/servers") != 0 || f.Count("POST /network/v2.0/ports") != 0 {
 				t.Fatalf("calls = %v, want nothing made", f.Calls())
 			}
+
+			// Nothing was recorded: the adoption of both is said (issue 12, behaviour 7).
+			notes := strings.Join(out.Notes, "\n")
+			for _, want := range []string{"server web (srv-1) already existed", "port server-web (port-1) already existed"} {
+				if !strings.Contains(notes, want) {
+					t.Errorf("notes %q do not say %q", notes, want)
+				}
+			}
 		})
 	}
 }

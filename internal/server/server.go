@@ -234,6 +234,15 @@ func (s *Service) Ensure(ctx context.Context, spec Spec, known Known) (*Server, 
 
 	var notes []string
 
+	// Found by name with nothing recorded (a create): adopted, and said so.
+	if !freshServer && known.ServerID == "" {
+		notes = append(notes, s.adopted("server", spec.Name, srv.ID, srv.Created))
+	}
+
+	if !freshPort && known.PortID == "" {
+		notes = append(notes, s.adopted("port", naming.ServerPort(spec.Name), port.ID, port.Created))
+	}
+
 	fail := func(err error) (*Server, error) { return s.result(srv, port, known, notes), err }
 
 	// A new server's floating IP goes on while it boots, so that Nova knows of it by the time the
@@ -486,17 +495,29 @@ func (s *Service) Observe(ctx context.Context, name string, known Known) (*Serve
 	return out, nil
 }
 
+// adopted is the note of the kind name found existing on a create, id made at created, and taken
+// over instead of a new one made.
+func (s *Service) adopted(kind, name, id string, created time.Time) string {
+	return fmt.Sprintf("The %s %s (%s) already existed in %s, created %s, and was adopted instead of a new one being made "+
+		"(an interrupted apply leaves such objects behind). If another workspace manages it, remove this server from "+
+		"this configuration.", kind, name, id, s, when(created))
+}
+
+// when is created for a message.
+func when(created time.Time) string {
+	if created.IsZero() {
+		return "at a time the cloud does not say"
+	}
+
+	return created.UTC().Format(time.RFC3339)
+}
+
 // refound is the note of the kind name recorded as oldID, gone, and found again by its name as
 // newID, made at created (zero: Nova or Neutron did not say).
 func (s *Service) refound(kind, name, oldID, newID string, created time.Time) string {
-	when := "at a time the cloud does not say"
-	if !created.IsZero() {
-		when = created.UTC().Format(time.RFC3339)
-	}
-
 	return fmt.Sprintf("The %s %s recorded as %s in %s is gone; %s, found by its name, was created %s and is recorded "+
 		"instead. If it is not the one this configuration made, remove the server from the state before applying.",
-		kind, name, oldID, s, newID, when)
+		kind, name, oldID, s, newID, when(created))
 }
 
 // Delete removes the server (and waits until Nova answers 404), then the floating IPs on its
