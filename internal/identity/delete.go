@@ -123,7 +123,12 @@ func (d *deletion) run(ctx context.Context, force bool) error {
 	}
 
 	if user != nil {
-		if err := s.deleteCredentials(ctx, sc, projectID, user.ID, name, own); err != nil {
+		creds, err := s.credentials(ctx, projectID)
+		if err != nil {
+			return err
+		}
+
+		if err := s.deleteCredentials(ctx, creds, projectID, user.ID, name, own); err != nil {
 			return err
 		}
 

@@ -53,6 +53,7 @@ type ensurer struct {
 	out   *Identity
 
 	manager  *gophercloud.ServiceClient // Keystone, manager scope
+	creds    *gophercloud.ServiceClient // Keystone for credentials and trusts (Service.credentials)
 	domainID string
 	roleIDs  map[string]string          // role name → ID, for spec roles and manager
 	password string                     // the user's password, known only during this run
@@ -91,6 +92,11 @@ func (e *ensurer) run(ctx context.Context) error {
 
 	e.out.ProjectID = project.ID
 	e.out.Description = project.Description
+
+	if e.creds, err = e.svc.credentials(ctx, project.ID); err != nil {
+		return err
+	}
+
 	e.out.OrganizationID, e.out.UnikornProject, _ = naming.ParseProjectTags(project.Tags)
 	ctx = tflog.SetField(ctx, "project_id", project.ID)
 
@@ -213,7 +219,12 @@ func (e *ensurer) refuseTakeover(ctx context.Context, p *projects.Project) error
 		return err
 	}
 
-	acs, err := identityCredentials(ctx, e.manager, user.ID, e.spec.Name)
+	creds, err := e.svc.credentials(ctx, p.ID)
+	if err != nil {
+		return err
+	}
+
+	acs, err := identityCredentials(ctx, creds, user.ID, e.spec.Name)
 	if err != nil || len(acs) == 0 {
 		return err
 	}
@@ -399,7 +410,7 @@ func isRoleLag(err error) bool {
 func (e *ensurer) ensureApplicationCredential(ctx context.Context, userID, projectID string, rolesChanged bool) error {
 	if e.prior.ApplicationCredentialID != "" && e.prior.ApplicationCredentialSecret != "" &&
 		e.prior.UserID == userID && !rolesChanged && sameTime(e.prior.ExpiresAt, e.spec.ExpiresAt) {
-		ac, err := getApplicationCredential(ctx, e.manager, userID, e.prior.ApplicationCredentialID)
+		ac, err := getApplicationCredential(ctx, e.creds, userID, e.prior.ApplicationCredentialID)
 		if err != nil {
 			return err
 		}
@@ -460,7 +471,7 @@ func (e *ensurer) ensureApplicationCredential(ctx context.Context, userID, proje
 			continue
 		}
 
-		if err := deleteApplicationCredential(ctx, e.manager, userID, o.ID); err != nil {
+		if err := deleteApplicationCredential(ctx, e.creds, userID, o.ID); err != nil {
 			return err
 		}
 
@@ -496,7 +507,7 @@ func identityCredentials(ctx context.Context, sc *gophercloud.ServiceClient, use
 
 // credentials lists the user's credentials of the identity, under either name.
 func (e *ensurer) credentials(ctx context.Context, userID string) ([]applicationCredential, error) {
-	return identityCredentials(ctx, e.manager, userID, e.spec.Name)
+	return identityCredentials(ctx, e.creds, userID, e.spec.Name)
 }
 
 // freeCredentialName is the name for a new credential: one of credentialNames that no
@@ -521,7 +532,7 @@ func (e *ensurer) freeCredentialName(ctx context.Context, userID string, old []a
 		name = names[1]
 	}
 
-	if err := deleteApplicationCredential(ctx, e.manager, userID, holder[name]); err != nil {
+	if err := deleteApplicationCredential(ctx, e.creds, userID, holder[name]); err != nil {
 		return "", err
 	}
 
@@ -531,13 +542,13 @@ func (e *ensurer) freeCredentialName(ctx context.Context, userID string, old []a
 // deleteLostCredentials deletes the user's credentials named name: what a create whose answer
 // was lost may have made under the name this run chose.
 func (e *ensurer) deleteLostCredentials(ctx context.Context, userID, name string) error {
-	lost, err := findApplicationCredentials(ctx, e.manager, userID, name)
+	lost, err := findApplicationCredentials(ctx, e.creds, userID, name)
 	if err != nil {
 		return err
 	}
 
 	for _, ac := range lost {
-		if err := deleteApplicationCredential(ctx, e.manager, userID, ac.ID); err != nil {
+		if err := deleteApplicationCredential(ctx, e.creds, userID, ac.ID); err != nil {
 			return err
 		}
 
@@ -575,7 +586,7 @@ func (e *ensurer) ensureTrust(ctx context.Context, userID, projectID string) err
 			continue
 		}
 
-		err := deleteTrust(ctx, e.manager, t.ID)
+		err := deleteTrust(ctx, e.creds, t.ID)
 		c.ForgetProject(t.ProjectID)
 
 		if err != nil {
@@ -615,7 +626,7 @@ func (e *ensurer) ensureTrust(ctx context.Context, userID, projectID string) err
 	e.out.TrustID = ""
 
 	for _, t := range found {
-		err := deleteTrust(ctx, e.manager, t.ID)
+		err := deleteTrust(ctx, e.creds, t.ID)
 		c.ForgetProject(projectID)
 
 		if err != nil {
@@ -641,7 +652,7 @@ func (e *ensurer) ensureTrust(ctx context.Context, userID, projectID string) err
 				return pointers(ts), err
 			},
 			ID:     func(t *trusts.Trust) string { return t.ID },
-			Delete: func(ctx context.Context, id string) error { return deleteTrust(ctx, e.manager, id) },
+			Delete: func(ctx context.Context, id string) error { return deleteTrust(ctx, e.creds, id) },
 		})
 
 		return err

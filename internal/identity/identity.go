@@ -287,6 +287,24 @@ func (s *Service) manager(ctx context.Context) (*gophercloud.ServiceClient, stri
 	return sc, domainID, nil
 }
 
+// credentials is the Keystone client of the calls on the identity user's application
+// credentials and on trusts. Keystone's scope checks (on by default from 2023.1) refuse them to
+// a domain-scoped token whatever its roles, so they are made with a project-scoped admin token:
+// the service user's own project under the cloud-admin model, the identity's project (where the
+// domain's admin is inherited) under the inherited one. Both work on older releases too.
+func (s *Service) credentials(ctx context.Context, projectID string) (*gophercloud.ServiceClient, error) {
+	if s.cloud.GrantModel() != cloud.InheritedAdmin {
+		return s.cloud.Base().Keystone()
+	}
+
+	sess, err := s.cloud.Privileged(ctx, projectID)
+	if err != nil {
+		return nil, err
+	}
+
+	return sess.Keystone()
+}
+
 // tenants binds the identity's project in every served region, in the order served, with
 // scope: what the per-region steps (quotas, server group and keypair, leftovers) act on.
 func (s *Service) tenants(ctx context.Context, projectID string, scope cloud.Scope) ([]*cloud.Tenant, error) {

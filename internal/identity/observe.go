@@ -86,7 +86,12 @@ func (s *Service) Observe(ctx context.Context, ref Ref, want Quotas) (*Identity,
 			return nil, err
 		}
 
-		if err := s.observeCredentials(ctx, sc, ref, out); err != nil {
+		creds, err := s.credentials(ctx, project.ID)
+		if err != nil {
+			return nil, err
+		}
+
+		if err := s.observeCredentials(ctx, creds, ref, out); err != nil {
 			return nil, err
 		}
 	}
