@@ -1,0 +1,12 @@
+module github.com/unikorn-cloud/terraform-provider-unikorn/tools/chaos
+
+go 1.26.8
+
+require (
+	github.com/gophercloud/gophercloud/v2 v2.16.0
+	github.com/unikorn-cloud/terraform-provider-unikorn v0.0.0
+)
+
+require gopkg.in/yaml.v2 v2.4.0 // indirect
+
+replace github.com/unikorn-cloud/terraform-provider-unikorn => ../..
