@@ -73,23 +73,6 @@ var (
 	createSettle   = []time.Duration{0, time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second}
 )
 
-type sleeperKey struct{}
-
-// WithSleeper makes [Create] (and anything else that pauses through [Pause]) wait with sleep
-// instead of the clock: tests use it to run the waits of a lost create without waiting.
-func WithSleeper(ctx context.Context, sleep func(ctx context.Context, d time.Duration) error) context.Context {
-	return context.WithValue(ctx, sleeperKey{}, sleep)
-}
-
-// Pause waits for d or until ctx ends, with the sleeper of ctx when it carries one.
-func Pause(ctx context.Context, d time.Duration) error {
-	if sleep, ok := ctx.Value(sleeperKey{}).(func(context.Context, time.Duration) error); ok {
-		return sleep(ctx, d)
-	}
-
-	return sleepContext(ctx, d)
-}
-
 // Create makes the object of spec and never leaves a twin or an orphan behind a lost answer:
 //
 //   - a definite refusal ([Definite]) is returned as it is: nothing was made;
@@ -142,7 +125,7 @@ func lookForLost[T any](ctx context.Context, spec CreateSpec[T]) (T, bool, error
 	var zero T
 
 	for _, d := range createSettle {
-		if err := Pause(ctx, d); err != nil {
+		if err := Sleep(ctx, d); err != nil {
 			return zero, false, nil //nolint:nilerr // the context ended: the caller reports the create's error
 		}
 

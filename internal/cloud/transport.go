@@ -71,12 +71,26 @@ func realAfterFunc(d time.Duration, f func()) func() bool { return time.AfterFun
 // errHeaderTimeout is an attempt given up after headerTimeout without an answer.
 var errHeaderTimeout = errors.New("no answer within the per-attempt timeout")
 
-// sleepContext waits d or until ctx ends.
-// Sleep waits for d, or until ctx ends (then it returns ctx's error): the one
-// context-aware sleep of the provider, for the cores' short pauses.
+// Sleep waits for d, or until ctx ends (then it returns ctx's error): the one context-aware
+// sleep of the provider, for the cores' short pauses and [Create]'s settle window. A ctx made by
+// [WithSleeper] waits with its sleeper instead.
 func Sleep(ctx context.Context, d time.Duration) error {
+	if sleep, ok := ctx.Value(sleeperKey{}).(func(context.Context, time.Duration) error); ok {
+		return sleep(ctx, d)
+	}
+
 	return sleepContext(ctx, d)
 }
+
+type sleeperKey struct{}
+
+// WithSleeper makes every [Sleep] under ctx wait with sleep instead of the clock: tests use it to
+// run the pauses of a lost create (or any core's) without waiting.
+func WithSleeper(ctx context.Context, sleep func(ctx context.Context, d time.Duration) error) context.Context {
+	return context.WithValue(ctx, sleeperKey{}, sleep)
+}
+
+// sleepContext waits d or until ctx ends.
 
 func sleepContext(ctx context.Context, d time.Duration) error {
 	if d <= 0 {

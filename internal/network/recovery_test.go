@@ -19,7 +19,7 @@ import (
 // request repeated under us, and a concurrent create of the same name between the POST and the
 // re-list.
 
-// noWait is a context whose pauses (cloud.Pause, as cloud.Create's settle window) return at once.
+// noWait is a context whose pauses (cloud.Sleep, as cloud.Create's settle window) return at once.
 func noWait() context.Context {
 	return cloud.WithSleeper(context.Background(), func(context.Context, time.Duration) error { return nil })
 }

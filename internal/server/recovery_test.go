@@ -18,7 +18,7 @@ import (
 // by name, twins removed, a server adopted on a port Neutron has not bound yet, re-finds by
 // name announced, and deletes by recorded IDs only.
 
-// noWait is a context whose pauses (cloud.Pause, as cloud.Create's) end at once.
+// noWait is a context whose pauses (cloud.Sleep, as cloud.Create's) end at once.
 func noWait() context.Context {
 	return cloud.WithSleeper(context.Background(), func(ctx context.Context, _ time.Duration) error { return ctx.Err() })
 }
