@@ -120,7 +120,7 @@ func (c *Client) identityProjectName(ctx context.Context, projectID string) (str
 }
 
 func (c *Client) checkIdentityProject(ctx context.Context, projectID string) (string, error) {
-	domainID, sc, err := c.managerKeystone(ctx)
+	domainID, sc, err := c.ManagerKeystone(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -141,8 +141,9 @@ func (c *Client) checkIdentityProject(ctx context.Context, projectID string) (st
 	return p.Name, nil
 }
 
-// managerKeystone is the managed domain's ID and the Keystone client of the manager scope.
-func (c *Client) managerKeystone(ctx context.Context) (string, *gophercloud.ServiceClient, error) {
+// ManagerKeystone is the managed domain's ID and the Keystone client of the manager scope: the
+// opening of every Keystone call on identities.
+func (c *Client) ManagerKeystone(ctx context.Context) (string, *gophercloud.ServiceClient, error) {
 	domainID, err := c.ManagedDomainID(ctx)
 	if err != nil {
 		return "", nil, err
@@ -166,7 +167,7 @@ func (c *Client) identityUserID(ctx context.Context, projectID string) (string, 
 		return "", err
 	}
 
-	domainID, sc, err := c.managerKeystone(ctx)
+	domainID, sc, err := c.ManagerKeystone(ctx)
 	if err != nil {
 		return "", err
 	}

@@ -269,29 +269,16 @@ func NewService(c *cloud.Client, cfg *Config) *Service {
 // manager is the manager scope's Keystone client and the managed domain's ID: the opening of
 // every operation on identities.
 func (s *Service) manager(ctx context.Context) (*gophercloud.ServiceClient, string, error) {
-	domainID, err := s.cloud.ManagedDomainID(ctx)
-	if err != nil {
-		return nil, "", err
-	}
+	domainID, sc, err := s.cloud.ManagerKeystone(ctx)
 
-	mgr, err := s.cloud.Manager(ctx)
-	if err != nil {
-		return nil, "", err
-	}
-
-	sc, err := mgr.Keystone()
-	if err != nil {
-		return nil, "", err
-	}
-
-	return sc, domainID, nil
+	return sc, domainID, err
 }
 
 // credentials is the Keystone client of the calls on the identity user's application
 // credentials and on trusts. Keystone's scope checks (on by default from 2023.1) refuse them to
 // a domain-scoped token whatever its roles, so they are made with a project-scoped admin token:
-// the service user's own project under the cloud-admin model, the identity's project (where the
-// domain's admin is inherited) under the inherited one. Both work on older releases too.
+// the service user's own project under the cloud-admin model (and before the grants were
+// read), the identity's project (where the domain's admin is inherited) under the inherited one.
 func (s *Service) credentials(ctx context.Context, projectID string) (*gophercloud.ServiceClient, error) {
 	if s.cloud.GrantModel() != cloud.InheritedAdmin {
 		return s.cloud.Base().Keystone()
