@@ -285,6 +285,16 @@ func (c *Client) RequestCountByMethod() map[string]int64 {
 	return c.transport.counters.snapshot()
 }
 
+// RefusedCount is how many requests with the HTTP method so far were refused (answered 4xx):
+// what a measurement subtracts when a core retries a refusal it expects (Keystone's role lag).
+func (c *Client) RefusedCount(method string) int64 {
+	if n, ok := c.transport.counters.refused[method]; ok {
+		return n.Load()
+	}
+
+	return 0
+}
+
 // String describes the client without secrets.
 func (c *Client) String() string {
 	return fmt.Sprintf("cloud.Client{auth_url:%q user:%q default_region:%q regions:%q}",

@@ -283,6 +283,19 @@ func TestRequestCountAndStrings(t *testing.T) {
 		t.Errorf("per method: %v", got)
 	}
 
+	ks, err := s.Keystone()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if _, err := ks.Get(t.Context(), ks.ServiceURL("domains", "no-such-domain"), nil, nil); err == nil {
+		t.Fatal("GET of an unknown domain: no error")
+	}
+
+	if got := []int64{c.RefusedCount(http.MethodGet), c.RefusedCount(http.MethodPost), c.RefusedCount("BREW")}; got[0] != 1 || got[1] != 0 || got[2] != 0 {
+		t.Errorf("refused GET, POST, BREW: %v, want [1 0 0]", got)
+	}
+
 	for _, text := range []string{fmt.Sprint(c), fmt.Sprintf("%+v", c), fmt.Sprintf("%#v", c), fmt.Sprint(s), fmt.Sprintf("%#v", s)} {
 		if strings.Contains(text, fakePassword) || strings.Contains(text, "tok-") {
 			t.Errorf("secret printed: %s", text)

@@ -112,6 +112,7 @@ func sleepContext(ctx context.Context, d time.Duration) error {
 type requestCounters struct {
 	total    atomic.Int64
 	byMethod map[string]*atomic.Int64 // fixed keys, read-only after construction
+	refused  map[string]*atomic.Int64 // answers 4xx, by method; same keys as byMethod
 }
 
 var countedMethods = []string{
@@ -120,9 +121,12 @@ var countedMethods = []string{
 }
 
 func newRequestCounters() *requestCounters {
-	c := &requestCounters{byMethod: make(map[string]*atomic.Int64, len(countedMethods))}
+	c := &requestCounters{
+		byMethod: make(map[string]*atomic.Int64, len(countedMethods)),
+		refused:  make(map[string]*atomic.Int64, len(countedMethods)),
+	}
 	for _, m := range countedMethods {
-		c.byMethod[m] = new(atomic.Int64)
+		c.byMethod[m], c.refused[m] = new(atomic.Int64), new(atomic.Int64)
 	}
 
 	return c
@@ -135,6 +139,19 @@ func (c *requestCounters) add(method string) {
 		n.Add(1)
 	} else {
 		c.byMethod["OTHER"].Add(1)
+	}
+}
+
+// addStatus counts an answer that refused the request (4xx).
+func (c *requestCounters) addStatus(method string, status int) {
+	if status < 400 || status >= 500 {
+		return
+	}
+
+	if n, ok := c.refused[method]; ok {
+		n.Add(1)
+	} else {
+		c.refused["OTHER"].Add(1)
 	}
 }
 
@@ -376,6 +393,7 @@ func (t *retryingTransport) record(ctx context.Context, req *http.Request, resp 
 	status := 0
 	if resp != nil {
 		status = resp.StatusCode
+		t.counters.addStatus(req.Method, status)
 	}
 
 	service, region := t.services.Load().matchRegion(req.URL)
