@@ -63,6 +63,20 @@ func IdentityKeystone(t *testing.T) (*gophercloud.ServiceClient, string) {
 	return sc, domainID
 }
 
+// AdminKeystone is the direct client's Keystone in the service user's own project (admin
+// there), where the provider makes its application-credential and trust calls: Keystone
+// 2025.1's scope checks refuse them to the manager's domain-scoped token.
+func AdminKeystone(t *testing.T) *gophercloud.ServiceClient {
+	t.Helper()
+
+	sc, err := Client(t).Base().Keystone()
+	if err != nil {
+		t.Fatalf("Keystone client of the service user's own project: %v", err)
+	}
+
+	return sc
+}
+
 // IdentityProjects lists the projects of the managed domain named unikorn-identity-<name>.
 func IdentityProjects(t *testing.T, name string) ([]projects.Project, error) {
 	t.Helper()
@@ -208,7 +222,7 @@ func DeleteCredentials(t *testing.T, userID, credentialID string) {
 
 	ctx := context.Background()
 	c := Client(t)
-	sc, _ := IdentityKeystone(t)
+	sc := AdminKeystone(t)
 
 	if err := applicationcredentials.Delete(ctx, sc, userID, credentialID).ExtractErr(); err != nil {
 		t.Fatalf("deleting application credential %s: %v", credentialID, err)

@@ -7,14 +7,14 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/trusts"
 )
 
-// DeleteTrustsOutOfBand deletes, as the manager scope may, every Keystone trust from the
+// DeleteTrustsOutOfBand deletes, as the service user's admin may, every Keystone trust from the
 // identity user userID to the service user, as a broken or revoked trust would leave the
 // identity, and makes the shared client forget the project's sessions (a token keeps the
 // trust it was issued with). It fails the test when there was no trust to delete.
 func DeleteTrustsOutOfBand(t *testing.T, userID string) {
 	t.Helper()
 
-	sc, _ := IdentityKeystone(t)
+	sc := AdminKeystone(t)
 
 	all := UserTrusts(t, userID)
 	if len(all) == 0 {
