@@ -21,9 +21,10 @@ type Locator func(ctx context.Context, region, idOrName string) (cloud.Located, 
 // by ID or by user-given name.
 type GlobalLocator func(ctx context.Context, idOrName string) (cloud.Located, error)
 
-// ImportRegional imports a regional tenant object from `REGION/ID`, `REGION/name`, `ID` or
-// `name` (a bare one means the provider's default region): it finds the object with locate and
-// sets `id`, `identity_id`, `name` and `region`; Read fills in the rest. It returns what was
+// ImportRegional imports a regional object from `REGION/ID`, `REGION/name`, `ID` or `name` (a
+// bare one means the provider's default region): it finds the object with locate and sets
+// `id`, `name`, `region` and, for a tenant object (Located.ProjectID set), `identity_id`; Read
+// fills in the rest. It returns what was
 // found, false on failure (reported under "Error importing <noun>").
 func (b *ResourceBase[T]) ImportRegional(ctx context.Context, req resource.ImportStateRequest,
 	resp *resource.ImportStateResponse, locate Locator,
@@ -40,7 +41,12 @@ func (b *ResourceBase[T]) ImportRegional(ctx context.Context, req resource.Impor
 
 		loc, err := locate(ctx, region, idOrName)
 
-		return loc, map[string]string{"identity_id": loc.ProjectID, "region": region}, err
+		extra := map[string]string{"region": region}
+		if loc.ProjectID != "" { // a tenant object; a region's own (flavor, image) has none
+			extra["identity_id"] = loc.ProjectID
+		}
+
+		return loc, extra, err
 	})
 }
 
