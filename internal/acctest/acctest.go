@@ -50,6 +50,8 @@ func PreCheck(t *testing.T) {
 			t.Fatalf("%s must be set for acceptance tests: source .cache/openstack-lite/env (make cloud-up writes it)", name)
 		}
 	}
+
+	pinExternalNetworks(t)
 }
 
 // Regions returns the regions the test environment serves (UNIKORN_REGIONS). It may be

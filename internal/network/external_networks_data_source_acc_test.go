@@ -19,7 +19,7 @@ import (
 func TestAccExternalNetworksDataSource(t *testing.T) {
 	project := tenant(t)
 	def, other := regions(t)
-	public, otherPublic := publicNetworkID(t, def), publicNetworkID(t, other)
+	public, otherPublic := acctest.PublicNetworkID(t, def), acctest.PublicNetworkID(t, other)
 
 	publicCheck := func(address, id string) statecheck.StateCheck {
 		return statecheck.ExpectKnownValue(address, tfjsonpath.New("external_networks"), knownvalue.ListPartial(map[int]knownvalue.Check{

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/gophercloud/gophercloud/v2"
-	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/external"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/layer3/routers"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/security/groups"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/networks"
@@ -73,35 +72,6 @@ func regions(t *testing.T) (def, other string) {
 	t.Fatal("the tests need two regions (UNIKORN_REGIONS)")
 
 	return "", ""
-}
-
-// publicNetworkID is the ID of the external network "public" of region.
-func publicNetworkID(t *testing.T, region string) string {
-	t.Helper()
-
-	sc, err := acctest.Client(t).Base().Network(region)
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	yes := true
-
-	pages, err := networks.List(sc, external.ListOptsExt{ListOptsBuilder: networks.ListOpts{Name: "public"}, External: &yes}).AllPages(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	all, err := networks.ExtractNetworks(pages)
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	all = naming.Exact(all, "public", func(n networks.Network) string { return n.Name })
-	if len(all) != 1 {
-		t.Fatalf("%d external networks called public in %s", len(all), region)
-	}
-
-	return all[0].ID
 }
 
 // checkNeutronNetwork asks Neutron, for the unikorn_network at address, that exactly one

@@ -62,7 +62,7 @@ func TestAccNetwork_basic(t *testing.T) {
 					statecheck.ExpectKnownValue(networkAddress, tfjsonpath.New("static_range"), knownvalue.ObjectExact(map[string]knownvalue.Check{
 						"start": knownvalue.StringExact("192.168.10.2"), "end": knownvalue.StringExact("192.168.10.127"),
 					})),
-					statecheck.ExpectKnownValue(networkAddress, tfjsonpath.New("external_network_id"), knownvalue.StringExact(publicNetworkID(t, def))),
+					statecheck.ExpectKnownValue(networkAddress, tfjsonpath.New("external_network_id"), knownvalue.StringExact(acctest.PublicNetworkID(t, def))),
 					statecheck.ExpectKnownValue(networkAddress, tfjsonpath.New("vlan_id"), knownvalue.Null()),
 				},
 				Check: checkNeutronNetwork(t, networkAddress),
@@ -135,7 +135,7 @@ func TestAccNetwork_multiRegion(t *testing.T) {
 			[2]string{`cidr = "10.1.0.0/24"`, `cidr = "10.2.0.0/24"`},
 			[]statecheck.StateCheck{
 				statecheck.ExpectKnownValue("unikorn_network.one", tfjsonpath.New("region"), knownvalue.StringExact(def)),
-				statecheck.ExpectKnownValue("unikorn_network.two", tfjsonpath.New("external_network_id"), knownvalue.StringExact(publicNetworkID(t, other))),
+				statecheck.ExpectKnownValue("unikorn_network.two", tfjsonpath.New("external_network_id"), knownvalue.StringExact(acctest.PublicNetworkID(t, other))),
 			},
 			resource.ComposeAggregateTestCheckFunc(
 				checkNeutronNetwork(t, "unikorn_network.one"),
@@ -236,7 +236,7 @@ func TestAccNetwork_cidrOverlapsExternalNetwork(t *testing.T) {
 	project := tenant(t)
 	name := acctest.RandomName()
 	def, _ := regions(t)
-	public := publicNetworkID(t, def)
+	public := acctest.PublicNetworkID(t, def)
 	overlapping := acctest.ExternalSubnetCIDR(t, def, public)
 
 	want := regexpMust(fmt.Sprintf("cidr %s overlaps", overlapping))

@@ -3,6 +3,7 @@ package network
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
@@ -20,6 +21,10 @@ import (
 const (
 	ExternalNetworksArgument = "external_networks"
 	ProviderNetworkArgument  = "provider_network"
+
+	// ExternalNetworkIDsEnv is what `external_networks` falls back to when the provider block
+	// leaves it unset: a comma-separated list of Neutron IDs, as `external_networks.ids`.
+	ExternalNetworkIDsEnv = "UNIKORN_EXTERNAL_NETWORK_IDS"
 )
 
 // ProviderAttributes are the provider arguments that configure tenant networking:
@@ -31,8 +36,8 @@ func ProviderAttributes() map[string]schema.Attribute {
 			Optional: true,
 			MarkdownDescription: "Which external networks routers may use, as Unikorn's region selector chooses them. A " +
 				"`unikorn_network` without `external_network_id` routes through the first external network (in Neutron's " +
-				"order) that passes the selector; the `unikorn_external_networks` data source shows them. Unset: every " +
-				"external network.",
+				"order) that passes the selector; the `unikorn_external_networks` data source shows them. Unset: the " +
+				"IDs in `" + ExternalNetworkIDsEnv + "` (comma-separated) when that is set, else every external network.",
 			Attributes: map[string]schema.Attribute{
 				"ids":  adapter.StringSetArgument("Only these external networks (Neutron IDs)."),
 				"tags": adapter.StringSetArgument("Only external networks that carry every one of these Neutron tags."),
@@ -94,9 +99,10 @@ type vlanRangeModel struct {
 	Start types.Int64 `tfsdk:"start"`
 }
 
-// ExpandConfig builds the package's Config from the provider arguments. Unknown values are
-// errors: the provider is configured before any plan.
-func ExpandConfig(ctx context.Context, externalNetworks, providerNetwork types.Object) (*Config, diag.Diagnostics) {
+// ExpandConfig builds the package's Config from the provider arguments, with getenv for the
+// fallback of an unset `external_networks`. Unknown values are errors: the provider is
+// configured before any plan.
+func ExpandConfig(ctx context.Context, externalNetworks, providerNetwork types.Object, getenv func(string) string) (*Config, diag.Diagnostics) {
 	var diags diag.Diagnostics
 
 	var selector ExternalNetworkSelector
@@ -105,6 +111,12 @@ func ExpandConfig(ctx context.Context, externalNetworks, providerNetwork types.O
 	if m, ok := adapter.ReadObjectArgument[externalNetworksModel](ctx, root, externalNetworks, &diags); ok {
 		selector.IDs = adapter.ReadStringSetArgument(ctx, root.AtName("ids"), m.IDs, &diags)
 		selector.Tags = adapter.ReadStringSetArgument(ctx, root.AtName("tags"), m.Tags, &diags)
+	} else if externalNetworks.IsNull() {
+		for _, id := range strings.Split(getenv(ExternalNetworkIDsEnv), ",") {
+			if id = strings.TrimSpace(id); id != "" {
+				selector.IDs = append(selector.IDs, id)
+			}
+		}
 	}
 
 	var pn *ProviderNetwork

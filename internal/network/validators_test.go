@@ -191,7 +191,16 @@ func TestExpandConfig(t *testing.T) {
 		"vlan_ranges":      types.ListValueMust(types.ObjectType{AttrTypes: rangeTypes}, []attr.Value{vr(100, 110), vr(200, 200)}),
 	})
 
-	cfg, diags := ExpandConfig(ctx, ext, pn)
+	env := func(name string) string {
+		if name == ExternalNetworkIDsEnv {
+			return " ext-2, ext-1 ,,"
+		}
+
+		return ""
+	}
+	noEnv := func(string) string { return "" }
+
+	cfg, diags := ExpandConfig(ctx, ext, pn, env)
 	if diags.HasError() {
 		t.Fatal(diags)
 	}
@@ -201,9 +210,22 @@ func TestExpandConfig(t *testing.T) {
 		t.Fatalf("config %+v %+v", cfg.Selector, cfg.ProviderNetwork)
 	}
 
-	cfg, diags = ExpandConfig(ctx, types.ObjectNull(extTypes), types.ObjectNull(pnTypes))
+	cfg, diags = ExpandConfig(ctx, types.ObjectNull(extTypes), types.ObjectNull(pnTypes), noEnv)
 	if diags.HasError() || cfg.ProviderNetwork != nil || len(cfg.Selector.IDs)+len(cfg.Selector.Tags) != 0 {
 		t.Fatalf("unset: %v %+v", diags, cfg)
+	}
+
+	// Unset in the block: the environment's IDs; set (even empty): never the environment.
+	cfg, diags = ExpandConfig(ctx, types.ObjectNull(extTypes), types.ObjectNull(pnTypes), env)
+	if diags.HasError() || strings.Join(cfg.Selector.IDs, ",") != "ext-2,ext-1" || cfg.Selector.Tags != nil {
+		t.Fatalf("unset with %s: %v %+v", ExternalNetworkIDsEnv, diags, cfg.Selector)
+	}
+
+	empty := types.ObjectValueMust(extTypes, map[string]attr.Value{"ids": types.SetNull(types.StringType), "tags": types.SetNull(types.StringType)})
+
+	cfg, diags = ExpandConfig(ctx, empty, types.ObjectNull(pnTypes), env)
+	if diags.HasError() || len(cfg.Selector.IDs)+len(cfg.Selector.Tags) != 0 {
+		t.Fatalf("external_networks = {} with %s: %v %+v", ExternalNetworkIDsEnv, diags, cfg.Selector)
 	}
 
 	overlapping := types.ObjectValueMust(pnTypes, map[string]attr.Value{
@@ -211,11 +233,11 @@ func TestExpandConfig(t *testing.T) {
 		"vlan_ranges":      types.ListValueMust(types.ObjectType{AttrTypes: rangeTypes}, []attr.Value{vr(100, 110), vr(110, 120)}),
 	})
 
-	if _, diags := ExpandConfig(ctx, types.ObjectNull(extTypes), overlapping); !diags.HasError() {
+	if _, diags := ExpandConfig(ctx, types.ObjectNull(extTypes), overlapping, noEnv); !diags.HasError() {
 		t.Fatal("overlapping ranges accepted")
 	}
 
-	if _, diags := ExpandConfig(ctx, types.ObjectUnknown(extTypes), types.ObjectNull(pnTypes)); !diags.HasError() {
+	if _, diags := ExpandConfig(ctx, types.ObjectUnknown(extTypes), types.ObjectNull(pnTypes), noEnv); !diags.HasError() {
 		t.Fatal("unknown selector accepted")
 	}
 

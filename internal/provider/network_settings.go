@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"os"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
@@ -41,7 +42,7 @@ func networkAttributes() map[string]schema.Attribute {
 // configure validates the settings (the schema validators already ran at plan time) and
 // fills meta.
 func (s networkSettings) configure(ctx context.Context, meta *networkMeta) diag.Diagnostics {
-	cfg, diags := network.ExpandConfig(ctx, s.ExternalNetworks, s.ProviderNetwork)
+	cfg, diags := network.ExpandConfig(ctx, s.ExternalNetworks, s.ProviderNetwork, os.Getenv)
 	if diags.HasError() {
 		return diags
 	}
