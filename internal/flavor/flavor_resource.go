@@ -40,12 +40,17 @@ type managedResource struct {
 	adapter.ResourceBase[meta]
 }
 
-// inRegion names where a flavor is in messages: "region RegionOne".
-type inRegion string
+// bindAdmin is the flavor core of the resolved region in the service user's own scope.
+func bindAdmin(c *cloud.Client, region string) (*Admin, error) {
+	compute, err := c.Base().Compute(region)
+	if err != nil {
+		return nil, err
+	}
 
-func (r inRegion) String() string { return "region " + string(r) }
+	return NewAdmin(compute, region, c.AdminRefusal), nil
+}
 
-// admin is the flavor core of region ("" = the provider's default) in the service user's scope.
+// admin is the flavor core of region ("" = the provider's default), for the import.
 func (r *managedResource) admin(region string) (*Admin, error) {
 	c := r.Cloud()
 	if c == nil {
@@ -57,49 +62,22 @@ func (r *managedResource) admin(region string) (*Admin, error) {
 		return nil, err
 	}
 
-	compute, err := c.Base().Compute(resolved)
-	if err != nil {
-		return nil, err
-	}
-
-	return NewAdmin(compute, resolved, c.AdminRefusal), nil
+	return bindAdmin(c, resolved)
 }
 
-// run is the opening every operation shares: it reads the model out of src, opens the
-// operation, binds the core to the model's region and runs do; subject names the flavor in
-// the operation's failures.
+// run is the kit's opening of an admin resource (adapter.OpenAdmin); after a change, a
+// flavor data source read later in this run lists Nova again.
 func (r *managedResource) run(ctx context.Context, opKind adapter.Op, src adapter.Source, diags *diag.Diagnostics,
 	do func(ctx context.Context, op *adapter.Operation, a *Admin, m *managedModel, subject func(id string) string),
 ) {
-	m, ok := adapter.Get[managedModel](ctx, src, diags)
-	if !ok {
-		return
-	}
+	adapter.OpenAdmin[meta, managedModel](ctx, &r.ResourceBase, opKind, src, diags, bindAdmin,
+		func(ctx context.Context, op *adapter.Operation, a *Admin, m *managedModel, subject func(string) string) {
+			do(ctx, op, a, m, subject)
 
-	ctx, op, ok := r.Begin(ctx, opKind, m.Timeouts, diags)
-	defer op.End(ctx)
-
-	if !ok {
-		return
-	}
-
-	name := m.Name.ValueString()
-	ctx = tflog.SetField(ctx, "flavor", name)
-
-	a, err := r.admin(m.Region.ValueString())
-	if err != nil {
-		op.Fail(adapter.Subject(name, m.ID.ValueString(), inRegion(m.Region.ValueString())), err)
-		return
-	}
-
-	ctx = tflog.SetField(ctx, "region", a.Region())
-
-	do(ctx, op, a, &m, func(id string) string { return adapter.Subject(name, id, inRegion(a.Region())) })
-
-	// A flavor data source read later in this run lists Nova again.
-	if opKind != adapter.Read {
-		r.Meta.FlavorCache().forget(a.Region(), m.ID.ValueString())
-	}
+			if opKind != adapter.Read {
+				r.Meta.FlavorCache().forget(a.Region(), m.ID.ValueString())
+			}
+		})
 }
 
 // record writes what exists into state, whatever happened next: a failed apply leaves a

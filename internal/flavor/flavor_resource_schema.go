@@ -187,6 +187,11 @@ type managedModel struct {
 	VCPUs            types.Int64    `tfsdk:"vcpus"`
 }
 
+// Opening makes managedModel an adapter.AdminModel (a regional object).
+func (m *managedModel) Opening() adapter.AdminOpening {
+	return adapter.AdminOpening{Name: m.Name, ID: m.ID, Regional: true, Region: m.Region, Timeouts: m.Timeouts}
+}
+
 // expandManaged is the core's spec of the plan.
 func expandManaged(ctx context.Context, m managedModel, diags *diag.Diagnostics) ManagedSpec {
 	spec := ManagedSpec{

@@ -1,0 +1,387 @@
+// Package domain is unikorn_domain: a Keystone domain of the region, managed by the service
+// user as cloud admin. The core (this file) finds, creates, converges and deletes domains with
+// gophercloud; the adapter files map the resource's model onto it.
+package domain
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/domains"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/projects"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/roles"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
+)
+
+// DefaultDomainID and DefaultDomainName are Keystone's own domain, which holds the service
+// users: never managed by this provider.
+const (
+	DefaultDomainID   = "default"
+	DefaultDomainName = "Default"
+)
+
+// Domain is a Keystone domain as the provider reads it.
+type Domain struct {
+	ID, Name, Description string
+	Enabled               bool
+}
+
+// Spec is a domain as configured.
+type Spec struct {
+	Name, Description string
+	Enabled           bool
+}
+
+// Object is a project or a domain-specific role held by a domain.
+type Object struct {
+	Kind, ID, Name string
+}
+
+func (o Object) String() string { return fmt.Sprintf("%s %s (%s)", o.Kind, o.Name, o.ID) }
+
+// Service is the domain core on the cloud-admin Keystone client.
+type Service struct {
+	*Admin
+}
+
+// NewService is the domain core of c.
+func NewService(c *cloud.Client) (*Service, error) {
+	a, err := NewAdmin(c)
+	if err != nil {
+		return nil, err
+	}
+
+	return &Service{a}, nil
+}
+
+func fromKeystone(d *domains.Domain) *Domain {
+	return &Domain{ID: d.ID, Name: d.Name, Description: d.Description, Enabled: d.Enabled}
+}
+
+// Get reads the domain id; nil when it does not exist.
+func (s *Service) Get(ctx context.Context, id string) (*Domain, error) {
+	d, err := domains.Get(ctx, s.Keystone, id).Extract()
+
+	switch {
+	case NotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, s.Refused("reading domain "+id, err)
+	}
+
+	return fromKeystone(d), nil
+}
+
+// Find finds the domain named exactly name; nil when there is none.
+func (s *Service) Find(ctx context.Context, name string) (*Domain, error) {
+	d, err := s.findRaw(ctx, name)
+	if err != nil || d == nil {
+		return nil, s.Refused("listing domains", err)
+	}
+
+	return fromKeystone(d), nil
+}
+
+// Clashing lists the domains whose name equals name ignoring case (Keystone's uniqueness of
+// domain names is case-insensitive on most databases): those a domain of that name would
+// collide with.
+func (s *Service) Clashing(ctx context.Context, name string) ([]Domain, error) {
+	all, err := cloud.ListAll(ctx, domains.List(s.Keystone, domains.ListOpts{Name: name}), domains.ExtractDomains,
+		fmt.Sprintf("domains named %q", name))
+	if err != nil {
+		return nil, s.Refused("listing domains", err)
+	}
+
+	var out []Domain
+
+	for _, d := range all {
+		if strings.EqualFold(d.Name, name) {
+			out = append(out, *fromKeystone(&d))
+		}
+	}
+
+	return out, nil
+}
+
+// Create makes the domain of spec (through cloud.Create: an answer lost after Keystone acted is
+// recovered by name). Keystone keeps domain names unique, so no twin can appear and none is
+// looked for after a successful create. A domain of the name that exists already is an
+// *ExistsError.
+func (s *Service) Create(ctx context.Context, spec Spec) (*Domain, error) {
+	enabled := spec.Enabled
+
+	d, err := cloud.Create(ctx, cloud.CreateSpec[*domains.Domain]{
+		Kind: "domain",
+		Name: spec.Name,
+		Create: func(ctx context.Context) (*domains.Domain, error) {
+			return domains.Create(ctx, s.Keystone, domains.CreateOpts{Name: spec.Name, Description: spec.Description, Enabled: &enabled}).Extract()
+		},
+		Find: func(ctx context.Context) ([]*domains.Domain, error) {
+			d, err := s.findRaw(ctx, spec.Name)
+			if d == nil {
+				return nil, err
+			}
+
+			return []*domains.Domain{d}, err
+		},
+		ID: func(d *domains.Domain) string { return d.ID },
+	})
+
+	if Conflict(err) {
+		if existing, ferr := s.Find(ctx, spec.Name); ferr == nil && existing != nil {
+			return nil, &ExistsError{Kind: "domain", Name: spec.Name, ID: existing.ID, Import: "unikorn_domain.<name> " + existing.ID}
+		}
+	}
+
+	if err != nil {
+		return nil, s.Refused("creating domain "+spec.Name, err)
+	}
+
+	tflog.Info(ctx, "Created a Keystone domain", map[string]any{"domain_id": d.ID, "name": d.Name})
+
+	return fromKeystone(d), nil
+}
+
+func (s *Service) findRaw(ctx context.Context, name string) (*domains.Domain, error) {
+	return FindOne(ctx, domains.List(s.Keystone, domains.ListOpts{Name: name}), domains.ExtractDomains, "domain", name,
+		func(d domains.Domain) string { return d.Name }, func(d domains.Domain) string { return d.ID })
+}
+
+// Update brings the domain cur to spec in place, with one request when something differs.
+func (s *Service) Update(ctx context.Context, cur *Domain, spec Spec) (*Domain, error) {
+	var (
+		opts    domains.UpdateOpts
+		changed bool
+	)
+
+	if cur.Name != spec.Name {
+		opts.Name, changed = spec.Name, true
+	}
+
+	if cur.Description != spec.Description {
+		opts.Description, changed = &spec.Description, true
+	}
+
+	if cur.Enabled != spec.Enabled {
+		opts.Enabled, changed = &spec.Enabled, true
+	}
+
+	if !changed {
+		return cur, nil
+	}
+
+	d, err := domains.Update(ctx, s.Keystone, cur.ID, opts).Extract()
+	if err != nil {
+		return nil, s.Refused("updating domain "+cur.ID, err)
+	}
+
+	return fromKeystone(d), nil
+}
+
+// Observe reads the domain recorded as id: by ID, and when that is gone by its exact name
+// (refound then tells so, for a warning). nil when neither finds it.
+func (s *Service) Observe(ctx context.Context, id, name string) (d *Domain, refound bool, err error) {
+	if d, err = s.Get(ctx, id); d != nil || err != nil {
+		return d, false, err
+	}
+
+	if name == "" {
+		return nil, false, nil
+	}
+
+	d, err = s.Find(ctx, name)
+
+	return d, d != nil, err
+}
+
+// Locate finds a domain to import by ID, then by exact name.
+func (s *Service) Locate(ctx context.Context, idOrName string) (cloud.Located, error) {
+	d, err := s.Get(ctx, idOrName)
+	if err == nil && d == nil {
+		d, err = s.Find(ctx, idOrName)
+	}
+
+	switch {
+	case err != nil:
+		return cloud.Located{}, err
+	case d == nil:
+		return cloud.Located{}, fmt.Errorf("no Keystone domain with the ID or name %q", idOrName)
+	}
+
+	return cloud.Located{ID: d.ID, Name: d.Name}, nil
+}
+
+// Contents lists what the domain id holds that deleting it would take along or leave behind:
+// its projects (Keystone deletes them with the domain) and its domain-specific roles (which
+// Keystone leaves behind, orphaned), projects leaves first.
+func (s *Service) Contents(ctx context.Context, id string) ([]Object, error) {
+	ps, err := cloud.ListAll(ctx, projects.List(s.Keystone, projects.ListOpts{DomainID: id}), projects.ExtractProjects,
+		"the projects of domain "+id)
+	if err != nil {
+		return nil, s.Refused("listing the projects of domain "+id, err)
+	}
+
+	rs, err := cloud.ListAll(ctx, roles.List(s.Keystone, roles.ListOpts{DomainID: id}), roles.ExtractRoles,
+		"the roles of domain "+id)
+	if err != nil {
+		return nil, s.Refused("listing the roles of domain "+id, err)
+	}
+
+	out := make([]Object, 0, len(ps)+len(rs))
+	for _, p := range leavesFirst(ps) {
+		out = append(out, Object{Kind: "project", ID: p.ID, Name: p.Name})
+	}
+
+	for _, r := range rs {
+		if r.DomainID == id {
+			out = append(out, Object{Kind: "role", ID: r.ID, Name: r.Name})
+		}
+	}
+
+	return out, nil
+}
+
+// leavesFirst orders projects so that every project comes before its parent: Keystone deletes
+// only leaves of the hierarchy.
+func leavesFirst(ps []projects.Project) []projects.Project {
+	depth := map[string]int{}
+
+	var depthOf func(id string, seen int) int
+
+	byID := map[string]projects.Project{}
+	for _, p := range ps {
+		byID[p.ID] = p
+	}
+
+	depthOf = func(id string, seen int) int {
+		if d, ok := depth[id]; ok {
+			return d
+		}
+
+		p, ok := byID[id]
+		if !ok || seen > len(ps) {
+			return 0
+		}
+
+		d := depthOf(p.ParentID, seen+1) + 1
+		depth[id] = d
+
+		return d
+	}
+
+	out := slices.Clone(ps)
+	slices.SortStableFunc(out, func(a, b projects.Project) int { return depthOf(b.ID, 0) - depthOf(a.ID, 0) })
+
+	return out
+}
+
+// NotEmptyError is a delete refused because the domain still holds projects or roles.
+type NotEmptyError struct {
+	Domain   string
+	Contents []Object
+}
+
+func (e *NotEmptyError) Error() string {
+	names := make([]string, len(e.Contents))
+	for i, o := range e.Contents {
+		names[i] = o.String()
+	}
+
+	return fmt.Sprintf("domain %s still holds %d objects: %s. Delete them first, or set force_destroy = true (and apply) "+
+		"to delete them with the domain", e.Domain, len(e.Contents), strings.Join(names, ", "))
+}
+
+// ProtectedError is a domain this provider never manages: Keystone's Default domain or the
+// provider's own managed domain.
+type ProtectedError struct {
+	ID, Name, Why string
+}
+
+func (e *ProtectedError) Error() string {
+	return fmt.Sprintf("domain %s (%s) is %s: the provider never manages, changes or deletes it", e.Name, e.ID, e.Why)
+}
+
+// Protected says why the domain (id, name) must not be managed: nil when it may be. managedID
+// is the provider's managed domain ("" when none is configured).
+func Protected(id, name, managedID string) error {
+	switch {
+	case id == DefaultDomainID || strings.EqualFold(name, DefaultDomainName):
+		return &ProtectedError{ID: DefaultDomainID, Name: DefaultDomainName, Why: "Keystone's Default domain"}
+	case managedID != "" && id == managedID:
+		return &ProtectedError{ID: id, Name: name, Why: "the provider's managed domain (the provider's domain setting)"}
+	}
+
+	return nil
+}
+
+// Delete deletes the domain id: refused for a protected one, and for one that still holds
+// projects or roles unless force, which deletes them first (projects leaves first) and returns
+// them. The domain is disabled first (Keystone deletes disabled domains only). A domain already
+// gone is done.
+func (s *Service) Delete(ctx context.Context, id, managedID string, force bool) ([]Object, error) {
+	d, err := s.Get(ctx, id)
+	if err != nil || d == nil {
+		return nil, err
+	}
+
+	if err := Protected(d.ID, d.Name, managedID); err != nil {
+		return nil, err
+	}
+
+	contents, err := s.Contents(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+
+	if len(contents) > 0 && !force {
+		return nil, &NotEmptyError{Domain: fmt.Sprintf("%s (%s)", d.Name, d.ID), Contents: contents}
+	}
+
+	var deleted []Object
+
+	for _, o := range contents {
+		if err := s.deleteObject(ctx, o); err != nil {
+			return deleted, err
+		}
+
+		tflog.Info(ctx, "Deleted an object of the domain (force_destroy)", map[string]any{"kind": o.Kind, "id": o.ID, "name": o.Name})
+		deleted = append(deleted, o)
+	}
+
+	if d.Enabled {
+		disabled := false
+		if _, err := domains.Update(ctx, s.Keystone, id, domains.UpdateOpts{Enabled: &disabled}).Extract(); err != nil && !NotFound(err) {
+			return deleted, s.Refused("disabling domain "+id, err)
+		}
+	}
+
+	if err := domains.Delete(ctx, s.Keystone, id).ExtractErr(); err != nil && !NotFound(err) {
+		return deleted, s.Refused("deleting domain "+id, err)
+	}
+
+	return deleted, nil
+}
+
+func (s *Service) deleteObject(ctx context.Context, o Object) error {
+	var err error
+
+	switch o.Kind {
+	case "project":
+		err = projects.Delete(ctx, s.Keystone, o.ID).ExtractErr()
+	case "role":
+		err = roles.Delete(ctx, s.Keystone, o.ID).ExtractErr()
+	default:
+		err = errors.New("unknown kind " + o.Kind)
+	}
+
+	if err != nil && !NotFound(err) {
+		return s.Refused("deleting "+o.String(), err)
+	}
+
+	return nil
+}

@@ -1,0 +1,283 @@
+package domain
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
+)
+
+var (
+	_ resource.ResourceWithConfigure   = (*domainResource)(nil)
+	_ resource.ResourceWithImportState = (*domainResource)(nil)
+	_ resource.ResourceWithModifyPlan  = (*domainResource)(nil)
+)
+
+// DefaultTimeouts are the Keystone resources' default operation timeouts.
+var DefaultTimeouts = adapter.Timeouts{
+	Create: 5 * time.Minute, Read: 5 * time.Minute, Update: 5 * time.Minute, Delete: 10 * time.Minute,
+}
+
+// Summaries of the domain's own diagnostics.
+const (
+	summaryProtected = "Domain not manageable"
+	summaryExists    = "Domain exists already"
+	summaryNotEmpty  = "Domain not empty"
+	summaryRefound   = "Domain found again by name"
+	summaryForced    = "Deleted with the domain"
+)
+
+// NewDomainResource is unikorn_domain.
+func NewDomainResource() resource.Resource {
+	return &domainResource{adapter.NewResourceBase[adapter.Meta](adapter.Kind{
+		TypeName: "domain", Noun: "domain", Timeouts: DefaultTimeouts,
+	})}
+}
+
+type domainResource struct {
+	adapter.ResourceBase[adapter.Meta]
+}
+
+// open is the kit's opening of an admin resource (adapter.OpenAdmin).
+func (r *domainResource) open(ctx context.Context, opKind adapter.Op, src adapter.Source, diags *diag.Diagnostics,
+	do func(ctx context.Context, op *adapter.Operation, svc *Service, m *domainModel, subject string),
+) {
+	adapter.OpenAdmin[adapter.Meta, domainModel](ctx, &r.ResourceBase, opKind, src, diags,
+		func(c *cloud.Client, _ string) (*Service, error) { return NewService(c) },
+		func(ctx context.Context, op *adapter.Operation, svc *Service, m *domainModel, subject func(string) string) {
+			do(ctx, op, svc, m, subject(m.ID.ValueString()))
+		})
+}
+
+// Create creates the domain; one of the name that exists already is an error that says how to
+// import it.
+func (r *domainResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	r.open(ctx, adapter.Create, req.Plan, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, svc *Service, m *domainModel, subject string) {
+		d, err := svc.Create(ctx, m.spec())
+
+		var exists *ExistsError
+		if errors.As(err, &exists) {
+			resp.Diagnostics.AddAttributeError(path.Root("name"), summaryExists, err.Error())
+			return
+		}
+
+		if err != nil {
+			op.Fail(subject, err)
+			return
+		}
+
+		m.flatten(d)
+		resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+	})
+}
+
+// Read refreshes every attribute from Keystone: a domain gone by ID and found again by its name
+// is said with a warning, one gone altogether leaves the state.
+func (r *domainResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	r.open(ctx, adapter.Read, req.State, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, svc *Service, m *domainModel, subject string) {
+		oldID := m.ID.ValueString()
+
+		d, refound, err := svc.Observe(ctx, oldID, m.Name.ValueString())
+		if err != nil {
+			op.Fail(subject, err)
+			return
+		}
+
+		if d == nil {
+			tflog.Warn(ctx, "The domain is gone; removing it from the state", map[string]any{"domain_id": oldID})
+			resp.State.RemoveResource(ctx)
+
+			return
+		}
+
+		if refound {
+			resp.Diagnostics.AddWarning(summaryRefound, fmt.Sprintf("The domain %s recorded as %s is gone; %s, the domain of "+
+				"that name, is taken for it. If this configuration did not make it, remove this resource from the state "+
+				"before applying or destroying.", d.Name, oldID, d.ID))
+		}
+
+		m.flatten(d)
+		resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+	})
+}
+
+// Update changes name, description and enabled in place.
+func (r *domainResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	prior, ok := adapter.Get[domainModel](ctx, req.State, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+
+	r.open(ctx, adapter.Update, req.Plan, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, svc *Service, m *domainModel, subject string) {
+		cur := &Domain{ID: prior.ID.ValueString(), Name: prior.Name.ValueString(), Description: prior.Description.ValueString(),
+			Enabled: prior.Enabled.ValueBool()}
+
+		d, err := svc.Update(ctx, cur, m.spec())
+		if err != nil {
+			op.Fail(adapter.Subject(prior.Name.ValueString(), cur.ID, nil), err)
+			return
+		}
+
+		m.flatten(d)
+		resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+	})
+}
+
+// Delete disables and deletes the domain, refusing one that still holds projects or roles
+// unless force_destroy (which then names what it deleted).
+func (r *domainResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	r.open(ctx, adapter.Delete, req.State, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, svc *Service, m *domainModel, subject string) {
+		managedID, err := managedDomainID(ctx, r.Cloud())
+		if err != nil {
+			op.Fail(subject, err)
+			return
+		}
+
+		deleted, err := svc.Delete(ctx, m.ID.ValueString(), managedID, m.ForceDestroy.ValueBool())
+		if len(deleted) > 0 {
+			names := make([]string, len(deleted))
+			for i, o := range deleted {
+				names[i] = o.String()
+			}
+
+			resp.Diagnostics.AddWarning(summaryForced, fmt.Sprintf("force_destroy deleted %d objects of domain %s: %s.",
+				len(deleted), subject, strings.Join(names, ", ")))
+		}
+
+		var notEmpty *NotEmptyError
+
+		switch {
+		case errors.As(err, &notEmpty):
+			resp.Diagnostics.AddError(summaryNotEmpty, err.Error())
+		case err != nil:
+			op.Fail(subject, err)
+		}
+	})
+}
+
+// ImportState imports a domain by ID or name; the protected domains are refused.
+func (r *domainResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	r.ImportGlobal(ctx, req, resp, func(ctx context.Context, idOrName string) (cloud.Located, error) {
+		svc, err := NewService(r.Cloud())
+		if err != nil {
+			return cloud.Located{}, err
+		}
+
+		loc, err := svc.Locate(ctx, idOrName)
+		if err != nil {
+			return loc, err
+		}
+
+		managedID, err := managedDomainID(ctx, r.Cloud())
+		if err == nil {
+			err = Protected(loc.ID, loc.Name, managedID)
+		}
+
+		return loc, err
+	})
+}
+
+// ModifyPlan refuses, at plan time, to manage Keystone's Default domain or the provider's
+// managed domain (by name on create or rename, by ID on every plan including destroy), and a
+// create or rename onto the name of a domain that exists already.
+func (r *domainResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	c := r.Cloud()
+	if c == nil {
+		return
+	}
+
+	var state *domainModel
+
+	if !req.State.Raw.IsNull() {
+		s, ok := adapter.Get[domainModel](ctx, req.State, &resp.Diagnostics)
+		if !ok {
+			return
+		}
+
+		state = &s
+	}
+
+	p, planning := adapter.OpenPlan[domainModel](ctx, req, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+
+	managedID, err := managedDomainID(ctx, c)
+	if err != nil {
+		resp.Diagnostics.AddError("Error reading the managed domain", err.Error())
+		return
+	}
+
+	if state != nil {
+		if err := Protected(state.ID.ValueString(), state.Name.ValueString(), managedID); err != nil {
+			resp.Diagnostics.AddError(summaryProtected, err.Error()+". Remove it from the state (terraform state rm).")
+			return
+		}
+	}
+
+	if !planning || p.Plan.Name.IsUnknown() || (state != nil && state.Name.Equal(p.Plan.Name)) {
+		return
+	}
+
+	r.planName(ctx, p.Plan.Name.ValueString(), state, managedID, &resp.Diagnostics)
+}
+
+// planName checks a new name: not a protected domain's, not another domain's.
+func (r *domainResource) planName(ctx context.Context, name string, state *domainModel, managedID string, diags *diag.Diagnostics) {
+	if err := Protected("", name, managedID); err != nil {
+		diags.AddAttributeError(path.Root("name"), summaryProtected, err.Error())
+		return
+	}
+
+	svc, err := NewService(r.Cloud())
+	if err != nil {
+		diags.AddError("Error reading domains", err.Error())
+		return
+	}
+
+	clashing, err := svc.Clashing(ctx, name)
+	if err != nil {
+		diags.AddError("Error reading domains", fmt.Sprintf("domains named %q: %s", name, err))
+		return
+	}
+
+	for _, d := range clashing {
+		if state != nil && d.ID == state.ID.ValueString() {
+			continue
+		}
+
+		if err := Protected(d.ID, d.Name, managedID); err != nil {
+			diags.AddAttributeError(path.Root("name"), summaryProtected, err.Error())
+			return
+		}
+
+		diags.AddAttributeError(path.Root("name"), summaryExists, (&ExistsError{
+			Kind: "domain", Name: d.Name, ID: d.ID, Import: "unikorn_domain.<name> " + d.ID,
+		}).Error())
+
+		return
+	}
+}
+
+// managedDomainID is the provider's managed domain, "" when none is configured.
+func managedDomainID(ctx context.Context, c *cloud.Client) (string, error) {
+	if c == nil {
+		return "", errors.New("the provider is not configured")
+	}
+
+	id, err := c.ManagedDomainID(ctx)
+	if err != nil && strings.Contains(err.Error(), "no managed Keystone domain is configured") {
+		return "", nil
+	}
+
+	return id, err
+}

@@ -1,0 +1,136 @@
+package domain
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/pagination"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
+)
+
+// This file is what the region-preparation cores that talk to Keystone as cloud admin share
+// (unikorn_domain here, unikorn_role, which builds on domains): the admin Keystone client, the
+// clear error of a refused admin call, and the exact-name lookup.
+
+// Admin is the service user's Keystone client in its own (configured) project scope, which
+// holds the cloud-admin grant: region preparation is no tenant's business.
+type Admin struct {
+	// Keystone is the identity v3 client of the scope.
+	Keystone *gophercloud.ServiceClient
+	// ProjectID is the scope's project, UserID the service user: for the refusal's message.
+	ProjectID, UserID string
+}
+
+// NewAdmin is the cloud-admin Keystone client of c.
+func NewAdmin(c *cloud.Client) (*Admin, error) {
+	if c == nil {
+		return nil, errors.New("the provider is not configured")
+	}
+
+	sc, err := c.Base().Keystone()
+	if err != nil {
+		return nil, err
+	}
+
+	return &Admin{Keystone: sc, ProjectID: c.Base().ProjectID(), UserID: c.ServiceUserID()}, nil
+}
+
+// AdminError is a Keystone call refused by policy (403 "not authorized"): preparing a region
+// needs cloud admin.
+type AdminError struct {
+	Call, ProjectID, UserID string
+	Err                     error
+}
+
+func (e *AdminError) Error() string {
+	return fmt.Sprintf("Keystone refused %s: %s. Preparing a region (domains, roles) needs cloud admin: the service "+
+		"user %s must hold the admin role on its own project %s (openstack role add --user %s --project %s admin)",
+		e.Call, keystoneMessage(e.Err), e.UserID, e.ProjectID, e.UserID, e.ProjectID)
+}
+
+func (e *AdminError) Unwrap() error { return e.Err }
+
+// Refused wraps the error of call: a policy refusal (403 "not authorized") becomes an
+// *AdminError, any other 403 (Keystone refusing the request itself, such as an implied role
+// that may not be implied) says Keystone's reason; anything else is returned as it is.
+func (a *Admin) Refused(call string, err error) error {
+	if err == nil {
+		return nil
+	}
+
+	if !gophercloud.ResponseCodeIs(err, http.StatusForbidden) {
+		return err
+	}
+
+	msg := keystoneMessage(err)
+	if strings.Contains(strings.ToLower(msg), "not authorized") {
+		return &AdminError{Call: call, ProjectID: a.ProjectID, UserID: a.UserID, Err: err}
+	}
+
+	return fmt.Errorf("keystone refused %s: %s: %w", call, msg, err)
+}
+
+// keystoneMessage is the message of Keystone's error body, else the error's text.
+func keystoneMessage(err error) string {
+	var code gophercloud.ErrUnexpectedResponseCode
+	if errors.As(err, &code) {
+		var body struct {
+			Error struct {
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+
+		if json.Unmarshal(code.Body, &body) == nil && body.Error.Message != "" {
+			return body.Error.Message
+		}
+	}
+
+	return err.Error()
+}
+
+// NotFound tells whether err is a 404 answer.
+func NotFound(err error) bool {
+	return err != nil && gophercloud.ResponseCodeIs(err, http.StatusNotFound)
+}
+
+// Conflict tells whether err is a 409 answer.
+func Conflict(err error) bool {
+	return err != nil && gophercloud.ResponseCodeIs(err, http.StatusConflict)
+}
+
+// FindOne lists with pager (a name filter, which Keystone matches case-insensitively) and
+// returns the one object of kind named exactly name: nil when there is none, a
+// *naming.DuplicateError naming their IDs when there are several.
+func FindOne[T any](ctx context.Context, pager pagination.Pager, extract func(pagination.Page) ([]T, error),
+	kind, name string, nameOf, idOf func(T) string,
+) (*T, error) {
+	all, err := cloud.ListAll(ctx, pager, extract, fmt.Sprintf("%ss named %q", kind, name))
+	if err != nil {
+		return nil, err
+	}
+
+	v, ok, err := naming.One(kind, name, all, nameOf, idOf)
+	if err != nil || !ok {
+		return nil, err
+	}
+
+	return &v, nil
+}
+
+// ExistsError is a create refused because an object of the name exists already, which this
+// configuration does not manage: import it, or choose another name.
+type ExistsError struct {
+	Kind, Name, ID, Import string
+}
+
+func (e *ExistsError) Error() string {
+	return fmt.Sprintf("a %s named %q already exists (%s) and is not managed by this resource: import it "+
+		"(terraform import %s) or choose another name", e.Kind, e.Name, e.ID, e.Import)
+}

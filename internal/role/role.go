@@ -1,0 +1,381 @@
+// Package role is unikorn_role: a Keystone role (global, or specific to a domain) and the roles
+// it implies, managed by the service user as cloud admin. The core (this file) finds, creates,
+// converges and deletes roles and their inference rules with gophercloud; the adapter files map
+// the resource's model onto it.
+package role
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/roles"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/domain"
+)
+
+// MaxNameLength is Keystone's limit of a role's name.
+const MaxNameLength = 255
+
+// ProhibitedImplied is the role Keystone's default configuration forbids implying
+// ([assignment] prohibited_implied_role).
+const ProhibitedImplied = "admin"
+
+// Role is a Keystone role as the provider reads it, with the names of the roles it implies.
+type Role struct {
+	ID, Name, DomainID, Description string
+	Implies                         []string
+}
+
+// Spec is a role as configured. Implies are names of global roles.
+type Spec struct {
+	Name, DomainID, Description string
+	Implies                     []string
+}
+
+// Service is the role core on the cloud-admin Keystone client.
+type Service struct {
+	*domain.Admin
+}
+
+// NewService is the role core of c.
+func NewService(c *cloud.Client) (*Service, error) {
+	a, err := domain.NewAdmin(c)
+	if err != nil {
+		return nil, err
+	}
+
+	return &Service{a}, nil
+}
+
+func fromKeystone(r *roles.Role) *Role {
+	desc, _ := r.Extra["description"].(string)
+	return &Role{ID: r.ID, Name: r.Name, DomainID: r.DomainID, Description: desc}
+}
+
+// where names a role's scope in messages.
+func where(domainID string) string {
+	if domainID == "" {
+		return "global"
+	}
+
+	return "of domain " + domainID
+}
+
+// Get reads the role id with the roles it implies; nil when it does not exist.
+func (s *Service) Get(ctx context.Context, id string) (*Role, error) {
+	r, err := roles.Get(ctx, s.Keystone, id).Extract()
+
+	switch {
+	case domain.NotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, s.Refused("reading role "+id, err)
+	}
+
+	out := fromKeystone(r)
+	if out.Implies, err = s.implied(ctx, id); err != nil {
+		return nil, err
+	}
+
+	return out, nil
+}
+
+// Find finds the role named exactly name, global (domainID "") or of domainID; nil when there
+// is none. It does not read what the role implies.
+func (s *Service) Find(ctx context.Context, name, domainID string) (*Role, error) {
+	r, err := domain.FindOne(ctx, roles.List(s.Keystone, roles.ListOpts{Name: name, DomainID: domainID}), roles.ExtractRoles,
+		"role", name, func(r roles.Role) string {
+			if r.DomainID != domainID {
+				return "" // Keystone lists the global roles only without a domain, but never mix scopes
+			}
+
+			return r.Name
+		}, func(r roles.Role) string { return r.ID })
+	if err != nil || r == nil {
+		return nil, s.Refused("listing roles", err)
+	}
+
+	return fromKeystone(r), nil
+}
+
+// implication is Keystone's answer of GET /v3/roles/{id}/implies, which gophercloud does not
+// wrap (it wraps the rules one by one and the list of every rule of the cloud).
+type implication struct {
+	RoleInference struct {
+		Implies []struct {
+			ID   string `json:"id"`
+			Name string `json:"name"`
+		} `json:"implies"`
+	} `json:"role_inference"`
+}
+
+// implied are the names of the roles id implies, sorted: one request.
+func (s *Service) implied(ctx context.Context, id string) ([]string, error) {
+	ids, err := s.impliedIDs(ctx, id)
+
+	return slices.Sorted(maps.Keys(ids)), err
+}
+
+// impliedIDs are the IDs of the roles id implies, by name.
+func (s *Service) impliedIDs(ctx context.Context, id string) (map[string]string, error) {
+	var body implication
+
+	_, err := s.Keystone.Get(ctx, s.Keystone.ServiceURL("roles", id, "implies"), &body, &gophercloud.RequestOpts{OkCodes: []int{200}})
+	if err != nil {
+		return nil, s.Refused("listing the roles implied by role "+id, err)
+	}
+
+	out := make(map[string]string, len(body.RoleInference.Implies))
+	for _, r := range body.RoleInference.Implies {
+		out[r.Name] = r.ID
+	}
+
+	return out, nil
+}
+
+// Create makes the role of spec (through cloud.Create: an answer lost after Keystone acted is
+// recovered by name; Keystone keeps role names unique per domain, so no twin can appear), then
+// the inference rules of spec.Implies, whose roles are resolved before anything is made (a
+// name that is no global role fails the create with nothing made). A role of the name that
+// exists already is a *domain.ExistsError. A role made whose rules failed is returned with the
+// error, so that it is recorded.
+func (s *Service) Create(ctx context.Context, spec Spec) (*Role, error) {
+	var ids map[string]string
+
+	if len(spec.Implies) > 0 {
+		var err error
+		if ids, err = s.globalRoleIDs(ctx, spec.Implies); err != nil {
+			return nil, err
+		}
+	}
+
+	r, err := cloud.Create(ctx, cloud.CreateSpec[*roles.Role]{
+		Kind: "role",
+		Name: spec.Name,
+		Create: func(ctx context.Context) (*roles.Role, error) {
+			return roles.Create(ctx, s.Keystone, roles.CreateOpts{Name: spec.Name, DomainID: spec.DomainID, Description: spec.Description}).Extract()
+		},
+		Find: func(ctx context.Context) ([]*roles.Role, error) {
+			found, err := s.Find(ctx, spec.Name, spec.DomainID)
+			if found == nil {
+				return nil, err
+			}
+
+			return []*roles.Role{{ID: found.ID, Name: found.Name, DomainID: found.DomainID,
+				Extra: map[string]any{"description": found.Description}}}, nil
+		},
+		ID: func(r *roles.Role) string { return r.ID },
+	})
+
+	if domain.Conflict(err) {
+		if existing, ferr := s.Find(ctx, spec.Name, spec.DomainID); ferr == nil && existing != nil {
+			return nil, &domain.ExistsError{Kind: "role", Name: spec.Name, ID: existing.ID, Import: "unikorn_role.<name> " + existing.ID}
+		}
+	}
+
+	if err != nil {
+		return nil, s.Refused(fmt.Sprintf("creating the %s role %s", where(spec.DomainID), spec.Name), err)
+	}
+
+	tflog.Info(ctx, "Created a Keystone role", map[string]any{"role_id": r.ID, "name": r.Name, "domain_id": r.DomainID})
+
+	out := fromKeystone(r)
+	out.Implies, err = s.converge(ctx, out.ID, nil, spec.Implies, ids)
+
+	return out, err
+}
+
+// Update brings the role cur (as recorded) to spec in place: name and description with one
+// request when they differ, then the inference rules as a set.
+func (s *Service) Update(ctx context.Context, cur *Role, spec Spec) (*Role, error) {
+	out := *cur
+
+	var (
+		opts    roles.UpdateOpts
+		changed bool
+	)
+
+	if cur.Name != spec.Name {
+		opts.Name, changed = spec.Name, true
+	}
+
+	if cur.Description != spec.Description {
+		opts.Description, changed = &spec.Description, true
+	}
+
+	if changed {
+		r, err := roles.Update(ctx, s.Keystone, cur.ID, opts).Extract()
+		if err != nil {
+			return nil, s.Refused("updating role "+cur.ID, err)
+		}
+
+		out = *fromKeystone(r)
+	}
+
+	current, err := s.impliedIDs(ctx, cur.ID)
+	if err != nil {
+		return &out, err
+	}
+
+	out.Implies, err = s.converge(ctx, cur.ID, current, spec.Implies, nil)
+
+	return &out, err
+}
+
+// converge makes the rules "id implies <name>" exactly want, given the current ones (name to
+// ID): the missing ones are added (their roles resolved by name unless ids, name to ID, has
+// them), the extra ones removed. It returns the names implied after, sorted, even when a step
+// failed.
+func (s *Service) converge(ctx context.Context, id string, current map[string]string, want []string, ids map[string]string) ([]string, error) {
+	have := slices.Sorted(maps.Keys(current))
+
+	var add []string
+
+	for _, n := range want {
+		if _, ok := current[n]; !ok {
+			add = append(add, n)
+		}
+	}
+
+	if len(add) > 0 && ids == nil {
+		var err error
+		if ids, err = s.globalRoleIDs(ctx, add); err != nil {
+			return have, err
+		}
+	}
+
+	for _, n := range sortUnique(add) {
+		_, err := roles.CreateRoleInferenceRule(ctx, s.Keystone, id, ids[n]).Extract()
+		if err != nil && !domain.Conflict(err) {
+			return sortUnique(have), s.Refused(fmt.Sprintf("adding the rule that role %s implies role %s (%s)", id, n, ids[n]), err)
+		}
+
+		have = append(have, n)
+	}
+
+	for _, n := range slices.Sorted(maps.Keys(current)) {
+		if slices.Contains(want, n) {
+			continue
+		}
+
+		err := roles.DeleteRoleInferenceRule(ctx, s.Keystone, id, current[n]).ExtractErr()
+		if err != nil && !domain.NotFound(err) {
+			return sortUnique(have), s.Refused(fmt.Sprintf("removing the rule that role %s implies role %s", id, n), err)
+		}
+
+		have = slices.DeleteFunc(have, func(h string) bool { return h == n })
+	}
+
+	return sortUnique(have), nil
+}
+
+func sortUnique(s []string) []string {
+	slices.Sort(s)
+	return slices.Compact(s)
+}
+
+// globalRoleIDs are the IDs of the global roles of names (one listing of the global roles):
+// only global roles can be implied. A name that matches none is an error naming it.
+func (s *Service) globalRoleIDs(ctx context.Context, names []string) (map[string]string, error) {
+	all, err := cloud.ListAll(ctx, roles.List(s.Keystone, roles.ListOpts{}), roles.ExtractRoles, "the global roles")
+	if err != nil {
+		return nil, s.Refused("listing roles", err)
+	}
+
+	ids := map[string]string{}
+
+	var missing []string
+
+	for _, n := range names {
+		var found []string
+
+		for _, r := range all {
+			if r.DomainID == "" && r.Name == n {
+				found = append(found, r.ID)
+			}
+		}
+
+		switch len(found) {
+		case 1:
+			ids[n] = found[0]
+		case 0:
+			missing = append(missing, n)
+		default:
+			return nil, fmt.Errorf("consistency error: %d global roles named %q: %s", len(found), n, strings.Join(found, ", "))
+		}
+	}
+
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("implies names roles that are not global roles of Keystone: %s (only global roles can be implied)",
+			strings.Join(missing, ", "))
+	}
+
+	return ids, nil
+}
+
+// Observe reads the role recorded as id: by ID, and when that is gone by its exact name in its
+// scope (refound then tells so, for a warning). nil when neither finds it.
+func (s *Service) Observe(ctx context.Context, id, name, domainID string) (r *Role, refound bool, err error) {
+	if r, err = s.Get(ctx, id); r != nil || err != nil || name == "" {
+		return r, false, err
+	}
+
+	found, err := s.Find(ctx, name, domainID)
+	if found == nil || err != nil {
+		return nil, false, err
+	}
+
+	r, err = s.Get(ctx, found.ID)
+
+	return r, r != nil, err
+}
+
+// Delete deletes the role id (Keystone removes its inference rules and assignments with it);
+// already gone is done.
+func (s *Service) Delete(ctx context.Context, id string) error {
+	if err := roles.Delete(ctx, s.Keystone, id).ExtractErr(); err != nil && !domain.NotFound(err) {
+		return s.Refused("deleting role "+id, err)
+	}
+
+	return nil
+}
+
+// Locate finds a role to import: by ID, then by exact name among the global roles, or
+// `DOMAIN_ID/name` for a role of that domain.
+func (s *Service) Locate(ctx context.Context, importID string) (cloud.Located, error) {
+	if !strings.Contains(importID, "/") {
+		if r, err := s.Get(ctx, importID); err != nil || r != nil {
+			if r == nil {
+				return cloud.Located{}, err
+			}
+
+			return cloud.Located{ID: r.ID, Name: r.Name}, nil
+		}
+	}
+
+	domainID, name, ok := strings.Cut(importID, "/")
+	if !ok {
+		domainID, name = "", importID
+	}
+
+	if name == "" || strings.Contains(name, "/") {
+		return cloud.Located{}, fmt.Errorf("import ID %q is not of the form ID, name or DOMAIN_ID/name", importID)
+	}
+
+	r, err := s.Find(ctx, name, domainID)
+
+	switch {
+	case err != nil:
+		return cloud.Located{}, err
+	case r == nil:
+		return cloud.Located{}, fmt.Errorf("no %s role with the ID or name %q", where(domainID), name)
+	}
+
+	return cloud.Located{ID: r.ID, Name: r.Name}, nil
+}
