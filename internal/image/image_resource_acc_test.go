@@ -1,0 +1,513 @@
+package image_test
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"net/http"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/image/v2/images"
+	"github.com/hashicorp/terraform-plugin-testing/compare"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/acctest"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/image"
+)
+
+const imageAddress = "unikorn_image.test"
+
+// unikornProperties is a property set that passes the Unikorn image schema, tagged so that
+// the data sources (filtering on the tag) see only the test's image.
+func unikornProperties(tag, version string) string {
+	return fmt.Sprintf(`{
+    "unikorn:os:kernel"      = "linux"
+    "unikorn:os:family"      = "debian"
+    "unikorn:os:distro"      = "ubuntu"
+    "unikorn:os:version"     = %[2]q
+    "unikorn:virtualization" = "virtualized"
+    "unikorn:tag:acctest"    = %[1]q
+  }`, tag, version)
+}
+
+// imageConfig is one unikorn_image "test" named name, of the raw data at source, with the
+// extra arguments.
+func imageConfig(name, source, extra string) string {
+	return fmt.Sprintf(`
+resource "unikorn_image" "test" {
+  name        = %[1]q
+  disk_format = "raw"
+  source_url  = %[2]q
+%[3]s
+}
+`, name, source, extra)
+}
+
+// glanceClient is Glance's client of region, as the service user.
+func glanceClient(t *testing.T, region string) *gophercloud.ServiceClient {
+	t.Helper()
+
+	sc, err := acctest.Client(t).Base().Image(region)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	return sc
+}
+
+// checkImageDestroy asks Glance that every unikorn_image of the state is gone.
+func checkImageDestroy(t *testing.T) func(*terraform.State) error {
+	return func(s *terraform.State) error {
+		for _, rs := range s.RootModule().Resources {
+			if rs.Type != "unikorn_image" {
+				continue
+			}
+
+			img, err := images.Get(context.Background(), glanceClient(t, rs.Primary.Attributes["region"]), rs.Primary.ID).Extract()
+
+			switch {
+			case gophercloud.ResponseCodeIs(err, http.StatusNotFound):
+			case err != nil:
+				return err
+			case img.Status != images.ImageStatusDeleted:
+				return fmt.Errorf("image %s (%s) still exists, status %s", img.Name, img.ID, img.Status)
+			}
+		}
+
+		return nil
+	}
+}
+
+// checkGlanceImage asks Glance, for unikorn_image.test, that exactly one image of
+// its name exists in the service user's project and is the one in state, active, and that
+// its visibility, protection, minimums, tags and properties are what the state says.
+func checkGlanceImage(t *testing.T) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		rs, ok := s.RootModule().Resources[imageAddress]
+		if !ok {
+			return fmt.Errorf("%s is not in the state", imageAddress)
+		}
+
+		a := rs.Primary.Attributes
+		sc := glanceClient(t, a["region"])
+
+		pages, err := images.List(sc, images.ListOpts{Name: a["name"], Owner: acctest.Client(t).Base().ProjectID(), Visibility: "all"}).AllPages(context.Background())
+		if err != nil {
+			return err
+		}
+
+		all, _ := images.ExtractImages(pages)
+		if len(all) != 1 || all[0].ID != rs.Primary.ID {
+			return fmt.Errorf("images named %s: %d, want exactly %s", a["name"], len(all), rs.Primary.ID)
+		}
+
+		img := all[0]
+
+		var problems []string
+
+		expect := func(what string, got, want any) {
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				problems = append(problems, fmt.Sprintf("%s is %v, state says %v", what, got, want))
+			}
+		}
+
+		expect("status", img.Status, "active")
+		expect("status in state", a["status"], "active")
+		expect("visibility", img.Visibility, a["visibility"])
+		expect("protected", img.Protected, a["protected"])
+		expect("min_disk", img.MinDiskGigabytes, a["min_disk_gb"])
+		expect("min_ram", img.MinRAMMegabytes, a["min_ram_mib"])
+		expect("size", img.SizeBytes, a["size_bytes"])
+		expect("checksum", img.Checksum, a["checksum"])
+
+		var tags []string
+		for k, v := range a {
+			if strings.HasPrefix(k, "tags.") && k != "tags.#" {
+				tags = append(tags, v)
+			}
+		}
+
+		expect("tags", sorted(img.Tags), sorted(tags))
+
+		props := image.UserProperties(&img)
+		if org := a["organization_id"]; org != "" {
+			expect("organization property", props[image.PropertyOrganizationID], org)
+			delete(props, image.PropertyOrganizationID)
+		}
+
+		want := map[string]string{}
+		for k, v := range a {
+			if key, ok := strings.CutPrefix(k, "properties."); ok && key != "%" {
+				want[key] = v
+			}
+		}
+
+		expect("properties", fmt.Sprint(props), fmt.Sprint(want))
+
+		if len(problems) > 0 {
+			return fmt.Errorf("image %s: %s", a["name"], strings.Join(problems, "; "))
+		}
+
+		return nil
+	}
+}
+
+func sorted(s []string) []string {
+	s = slices.Clone(s)
+	slices.Sort(s)
+
+	return s
+}
+
+// glanceChange changes the image of unikorn_image.test out of band (as the service user).
+func glanceChange(t *testing.T, s *terraform.State, change func(ctx context.Context, sc *gophercloud.ServiceClient, id string) error) {
+	t.Helper()
+
+	rs := s.RootModule().Resources[imageAddress]
+	if err := change(context.Background(), glanceClient(t, rs.Primary.Attributes["region"]), rs.Primary.ID); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAccImageResource_basic imports an image by web-download and checks it in Glance, imports
+// it by REGION/ID and REGION/name, changes tags, properties, visibility, minimums and
+// protection in place (same ID), refuses to destroy or replace it while protected, replaces it
+// on a new source_url in the change that turns protection off, and converges a property and
+// a visibility changed out of band.
+func TestAccImageResource_basic(t *testing.T) {
+	acctest.PreCheck(t)
+
+	base := imageServer(t)
+	name := acctest.RandomName()
+	def := acctest.Client(t).DefaultRegion()
+
+	first := imageConfig(name, base+"/1mib/first", `
+  tags        = ["a", "b"]
+  min_disk_gb = 1
+  properties  = `+unikornProperties(name, "24.04"))
+	protected := imageConfig(name, base+"/1mib/first", `
+  tags        = ["b", "c"]
+  visibility  = "shared"
+  protected   = true
+  min_ram_mib = 256
+  properties  = merge(`+unikornProperties(name, "24.10")+`, { hw_disk_bus = "scsi" })`)
+	replaced := imageConfig(name, base+"/2mib/second", `
+  tags        = ["b", "c"]
+  visibility  = "shared"
+  min_ram_mib = 256
+  properties  = merge(`+unikornProperties(name, "24.10")+`, { hw_disk_bus = "scsi" })`)
+
+	sameID := statecheck.CompareValue(compare.ValuesSame())
+	newID := statecheck.CompareValue(compare.ValuesDiffer())
+	keptID := statecheck.CompareValue(compare.ValuesSame())
+
+	var state *terraform.State
+
+	keep := func(s *terraform.State) error { state = s; return nil }
+
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             checkImageDestroy(t),
+		Steps: slices.Concat([]resource.TestStep{
+			{
+				Config: first,
+				ConfigStateChecks: []statecheck.StateCheck{
+					sameID.AddStateValue(imageAddress, tfjsonpath.New("id")),
+					newID.AddStateValue(imageAddress, tfjsonpath.New("id")),
+					statecheck.ExpectKnownValue(imageAddress, tfjsonpath.New("region"), knownvalue.StringExact(def)),
+					statecheck.ExpectKnownValue(imageAddress, tfjsonpath.New("status"), knownvalue.StringExact("active")),
+					statecheck.ExpectKnownValue(imageAddress, tfjsonpath.New("size_bytes"), knownvalue.Int64Exact(1<<20)),
+					statecheck.ExpectKnownValue(imageAddress, tfjsonpath.New("visibility"), knownvalue.StringExact("private")),
+					statecheck.ExpectKnownValue(imageAddress, tfjsonpath.New("container_format"), knownvalue.StringExact("bare")),
+					statecheck.ExpectKnownValue(imageAddress, tfjsonpath.New("organization_id"), knownvalue.Null()),
+				},
+				Check: checkGlanceImage(t),
+			},
+		}, acctest.ImportSteps(imageAddress), []resource.TestStep{
+			{
+				Config: protected,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(imageAddress, plancheck.ResourceActionUpdate)},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					sameID.AddStateValue(imageAddress, tfjsonpath.New("id")),
+					statecheck.ExpectKnownValue(imageAddress, tfjsonpath.New("protected"), knownvalue.Bool(true)),
+				},
+				Check: resource.ComposeAggregateTestCheckFunc(checkGlanceImage(t), keep),
+			},
+			{Config: protected, Destroy: true, ExpectError: regexp.MustCompile(wrapped(`is protected: Glance refuses to delete it`))},
+			{
+				Config:      imageConfig(name, base+"/2mib/second", `  protected = true`),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(wrapped(`replaces the protected image`)),
+			},
+			{
+				Config: replaced,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(imageAddress, plancheck.ResourceActionDestroyBeforeCreate)},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					newID.AddStateValue(imageAddress, tfjsonpath.New("id")),
+					keptID.AddStateValue(imageAddress, tfjsonpath.New("id")),
+					statecheck.ExpectKnownValue(imageAddress, tfjsonpath.New("size_bytes"), knownvalue.Int64Exact(2<<20)),
+				},
+				Check: resource.ComposeAggregateTestCheckFunc(checkGlanceImage(t),
+					func(*terraform.State) error { return gone(t, def, state, "the replaced, formerly protected image") }, keep),
+			},
+			{
+				PreConfig: func() {
+					glanceChange(t, state, func(ctx context.Context, sc *gophercloud.ServiceClient, id string) error {
+						_, err := images.Update(ctx, sc, id, images.UpdateOpts{
+							images.UpdateImageProperty{Op: images.AddOp, Name: "out_of_band", Value: "yes"},
+							images.UpdateImageProperty{Op: images.ReplaceOp, Name: "hw_disk_bus", Value: "virtio"},
+							images.UpdateVisibility{Visibility: images.ImageVisibilityPrivate},
+						}).Extract()
+
+						return err
+					})
+				},
+				Config: replaced,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(imageAddress, plancheck.ResourceActionUpdate)},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{keptID.AddStateValue(imageAddress, tfjsonpath.New("id"))},
+				Check:             checkGlanceImage(t),
+			},
+		}),
+	})
+}
+
+// gone checks that the image the saved state recorded no longer exists.
+func gone(t *testing.T, region string, s *terraform.State, what string) error {
+	id := s.RootModule().Resources[imageAddress].Primary.ID
+
+	_, err := images.Get(context.Background(), glanceClient(t, region), id).Extract()
+	if !gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
+		return fmt.Errorf("%s %s: %v, want 404", what, id, err)
+	}
+
+	return nil
+}
+
+// TestAccImageResource_disappears deletes the image out of band: the plan re-creates it.
+func TestAccImageResource_disappears(t *testing.T) {
+	acctest.PreCheck(t)
+
+	config := imageConfig(acctest.RandomName(), imageServer(t)+"/1mib/disappears", "")
+
+	var state *terraform.State
+
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             checkImageDestroy(t),
+		Steps: []resource.TestStep{
+			{Config: config, Check: func(s *terraform.State) error { state = s; return nil }},
+			{
+				PreConfig: func() {
+					glanceChange(t, state, func(ctx context.Context, sc *gophercloud.ServiceClient, id string) error {
+						return images.Delete(ctx, sc, id).ExtractErr()
+					})
+				},
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(imageAddress, plancheck.ResourceActionCreate)},
+				},
+				Check: checkGlanceImage(t),
+			},
+		},
+	})
+}
+
+// TestAccImageResource_failedImport: a source Glance cannot fetch fails the apply with
+// Glance's reason; the image made for it is tainted and destroyed.
+func TestAccImageResource_failedImport(t *testing.T) {
+	acctest.PreCheck(t)
+
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             checkImageDestroy(t),
+		Steps: []resource.TestStep{{
+			Config:      imageConfig(acctest.RandomName(), imageServer(t)+"/missing", ""),
+			ExpectError: regexp.MustCompile(wrapped(`web-download import of http://127\.0\.0\.1:\d+/missing into image \S+ failed[\s\S]*import task`)),
+		}},
+	})
+}
+
+// TestAccImageResource_organization makes an organization image: private, carrying
+// unikorn:organization:id, and returned by the image data sources for that organization
+// only.
+func TestAccImageResource_organization(t *testing.T) {
+	acctest.PreCheck(t)
+
+	name := acctest.RandomName()
+	org := "org-" + name
+
+	config := imageConfig(name, imageServer(t)+"/1mib/org", fmt.Sprintf(`
+  organization_id = %[1]q
+  properties      = %[2]s
+}
+
+data "unikorn_images" "org" {
+  organization_id = %[1]q
+  tags            = { acctest = %[3]q }
+  depends_on      = [unikorn_image.test]
+}
+
+data "unikorn_images" "public" {
+  tags       = { acctest = %[3]q }
+  depends_on = [unikorn_image.test]
+`, org, unikornProperties(name, "24.04"), name))
+
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             checkImageDestroy(t),
+		Steps: []resource.TestStep{{
+			Config: config,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(imageAddress, tfjsonpath.New("visibility"), knownvalue.StringExact("private")),
+				statecheck.ExpectKnownValue(imageAddress, tfjsonpath.New("organization_id"), knownvalue.StringExact(org)),
+				statecheck.ExpectKnownValue("data.unikorn_images.org", tfjsonpath.New("images"), knownvalue.ListSizeExact(1)),
+				statecheck.CompareValuePairs(imageAddress, tfjsonpath.New("id"),
+					"data.unikorn_images.org", tfjsonpath.New("images").AtSliceIndex(0).AtMapKey("id"), compare.ValuesSame()),
+				statecheck.ExpectKnownValue("data.unikorn_images.org", tfjsonpath.New("images").AtSliceIndex(0).AtMapKey("organization_id"),
+					knownvalue.StringExact(org)),
+				statecheck.ExpectKnownValue("data.unikorn_images.public", tfjsonpath.New("images"), knownvalue.ListSizeExact(0)),
+			},
+			Check: checkGlanceImage(t),
+		}},
+	})
+}
+
+// TestAccImageResource_planErrors: mistakes caught at plan time, with the attribute and, for
+// the Unikorn properties, the reasons the image data sources give.
+func TestAccImageResource_planErrors(t *testing.T) {
+	acctest.PreCheck(t)
+
+	name := acctest.RandomName()
+	src := "http://127.0.0.1:8000/1mib/x"
+
+	cases := []acctest.PlanError{
+		{Config: imageConfig(name, "ftp://127.0.0.1/x.raw", ""), Error: `Invalid source URL[\s\S]*not an http or https URL`},
+		{Config: imageConfig(name, "http:///x.raw", ""), Error: `Invalid source URL[\s\S]*has no host`},
+		{Config: imageConfig(name, src, `  visibility = "secret"`), Error: `Invalid Attribute Value Match[\s\S]*visibility`},
+		{Config: strings.Replace(imageConfig(name, src, ""), `"raw"`, `"floppy"`, 1), Error: `disk_format[\s\S]*value must be one of`},
+		{Config: imageConfig(" "+name, src, ""), Error: `Invalid name[\s\S]*white space`},
+		{Config: imageConfig(name, src, `  min_ram_mib = -1`), Error: `min_ram_mib[\s\S]*at least 0`},
+		{
+			Config: imageConfig(name, src, `  properties = { "unikorn:os:kernel" = "windows", "unikorn:package:kubernetes" = "1.30" }`),
+			Error: `Invalid Unikorn image property[\s\S]*property "unikorn:os:kernel" is "windows", must be one of linux` +
+				`[\s\S]*property "unikorn:package:kubernetes" is "1.30", must be a version vX.Y.Z`,
+		},
+		{Config: imageConfig(name, src, `  organization_id = "o1"`), Error: `property "unikorn:os:family" is required`},
+		{
+			Config: imageConfig(name, src, fmt.Sprintf("  organization_id = \"o1\"\n  visibility = \"public\"\n  properties = %s",
+				unikornProperties(name, "24.04"))),
+			Error: `Organization image not private`,
+		},
+		{
+			Config: imageConfig(name, src, `  properties = { "unikorn:organization:id" = "o1" }`),
+			Error:  `Set the organization with organization_id`,
+		},
+	}
+
+	// Terraform wraps the diagnostics: a space of the patterns matches any white space.
+	for i := range cases {
+		cases[i].Error = wrapped(cases[i].Error)
+	}
+
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		Steps:                    acctest.PlanErrors(cases),
+	})
+}
+
+// wrapped is the pattern with every space matching any white space, as Terraform wraps its
+// diagnostics.
+func wrapped(pattern string) string {
+	return strings.ReplaceAll(pattern, " ", `\s+`)
+}
+
+// TestAccImageResource_measure imports a 16 MiB image by web-download through the core, as
+// Create does, and logs the wall time of the import and the requests of one create and one
+// refresh (from a fresh client, after its authentication).
+func TestAccImageResource_measure(t *testing.T) {
+	acctest.PreCheck(t)
+
+	c := acctest.FreshClient(t)
+	region := c.DefaultRegion()
+
+	sc, err := c.Base().Image(region)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	mgr := image.NewManager(sc, c.Base().ProjectID(), region, c.AdminRefusal)
+	spec := image.Spec{
+		Name: acctest.RandomName(), SourceURL: imageServer(t) + "/16mib/measure", DiskFormat: "raw", ContainerFormat: "bare",
+		Visibility: "private", Tags: []string{}, Properties: map[string]string{},
+	}
+
+	ctx := t.Context()
+	before := c.RequestCountByMethod()
+	start := c.RequestCount()
+
+	created, err := mgr.Create(ctx, spec)
+	if created.Image != nil {
+		t.Cleanup(func() { _ = mgr.Delete(context.Background(), created.Image.ID, spec.Name, false) })
+	}
+
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	importStart := time.Now()
+
+	img, err := mgr.Import(ctx, created.Image, spec.SourceURL)
+	if err == nil {
+		img, err = mgr.Converge(ctx, img, spec)
+	}
+
+	importTime := time.Since(importStart).Round(time.Millisecond)
+
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	createRequests := c.RequestCount() - start
+	byMethod := diffCounts(before, c.RequestCountByMethod())
+
+	if img.SizeBytes != 16<<20 {
+		t.Errorf("size %d, want %d", img.SizeBytes, 16<<20)
+	}
+
+	start = c.RequestCount()
+
+	if _, err := mgr.Observe(ctx, img.ID, spec.Name); err != nil {
+		t.Fatal(err)
+	}
+
+	t.Logf("web-download import of a 16 MiB image: %s from the import request to active (poll included)", importTime)
+	t.Logf("requests: create %d (%v), refresh %d", createRequests, byMethod, c.RequestCount()-start)
+}
+
+func diffCounts(before, after map[string]int64) map[string]int64 {
+	out := map[string]int64{}
+
+	for _, k := range slices.Sorted(maps.Keys(after)) {
+		if d := after[k] - before[k]; d != 0 {
+			out[k] = d
+		}
+	}
+
+	return out
+}

@@ -1,0 +1,223 @@
+package image
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
+)
+
+func TestCheckSourceURL(t *testing.T) {
+	t.Parallel()
+
+	for s, want := range map[string]string{
+		"http://127.0.0.1:8000/a.raw":    "",
+		"https://images.example/u.qcow2": "",
+		"ftp://example/a.raw":            "not an http or https URL",
+		"file:///etc/passwd":             "not an http or https URL",
+		"http:///a.raw":                  "has no host",
+		"example/a.raw":                  "not an http or https URL",
+		"http://[::1":                    "missing ']'",
+	} {
+		err := checkSourceURL(s)
+		if (want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), want)) {
+			t.Errorf("%q: %v, want %q", s, err, want)
+		}
+	}
+}
+
+func TestCheckImageName(t *testing.T) {
+	t.Parallel()
+
+	for s, ok := range map[string]bool{
+		"ubuntu-24.04": true, "Ubuntu 24.04 (GPU)": true, "": false, " a": false, "a ": false, "a\nb": false,
+		strings.Repeat("x", 255): true, strings.Repeat("x", 256): false,
+	} {
+		if err := checkImageName(s); (err == nil) != ok {
+			t.Errorf("%q: %v, want ok=%v", s, err, ok)
+		}
+	}
+}
+
+func stringMapValue(m map[string]string) types.Map {
+	elems := map[string]attr.Value{}
+	for k, v := range m {
+		elems[k] = types.StringValue(v)
+	}
+
+	return types.MapValueMust(types.StringType, elems)
+}
+
+func validUnikorn() map[string]string {
+	return map[string]string{
+		PropertyOSKernel: "linux", PropertyOSFamily: "debian", PropertyOSDistro: "ubuntu", PropertyOSVersion: "24.04",
+		PropertyVirtualization: "virtualized",
+	}
+}
+
+// diagnostics is "path: summary: detail" of every diagnostic.
+func diagnostics(diags diag.Diagnostics) []string {
+	var out []string
+
+	for _, d := range diags {
+		p := ""
+		if wp, ok := d.(diag.DiagnosticWithPath); ok {
+			p = wp.Path().String()
+		}
+
+		out = append(out, p+": "+d.Summary()+": "+d.Detail())
+	}
+
+	return out
+}
+
+func TestCheckProperties(t *testing.T) {
+	t.Parallel()
+
+	with := func(extra map[string]string) map[string]string {
+		m := validUnikorn()
+		for k, v := range extra {
+			m[k] = v
+		}
+
+		return m
+	}
+
+	tests := []struct {
+		name       string
+		props      map[string]string
+		org        string
+		visibility string
+		want       []string // each diagnostic starts with one, in order
+	}{
+		{name: "no unikorn keys", props: map[string]string{"hw_disk_bus": "scsi"}},
+		{name: "none"},
+		{name: "valid", props: with(map[string]string{"unikorn:package:kubernetes": "v1.30.2"})},
+		{name: "valid organization", props: validUnikorn(), org: "o1", visibility: "private"},
+		{
+			name:  "bad values",
+			props: with(map[string]string{PropertyOSKernel: "windows", "unikorn:package:kubernetes": "1.30"}),
+			want: []string{
+				`properties["unikorn:os:kernel"]: Invalid Unikorn image property: The image breaks the Unikorn image schema, so ` +
+					`the image data sources would leave it out: property "unikorn:os:kernel" is "windows", must be one of linux.`,
+				`properties["unikorn:package:kubernetes"]: Invalid Unikorn image property: The image breaks the Unikorn image ` +
+					`schema, so the image data sources would leave it out: property "unikorn:package:kubernetes" is "1.30", must ` +
+					`be a version vX.Y.Z.`,
+			},
+		},
+		{
+			name:  "missing keys are the map's",
+			props: map[string]string{PropertyOSKernel: "linux"},
+			want: []string{
+				`properties: Invalid Unikorn image property: The image breaks the Unikorn image schema, so the image data ` +
+					`sources would leave it out: property "unikorn:os:family" is required.`,
+				`properties: `, `properties: `, `properties: `,
+			},
+		},
+		{
+			name: "gpu", props: with(map[string]string{PropertyGPUVendor: "NVIDIA"}),
+			want: []string{`properties: `, `properties: `},
+		},
+		{
+			name: "organization alone", org: "o1",
+			want: []string{`properties: `, `properties: `, `properties: `, `properties: `, `properties: `},
+		},
+		{
+			name: "public organization", props: validUnikorn(), org: "o1", visibility: "public",
+			want: []string{`visibility: Organization image not private`},
+		},
+		{
+			name: "organization as a property", props: with(map[string]string{PropertyOrganizationID: "o1"}),
+			want: []string{`properties["unikorn:organization:id"]: Invalid Unikorn image property: Set the organization with organization_id`},
+		},
+	}
+
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+
+			m := resourceModel{Properties: types.MapNull(types.StringType), OrganizationID: adapter.StringOrNull(tt.org),
+				Visibility: adapter.StringOrNull(tt.visibility)}
+			if tt.props != nil {
+				m.Properties = stringMapValue(tt.props)
+			}
+
+			var diags diag.Diagnostics
+
+			checkProperties(m, &diags)
+
+			got := diagnostics(diags)
+			if len(got) != len(tt.want) {
+				t.Fatalf("diagnostics:\n%s\nwant %d", strings.Join(got, "\n"), len(tt.want))
+			}
+
+			for i := range got {
+				if !strings.HasPrefix(got[i], tt.want[i]) {
+					t.Errorf("diagnostic %d:\n got %s\nwant %s...", i, got[i], tt.want[i])
+				}
+			}
+		})
+	}
+}
+
+func TestReplacedBy(t *testing.T) {
+	t.Parallel()
+
+	state := resourceModel{
+		Name: types.StringValue("a"), DiskFormat: types.StringValue("raw"), ContainerFormat: types.StringValue("bare"),
+		SourceURL: types.StringValue("http://h/a"), Region: types.StringValue("RegionOne"),
+	}
+	config := resourceModel{Region: types.StringNull()}
+
+	if got := replacedBy(state, config, state); len(got) != 0 {
+		t.Errorf("unchanged: %v", got)
+	}
+
+	plan := state
+	plan.SourceURL = types.StringValue("http://h/b")
+	plan.DiskFormat = types.StringValue("qcow2")
+	plan.Name = types.StringUnknown()
+
+	if got := replacedBy(plan, config, state); !slices.Equal(got, []string{"disk_format", "source_url"}) {
+		t.Errorf("changed: %v", got)
+	}
+
+	// An imported image whose source Glance forgot takes the configured one in place.
+	imported := state
+	imported.SourceURL = types.StringNull()
+
+	if got := replacedBy(plan, resourceModel{Region: types.StringValue("RegionTwo")}, imported); !slices.Equal(got, []string{"disk_format", "region"}) {
+		t.Errorf("imported: %v", got)
+	}
+}
+
+func TestExpandAndFlatten(t *testing.T) {
+	t.Parallel()
+
+	m := resourceModel{
+		Name: types.StringValue("a"), SourceURL: types.StringValue("http://h/a"), DiskFormat: types.StringValue("raw"),
+		ContainerFormat: types.StringValue("bare"), Visibility: types.StringValue("private"), Protected: types.BoolValue(true),
+		MinDiskGB: types.Int64Value(2), MinRAMMiB: types.Int64Value(512), Tags: types.SetNull(types.StringType),
+		Properties: stringMapValue(map[string]string{"k": "v"}), OrganizationID: types.StringValue("o1"),
+	}
+
+	var diags diag.Diagnostics
+
+	spec := expand(t.Context(), m, &diags)
+	if diags.HasError() || spec.Properties[PropertyOrganizationID] != "o1" || spec.Properties["k"] != "v" || len(spec.Tags) != 0 ||
+		spec.MinRAMMiB != 512 || !spec.Protected {
+		t.Fatalf("spec: %+v, %v", spec, diags)
+	}
+
+	flatten(&m, &Glance{ID: "id", Name: "a", Status: "active", Visibility: "private", Properties: spec.Properties}, "RegionOne")
+
+	if m.OrganizationID.ValueString() != "o1" || len(m.Properties.Elements()) != 1 || !m.Tags.IsNull() || m.SourceURL.ValueString() != "http://h/a" ||
+		!m.Checksum.IsNull() {
+		t.Errorf("flattened: %+v", m)
+	}
+}
