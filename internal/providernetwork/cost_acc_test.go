@@ -1,0 +1,74 @@
+package providernetwork_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/acctest"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/providernetwork"
+)
+
+// TestAccProviderNetwork_requestCounts logs the HTTP requests of one create (a VLAN network
+// with an allocated ID and one subnet), one refresh and one delete, through the core with a
+// fresh client (its authentication counted too).
+func TestAccProviderNetwork_requestCounts(t *testing.T) {
+	acctest.PreCheck(t)
+	t.Parallel()
+
+	ctx, c := context.Background(), acctest.FreshClient(t)
+	region := c.DefaultRegion()
+
+	before := c.RequestCount()
+
+	sc, err := c.Base().Network(region)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	svc := &providernetwork.Service{Client: sc, ProjectID: c.Base().ProjectID(), Refusal: c.AdminRefusal}
+	t.Logf("binding the admin Neutron client: %d requests", c.RequestCount()-before)
+
+	spec := providernetwork.Spec{
+		Name: acctest.RandomName(), NetworkType: providernetwork.TypeVLAN, PhysicalNetwork: physnet,
+		Subnets: []providernetwork.SubnetSpec{{Name: "s", CIDR: "192.0.2.0/24", GatewayIP: "192.0.2.1", EnableDHCP: true,
+			Pools: []providernetwork.Pool{{Start: "192.0.2.2", End: "192.0.2.254"}}}},
+	}
+
+	before = c.RequestCount()
+
+	n, err := svc.Ensure(ctx, spec, "")
+	if n != nil && n.ID != "" {
+		t.Cleanup(func() {
+			if err := svc.Delete(context.Background(), n.ID); err != nil {
+				t.Errorf("deleting %s: %v", n.ID, err)
+			}
+		})
+	}
+
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	create := c.RequestCount() - before
+	before = c.RequestCount()
+
+	if _, err := svc.Observe(ctx, n.ID, spec.Name); err != nil {
+		t.Fatal(err)
+	}
+
+	refresh := c.RequestCount() - before
+	before = c.RequestCount()
+
+	if _, err := svc.Ensure(ctx, spec, n.ID); err != nil {
+		t.Fatal(err)
+	}
+
+	noop := c.RequestCount() - before
+	before = c.RequestCount()
+
+	if err := svc.Delete(ctx, n.ID); err != nil {
+		t.Fatal(err)
+	}
+
+	t.Logf("requests: create %d, refresh %d, converge without change %d, delete %d", create, refresh, noop, c.RequestCount()-before)
+}

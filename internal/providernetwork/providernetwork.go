@@ -1,0 +1,392 @@
+// Package providernetwork is unikorn_provider_network: a regional Neutron provider network
+// (flat or VLAN on a physical network) with its subnets, an admin object of the region made in
+// the service user's own project. The core (this file, subnets.go, vlan.go, neutron.go,
+// addressing.go) is pure gophercloud; resource.go, schema.go and model.go adapt it.
+package providernetwork
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/networks"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/ports"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/network"
+)
+
+// Network types.
+const (
+	TypeFlat = "flat"
+	TypeVLAN = "vlan"
+)
+
+const kindNetwork = "provider network"
+
+// Spec is what a unikorn_provider_network asks for.
+type Spec struct {
+	Name            string
+	NetworkType     string
+	PhysicalNetwork string
+	// SegmentationID is the VLAN ID; 0 allocates one (vlan) or means none (flat).
+	SegmentationID int
+	External       bool
+	Shared         bool
+	// MTU is 0 for Neutron's default.
+	MTU     int
+	Subnets []SubnetSpec
+}
+
+// Network is what Neutron holds of one provider network.
+type Network struct {
+	ID, Name, ProjectID          string
+	NetworkType, PhysicalNetwork string
+	SegmentationID               int
+	External, Shared             bool
+	MTU                          int
+	Subnets                      []Subnet
+	// RefoundFrom is the recorded ID when the network was gone by it and found again by name.
+	RefoundFrom string
+	// Adopted says that a create took over an existing network of the name.
+	Adopted bool
+}
+
+// Service is the core, bound to one region in the service user's admin scope.
+type Service struct {
+	// Client is the region's Neutron client of the service user's own project.
+	Client *gophercloud.ServiceClient
+	// ProjectID is the project the networks belong to (the service user's own).
+	ProjectID string
+	// Region is the region Client serves.
+	Region string
+	// VLAN is the provider's provider_network: allocations on its physical network come from
+	// its ranges. nil: Neutron allocates.
+	VLAN *network.ProviderNetwork
+	// Refusal wraps a 403 into the error that names the missing grant (cloud.Client.AdminRefusal).
+	Refusal func(service, call string, err error) error
+}
+
+func (s *Service) refused(call string, err error) error {
+	if s.Refusal == nil {
+		return err
+	}
+
+	return s.Refusal("Neutron", call, err)
+}
+
+func toNetwork(n neutronNetwork) *Network {
+	return &Network{
+		ID: n.ID, Name: n.Name, ProjectID: n.ProjectID, NetworkType: n.NetworkType, PhysicalNetwork: n.PhysicalNetwork,
+		SegmentationID: n.segmentationID(), External: n.External, Shared: n.Shared, MTU: n.MTU,
+	}
+}
+
+// byName lists the networks of the service project called exactly name.
+func (s *Service) byName(ctx context.Context, name string) ([]neutronNetwork, error) {
+	all, err := listNetworks(ctx, s.Client, networks.ListOpts{Name: name, ProjectID: s.ProjectID}, "the networks named "+strconv.Quote(name))
+	if err != nil {
+		return nil, err
+	}
+
+	return naming.Exact(all, name, func(n neutronNetwork) string { return n.Name }), nil
+}
+
+// find reads the network by its recorded ID, then by its exact name; false when neither finds it.
+func (s *Service) find(ctx context.Context, id, name string) (neutronNetwork, bool, error) {
+	if id != "" {
+		n, err := getNetwork(ctx, s.Client, id)
+
+		switch {
+		case err == nil:
+			return n, true, nil
+		case !isNotFound(err):
+			return n, false, fmt.Errorf("reading network %s: %w", id, s.refused("reading a provider network", err))
+		}
+
+		tflog.Debug(ctx, "Gone by ID; looking it up by name", map[string]any{"id": id, "name": name})
+	}
+
+	all, err := s.byName(ctx, name)
+	if err != nil {
+		return neutronNetwork{}, false, s.refused("listing provider networks", err)
+	}
+
+	return naming.One(kindNetwork, name, all, func(n neutronNetwork) string { return n.Name }, func(n neutronNetwork) string { return n.ID })
+}
+
+// Observe reads the network recorded as id (found again by name when that ID is gone, said in
+// RefoundFrom) with its subnets; nil when it is gone.
+func (s *Service) Observe(ctx context.Context, id, name string) (*Network, error) {
+	n, found, err := s.find(ctx, id, name)
+	if err != nil || !found {
+		return nil, err
+	}
+
+	out := toNetwork(n)
+	if id != "" && n.ID != id {
+		out.RefoundFrom = id
+	}
+
+	if out.Subnets, err = s.subnetsOf(ctx, n.ID); err != nil {
+		return out, err
+	}
+
+	return out, nil
+}
+
+// Located finds a provider network for import: by ID (any project: an admin may import a
+// network another tool made), else by exact name in the service project. A region's own
+// object: the result names no project (the import sets no identity_id).
+func (s *Service) Located(ctx context.Context, idOrName string) (cloud.Located, error) {
+	if cloud.LooksLikeID(idOrName) {
+		n, err := getNetwork(ctx, s.Client, idOrName)
+		if err == nil {
+			return cloud.Located{ID: n.ID, Name: n.Name}, nil
+		}
+
+		if !isNotFound(err) {
+			return cloud.Located{}, err
+		}
+	}
+
+	n, found, err := s.find(ctx, "", idOrName)
+	if err != nil || !found {
+		return cloud.Located{}, err
+	}
+
+	return cloud.Located{ID: n.ID, Name: n.Name}, nil
+}
+
+// SegmentError says that an existing network differs in what cannot change in place.
+type SegmentError struct {
+	Name, ID, Field, Have, Want string
+}
+
+func (e *SegmentError) Error() string {
+	return fmt.Sprintf("network %s (%s) has %s %s, not %s: it cannot change in place; delete the network or set %s = %s",
+		e.Name, e.ID, e.Field, e.Have, e.Want, e.Field, e.Have)
+}
+
+// checkSegment compares what cannot change in place (a network adopted by name, or changed out
+// of band).
+func checkSegment(n neutronNetwork, spec Spec) error {
+	fail := func(field, have, want string) error {
+		return &SegmentError{Name: n.Name, ID: n.ID, Field: field, Have: have, Want: want}
+	}
+
+	switch {
+	case !strings.EqualFold(n.NetworkType, spec.NetworkType):
+		return fail("network_type", n.NetworkType, spec.NetworkType)
+	case n.PhysicalNetwork != spec.PhysicalNetwork:
+		return fail("physical_network", n.PhysicalNetwork, spec.PhysicalNetwork)
+	case spec.SegmentationID != 0 && n.segmentationID() != spec.SegmentationID:
+		return fail("segmentation_id", strconv.Itoa(n.segmentationID()), strconv.Itoa(spec.SegmentationID))
+	}
+
+	return nil
+}
+
+// create makes the network of spec through cloud.Create (a lost answer is found again by
+// name, a concurrent twin removed again), allocating a VLAN ID when spec has none (vlan.go).
+func (s *Service) create(ctx context.Context, spec Spec) (neutronNetwork, error) {
+	post := func(ctx context.Context, segmentationID int) (neutronNetwork, error) {
+		body := networkBody{
+			"name": spec.Name, "admin_state_up": true, "shared": spec.Shared, "router:external": spec.External,
+			"provider:network_type": spec.NetworkType, "provider:physical_network": spec.PhysicalNetwork,
+		}
+
+		if segmentationID > 0 {
+			body["provider:segmentation_id"] = segmentationID
+		}
+
+		if spec.MTU > 0 {
+			body["mtu"] = spec.MTU
+		}
+
+		return cloud.Create(ctx, cloud.CreateSpec[neutronNetwork]{
+			Kind: kindNetwork,
+			Name: spec.Name,
+			Create: func(ctx context.Context) (neutronNetwork, error) {
+				var out neutronNetwork
+				err := networks.Create(ctx, s.Client, body).ExtractInto(&out)
+
+				return out, err
+			},
+			Find:   func(ctx context.Context) ([]neutronNetwork, error) { return s.byName(ctx, spec.Name) },
+			ID:     func(n neutronNetwork) string { return n.ID },
+			Delete: func(ctx context.Context, id string) error { return networks.Delete(ctx, s.Client, id).ExtractErr() },
+		})
+	}
+
+	if spec.NetworkType == TypeVLAN && spec.SegmentationID == 0 && s.VLAN != nil && s.VLAN.PhysicalNetwork == spec.PhysicalNetwork {
+		return freeVLAN(ctx, s.Client, spec.PhysicalNetwork, s.VLAN.VLANRanges, post)
+	}
+
+	return post(ctx, spec.SegmentationID)
+}
+
+// update converges what changes in place: name, shared, external, mtu.
+func (s *Service) update(ctx context.Context, n neutronNetwork, spec Spec) (neutronNetwork, error) {
+	body := networkBody{}
+
+	if n.Name != spec.Name {
+		body["name"] = spec.Name
+	}
+
+	if n.Shared != spec.Shared {
+		body["shared"] = spec.Shared
+	}
+
+	if n.External != spec.External {
+		body["router:external"] = spec.External
+	}
+
+	if spec.MTU > 0 && n.MTU != spec.MTU {
+		body["mtu"] = spec.MTU
+	}
+
+	if len(body) == 0 {
+		return n, nil
+	}
+
+	var out neutronNetwork
+	if err := networks.Update(ctx, s.Client, n.ID, networkUpdate{body}).ExtractInto(&out); err != nil {
+		return n, fmt.Errorf("updating network %s (%s): %w", n.Name, n.ID, s.refused("updating a provider network", err))
+	}
+
+	return out, nil
+}
+
+// Ensure makes the network of spec exist as specified: the recorded one (knownID), else one of
+// the name (adopted, said in Adopted), else a new one; then converges it in place and its
+// subnets by name. It returns what exists even when it fails part way, so that the caller can
+// record it.
+func (s *Service) Ensure(ctx context.Context, spec Spec, knownID string) (*Network, error) {
+	n, found, err := s.find(ctx, knownID, spec.Name)
+	if err != nil {
+		return nil, err
+	}
+
+	if !found && knownID != "" {
+		// Renamed in this change: the old name is in the state's network, gone by ID.
+		tflog.Debug(ctx, "The recorded network is gone; creating it again", map[string]any{"id": knownID})
+	}
+
+	adopted := found && knownID == ""
+
+	if !found {
+		if n, err = s.create(ctx, spec); err != nil {
+			err = fmt.Errorf("creating network %s on physical network %q: %w", spec.Name, spec.PhysicalNetwork,
+				s.refused("creating a provider network", err))
+			if n.ID == "" {
+				return nil, err
+			}
+
+			return toNetwork(n), err // a twin that could not be removed: recorded, never orphaned
+		}
+	} else {
+		if err := checkSegment(n, spec); err != nil {
+			return toNetwork(n), err
+		}
+
+		if n, err = s.update(ctx, n, spec); err != nil {
+			return toNetwork(n), err
+		}
+	}
+
+	out := toNetwork(n)
+	out.Adopted = adopted
+
+	out.Subnets, err = s.convergeSubnets(ctx, n.ID, spec.Subnets)
+
+	return out, err
+}
+
+// ForeignPortsError says that a network is not deleted because ports of other projects use it.
+type ForeignPortsError struct {
+	Name, ID string
+	Ports    []string
+}
+
+func (e *ForeignPortsError) Error() string {
+	return fmt.Sprintf("network %s (%s) is not deleted: %d port(s) of other projects still use it: %s; delete them (or "+
+		"the routers, floating IPs and servers that own them) first", e.Name, e.ID, len(e.Ports), strings.Join(e.Ports, "; "))
+}
+
+// inUse is the error of a 409 on deleting what (network's *InUseError): the ports opts finds, Neutron's own DHCP
+// ports (which it removes itself) left out.
+func (s *Service) inUse(ctx context.Context, what string, opts ports.ListOpts, cause error) error {
+	all, err := listPorts(ctx, s.Client, opts)
+	if err != nil {
+		return &network.InUseError{What: what, Err: errors.Join(cause, err)}
+	}
+
+	var described []string
+
+	for _, p := range all {
+		if p.DeviceOwner != "network:dhcp" {
+			described = append(described, describePort(p))
+		}
+	}
+
+	return &network.InUseError{What: what, Ports: described, Err: cause}
+}
+
+// Delete deletes the network recorded as id: first a check that no port of another project
+// uses it (a *ForeignPortsError lists them, and nothing is deleted), then its subnets, then
+// the network. Gone (404) is success.
+func (s *Service) Delete(ctx context.Context, id string) error {
+	n, err := getNetwork(ctx, s.Client, id)
+
+	switch {
+	case isNotFound(err):
+		return nil
+	case err != nil:
+		return fmt.Errorf("reading network %s: %w", id, s.refused("reading a provider network", err))
+	}
+
+	all, err := listPorts(ctx, s.Client, ports.ListOpts{NetworkID: id})
+	if err != nil {
+		return err
+	}
+
+	var foreign []string
+
+	for _, p := range all {
+		if p.ProjectID != n.ProjectID && p.DeviceOwner != "network:dhcp" {
+			foreign = append(foreign, describePort(p))
+		}
+	}
+
+	if len(foreign) > 0 {
+		return &ForeignPortsError{Name: n.Name, ID: n.ID, Ports: foreign}
+	}
+
+	subs, err := listSubnets(ctx, s.Client, subnetsOf(id))
+	if err != nil {
+		return err
+	}
+
+	for _, sub := range subs {
+		if err := s.deleteSubnet(ctx, sub.ID, sub.Name); err != nil {
+			return err
+		}
+	}
+
+	err = networks.Delete(ctx, s.Client, id).ExtractErr()
+
+	switch {
+	case err == nil, isNotFound(err):
+		return nil
+	case isConflict(err):
+		return s.inUse(ctx, fmt.Sprintf("network %s (%s)", n.Name, id), ports.ListOpts{NetworkID: id}, err)
+	}
+
+	return fmt.Errorf("deleting network %s (%s): %w", n.Name, id, s.refused("deleting a provider network", err))
+}
