@@ -26,12 +26,15 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/domain"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/flavor"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/identity"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/image"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/loadbalancer"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/network"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/providernetwork"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/region"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/role"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/server"
 )
 
@@ -218,10 +221,15 @@ func (p *unikornProvider) Configure(ctx context.Context, req provider.ConfigureR
 // Resources lists every resource of the provider.
 func (p *unikornProvider) Resources(_ context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
+		domain.NewDomainResource,
+		flavor.NewFlavorResource,
 		identity.NewResource,
+		image.NewImageResource,
 		loadbalancer.NewResource,
 		network.NewNetworkResource,
 		network.NewSecurityGroupResource,
+		providernetwork.NewResource,
+		role.NewRoleResource,
 		server.NewResource,
 	}
 }
