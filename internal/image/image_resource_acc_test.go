@@ -187,7 +187,7 @@ func glanceChange(t *testing.T, s *terraform.State, change func(ctx context.Cont
 func TestAccImageResource_basic(t *testing.T) {
 	acctest.PreCheck(t)
 
-	base := imageServer(t)
+	base := acctest.ImageServer(t)
 	name := acctest.RandomName()
 	def := acctest.Client(t).DefaultRegion()
 
@@ -303,7 +303,7 @@ func gone(t *testing.T, region string, s *terraform.State, what string) error {
 func TestAccImageResource_disappears(t *testing.T) {
 	acctest.PreCheck(t)
 
-	config := imageConfig(acctest.RandomName(), imageServer(t)+"/1mib/disappears", "")
+	config := imageConfig(acctest.RandomName(), acctest.ImageServer(t)+"/1mib/disappears", "")
 
 	var state *terraform.State
 
@@ -337,7 +337,7 @@ func TestAccImageResource_failedImport(t *testing.T) {
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             checkImageDestroy(t),
 		Steps: []resource.TestStep{{
-			Config:      imageConfig(acctest.RandomName(), imageServer(t)+"/missing", ""),
+			Config:      imageConfig(acctest.RandomName(), acctest.ImageServer(t)+"/missing", ""),
 			ExpectError: regexp.MustCompile(wrapped(`web-download import of http://127\.0\.0\.1:\d+/missing into image \S+ failed[\s\S]*import task`)),
 		}},
 	})
@@ -352,7 +352,7 @@ func TestAccImageResource_organization(t *testing.T) {
 	name := acctest.RandomName()
 	org := "org-" + name
 
-	config := imageConfig(name, imageServer(t)+"/1mib/org", fmt.Sprintf(`
+	config := imageConfig(name, acctest.ImageServer(t)+"/1mib/org", fmt.Sprintf(`
   organization_id = %[1]q
   properties      = %[2]s
 }
@@ -453,7 +453,7 @@ func TestAccImageResource_measure(t *testing.T) {
 
 	mgr := image.NewManager(sc, c.Base().ProjectID(), region, c.AdminRefusal)
 	spec := image.Spec{
-		Name: acctest.RandomName(), SourceURL: imageServer(t) + "/16mib/measure", DiskFormat: "raw", ContainerFormat: "bare",
+		Name: acctest.RandomName(), SourceURL: acctest.ImageServer(t) + "/16mib/measure", DiskFormat: "raw", ContainerFormat: "bare",
 		Visibility: "private", Tags: []string{}, Properties: map[string]string{},
 	}
 
