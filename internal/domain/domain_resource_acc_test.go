@@ -112,7 +112,7 @@ func TestAccDomain_forceDestroy(t *testing.T) {
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy: resource.ComposeAggregateTestCheckFunc(checkDomainDestroy(t), func(*terraform.State) error {
-			pages, err := projects.List(keystone(t), projects.ListOpts{DomainID: id}).AllPages(context.Background())
+			pages, err := projects.List(acctest.AdminKeystone(t), projects.ListOpts{DomainID: id}).AllPages(context.Background())
 			if err != nil {
 				return err
 			}
@@ -155,14 +155,14 @@ func TestAccDomain_planErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	managed, err := domains.Get(context.Background(), keystone(t), managedID).Extract()
+	managed, err := domains.Get(context.Background(), acctest.AdminKeystone(t), managedID).Extract()
 	if err != nil {
 		t.Fatal(err)
 	}
 
 	existing := acctest.RandomName()
 
-	d, err := domains.Create(context.Background(), keystone(t), domains.CreateOpts{Name: existing}).Extract()
+	d, err := domains.Create(context.Background(), acctest.AdminKeystone(t), domains.CreateOpts{Name: existing}).Extract()
 	if err != nil {
 		t.Fatal(err)
 	}

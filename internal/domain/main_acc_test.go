@@ -50,18 +50,6 @@ func sweepDomains(ctx context.Context, c *cloud.Client) error {
 	return errors.Join(errs...)
 }
 
-// keystone is the service user's Keystone client, as the provider's.
-func keystone(t *testing.T) *gophercloud.ServiceClient {
-	t.Helper()
-
-	sc, err := acctest.Client(t).Base().Keystone()
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	return sc
-}
-
 // checkDomainDestroy asks Keystone that every unikorn_domain of the state is gone.
 func checkDomainDestroy(t *testing.T) func(*terraform.State) error {
 	return func(s *terraform.State) error {
@@ -70,7 +58,7 @@ func checkDomainDestroy(t *testing.T) func(*terraform.State) error {
 				continue
 			}
 
-			_, err := domains.Get(context.Background(), keystone(t), rs.Primary.ID).Extract()
+			_, err := domains.Get(context.Background(), acctest.AdminKeystone(t), rs.Primary.ID).Extract()
 
 			switch {
 			case err == nil:
@@ -95,7 +83,7 @@ func checkKeystoneDomain(t *testing.T) resource.TestCheckFunc {
 
 		a := rs.Primary.Attributes
 
-		d, err := domains.Get(context.Background(), keystone(t), a["id"]).Extract()
+		d, err := domains.Get(context.Background(), acctest.AdminKeystone(t), a["id"]).Extract()
 		if err != nil {
 			return err
 		}
@@ -120,7 +108,7 @@ func checkKeystoneDomain(t *testing.T) resource.TestCheckFunc {
 // outOfBand runs change on the domain at address in Keystone, as another tool would.
 func outOfBand(t *testing.T, id *string, change func(ctx context.Context, sc *gophercloud.ServiceClient, id string) error) func() {
 	return func() {
-		if err := change(context.Background(), keystone(t), *id); err != nil {
+		if err := change(context.Background(), acctest.AdminKeystone(t), *id); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -143,7 +131,7 @@ func captureID(address string, id *string) resource.TestCheckFunc {
 // createProject makes a project in the domain *id, as a tenant of it would have.
 func createProject(t *testing.T, id *string, name string) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		_, err := projects.Create(context.Background(), keystone(t), projects.CreateOpts{Name: name, DomainID: *id}).Extract()
+		_, err := projects.Create(context.Background(), acctest.AdminKeystone(t), projects.CreateOpts{Name: name, DomainID: *id}).Extract()
 		return err
 	}
 }

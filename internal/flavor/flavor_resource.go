@@ -50,21 +50,6 @@ func bindAdmin(c *cloud.Client, region string) (*Admin, error) {
 	return NewAdmin(compute, region, c.AdminRefusal), nil
 }
 
-// admin is the flavor core of region ("" = the provider's default), for the import.
-func (r *managedResource) admin(region string) (*Admin, error) {
-	c := r.Cloud()
-	if c == nil {
-		return nil, errors.New("the provider is not configured")
-	}
-
-	resolved, err := c.ResolveRegion(region)
-	if err != nil {
-		return nil, err
-	}
-
-	return bindAdmin(c, resolved)
-}
-
 // run is the kit's opening of an admin resource (adapter.OpenAdmin); after a change, a
 // flavor data source read later in this run lists Nova again.
 func (r *managedResource) run(ctx context.Context, opKind adapter.Op, src adapter.Source, diags *diag.Diagnostics,
@@ -186,7 +171,7 @@ func (r *managedResource) Delete(ctx context.Context, req resource.DeleteRequest
 // ImportState imports by `REGION/ID`, `REGION/name`, `ID` or `name`.
 func (r *managedResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	r.ImportRegional(ctx, req, resp, func(ctx context.Context, region, idOrName string) (cloud.Located, error) {
-		a, err := r.admin(region)
+		a, err := bindAdmin(r.Cloud(), region)
 		if err != nil {
 			return cloud.Located{}, err
 		}

@@ -2,12 +2,10 @@ package image
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -47,21 +45,6 @@ func bindManager(c *cloud.Client, region string) (*Manager, error) {
 	}
 
 	return NewManager(sc, c.Base().ProjectID(), region, c.AdminRefusal), nil
-}
-
-// manager is the image core of region ("" = the provider's default), for the import.
-func (r *imageResource) manager(region string) (*Manager, error) {
-	c := r.Cloud()
-	if c == nil {
-		return nil, errors.New("the provider is not configured")
-	}
-
-	resolved, err := c.ResolveRegion(region)
-	if err != nil {
-		return nil, err
-	}
-
-	return bindManager(c, resolved)
 }
 
 // run is the kit's opening of an admin resource (adapter.OpenAdmin).
@@ -208,34 +191,19 @@ func (r *imageResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 // ImportState imports by `REGION/ID`, `REGION/name`, `ID` or `name` (a bare one means the
 // provider's default region); Read fills in the rest.
 func (r *imageResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	ctx, op, ok := r.Begin(ctx, adapter.Import, timeouts.Value{}, &resp.Diagnostics)
-	defer op.End(ctx)
+	r.ImportRegional(ctx, req, resp, func(ctx context.Context, region, idOrName string) (cloud.Located, error) {
+		mgr, err := bindManager(r.Cloud(), region)
+		if err != nil {
+			return cloud.Located{}, err
+		}
 
-	if !ok {
-		return
-	}
+		img, err := mgr.Locate(ctx, idOrName)
+		if err != nil {
+			return cloud.Located{}, err
+		}
 
-	region, idOrName, err := adapter.SplitImportID(req.ID)
-
-	var mgr *Manager
-	if err == nil {
-		mgr, err = r.manager(region)
-	}
-
-	if err != nil {
-		op.Fail(fmt.Sprintf("%q", req.ID), err)
-		return
-	}
-
-	img, err := mgr.Locate(ctx, idOrName)
-	if err != nil {
-		op.Fail(fmt.Sprintf("%q", req.ID), err)
-		return
-	}
-
-	for attr, v := range map[string]string{"id": img.ID, "name": img.Name, "region": mgr.Region()} {
-		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(attr), v)...)
-	}
+		return cloud.Located{ID: img.ID, Name: img.Name}, nil
+	})
 }
 
 // ValidateConfig checks the Unikorn properties and the organization's visibility.

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/domains"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/roles"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -66,18 +65,6 @@ func ids(ds []domains.Domain) []string {
 	return out
 }
 
-// keystone is the service user's Keystone client, as the provider's.
-func keystone(t *testing.T) *gophercloud.ServiceClient {
-	t.Helper()
-
-	sc, err := acctest.Client(t).Base().Keystone()
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	return sc
-}
-
 func service(t *testing.T) *role.Service {
 	t.Helper()
 
@@ -98,9 +85,9 @@ func checkRoleDestroy(t *testing.T) func(*terraform.State) error {
 
 			switch rs.Type {
 			case "unikorn_role":
-				_, err = roles.Get(context.Background(), keystone(t), rs.Primary.ID).Extract()
+				_, err = roles.Get(context.Background(), acctest.AdminKeystone(t), rs.Primary.ID).Extract()
 			case "unikorn_domain":
-				_, err = domains.Get(context.Background(), keystone(t), rs.Primary.ID).Extract()
+				_, err = domains.Get(context.Background(), acctest.AdminKeystone(t), rs.Primary.ID).Extract()
 			default:
 				continue
 			}

@@ -99,11 +99,11 @@ func TestAccRole_basic(t *testing.T) {
 				// Drift: another tool removes one rule and adds another; the plan undoes both in place.
 				PreConfig: func() {
 					ctx := context.Background()
-					if err := roles.DeleteRoleInferenceRule(ctx, keystone(t), id, roleID(t, "member")).ExtractErr(); err != nil {
+					if err := roles.DeleteRoleInferenceRule(ctx, acctest.AdminKeystone(t), id, roleID(t, "member")).ExtractErr(); err != nil {
 						t.Fatal(err)
 					}
 
-					if _, err := roles.CreateRoleInferenceRule(ctx, keystone(t), id, roleID(t, "reader")).Extract(); err != nil {
+					if _, err := roles.CreateRoleInferenceRule(ctx, acctest.AdminKeystone(t), id, roleID(t, "reader")).Extract(); err != nil {
 						t.Fatal(err)
 					}
 				},
@@ -117,7 +117,7 @@ func TestAccRole_basic(t *testing.T) {
 			{
 				// Disappears: deleted out of band, the plan creates it again.
 				PreConfig: func() {
-					if err := roles.Delete(context.Background(), keystone(t), id).ExtractErr(); err != nil {
+					if err := roles.Delete(context.Background(), acctest.AdminKeystone(t), id).ExtractErr(); err != nil {
 						t.Fatal(err)
 					}
 				},
