@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/gophercloud/gophercloud/v2/pagination"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
 
 // ListAll reads every page of pager with extract; what names the objects in errors ("the
@@ -21,4 +23,23 @@ func ListAll[T any](ctx context.Context, pager pagination.Pager, extract func(pa
 	}
 
 	return all, nil
+}
+
+// FindOne lists with pager (a name filter, which OpenStack matches loosely: Keystone ignores
+// case) and returns the one object of kind named exactly name: nil when there is none, a
+// *naming.DuplicateError naming their IDs when there are several.
+func FindOne[T any](ctx context.Context, pager pagination.Pager, extract func(pagination.Page) ([]T, error),
+	kind, name string, nameOf, idOf func(T) string,
+) (*T, error) {
+	all, err := ListAll(ctx, pager, extract, fmt.Sprintf("%ss named %q", kind, name))
+	if err != nil {
+		return nil, err
+	}
+
+	v, ok, err := naming.One(kind, name, all, nameOf, idOf)
+	if err != nil || !ok {
+		return nil, err
+	}
+
+	return &v, nil
 }

@@ -148,7 +148,7 @@ func (s *Service) Create(ctx context.Context, spec Spec) (*Domain, error) {
 }
 
 func (s *Service) findRaw(ctx context.Context, name string) (*domains.Domain, error) {
-	return FindOne(ctx, domains.List(s.Keystone, domains.ListOpts{Name: name}), domains.ExtractDomains, "domain", name,
+	return cloud.FindOne(ctx, domains.List(s.Keystone, domains.ListOpts{Name: name}), domains.ExtractDomains, "domain", name,
 		func(d domains.Domain) string { return d.Name }, func(d domains.Domain) string { return d.ID })
 }
 

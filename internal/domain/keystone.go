@@ -1,7 +1,6 @@
 package domain
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,10 +8,8 @@ import (
 	"strings"
 
 	"github.com/gophercloud/gophercloud/v2"
-	"github.com/gophercloud/gophercloud/v2/pagination"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
-	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
 
 // This file is what the region-preparation cores that talk to Keystone as cloud admin share
@@ -103,25 +100,6 @@ func NotFound(err error) bool {
 // Conflict tells whether err is a 409 answer.
 func Conflict(err error) bool {
 	return err != nil && gophercloud.ResponseCodeIs(err, http.StatusConflict)
-}
-
-// FindOne lists with pager (a name filter, which Keystone matches case-insensitively) and
-// returns the one object of kind named exactly name: nil when there is none, a
-// *naming.DuplicateError naming their IDs when there are several.
-func FindOne[T any](ctx context.Context, pager pagination.Pager, extract func(pagination.Page) ([]T, error),
-	kind, name string, nameOf, idOf func(T) string,
-) (*T, error) {
-	all, err := cloud.ListAll(ctx, pager, extract, fmt.Sprintf("%ss named %q", kind, name))
-	if err != nil {
-		return nil, err
-	}
-
-	v, ok, err := naming.One(kind, name, all, nameOf, idOf)
-	if err != nil || !ok {
-		return nil, err
-	}
-
-	return &v, nil
 }
 
 // ExistsError is a create refused because an object of the name exists already, which this

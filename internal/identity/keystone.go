@@ -15,7 +15,6 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/roles"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/trusts"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/users"
-	"github.com/gophercloud/gophercloud/v2/pagination"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
@@ -53,26 +52,8 @@ func lookupProject(ctx context.Context, sc *gophercloud.ServiceClient, domainID,
 
 // findProject finds the project of exactly that name in domainID; nil if there is none.
 func findProject(ctx context.Context, sc *gophercloud.ServiceClient, domainID, projectName string) (*projects.Project, error) {
-	return findOne(ctx, projects.List(sc, projects.ListOpts{DomainID: domainID, Name: projectName}), projects.ExtractProjects,
+	return cloud.FindOne(ctx, projects.List(sc, projects.ListOpts{DomainID: domainID, Name: projectName}), projects.ExtractProjects,
 		"Keystone project", projectName, func(p projects.Project) string { return p.Name }, func(p projects.Project) string { return p.ID })
-}
-
-// findOne lists with pager and returns the one object of kind named exactly name: nil when
-// there is none, a *naming.DuplicateError naming their IDs when there are several.
-func findOne[T any](ctx context.Context, pager pagination.Pager, extract func(pagination.Page) ([]T, error),
-	kind, name string, nameOf, idOf func(T) string,
-) (*T, error) {
-	all, err := cloud.ListAll(ctx, pager, extract, fmt.Sprintf("%ss named %q", kind, name))
-	if err != nil {
-		return nil, err
-	}
-
-	v, ok, err := naming.One(kind, name, all, nameOf, idOf)
-	if err != nil || !ok {
-		return nil, err
-	}
-
-	return &v, nil
 }
 
 // ensureProject finds (by prior ID, then by name) or creates the identity project, then
@@ -217,7 +198,7 @@ func lookupUser(ctx context.Context, sc *gophercloud.ServiceClient, domainID, id
 		return nil, nil
 	}
 
-	return findOne(ctx, users.List(sc, users.ListOpts{DomainID: domainID, Name: userName}), users.ExtractUsers,
+	return cloud.FindOne(ctx, users.List(sc, users.ListOpts{DomainID: domainID, Name: userName}), users.ExtractUsers,
 		"Keystone user", userName, func(u users.User) string { return u.Name }, func(u users.User) string { return u.ID })
 }
 

@@ -89,7 +89,7 @@ func (s *Service) Get(ctx context.Context, id string) (*Role, error) {
 // Find finds the role named exactly name, global (domainID "") or of domainID; nil when there
 // is none. It does not read what the role implies.
 func (s *Service) Find(ctx context.Context, name, domainID string) (*Role, error) {
-	r, err := domain.FindOne(ctx, roles.List(s.Keystone, roles.ListOpts{Name: name, DomainID: domainID}), roles.ExtractRoles,
+	r, err := cloud.FindOne(ctx, roles.List(s.Keystone, roles.ListOpts{Name: name, DomainID: domainID}), roles.ExtractRoles,
 		"role", name, func(r roles.Role) string {
 			if r.DomainID != domainID {
 				return "" // Keystone lists the global roles only without a domain, but never mix scopes
