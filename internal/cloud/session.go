@@ -104,6 +104,14 @@ func (s *Session) BlockStorage(region string) (*gophercloud.ServiceClient, error
 	})
 }
 
+// Placement is the Placement client of region ("" = default): resource providers, their
+// inventories and usages (the pinned servers' preflight).
+func (s *Session) Placement(region string) (*gophercloud.ServiceClient, error) {
+	return s.regional(region, "placement", func(eo gophercloud.EndpointOpts) (*gophercloud.ServiceClient, error) {
+		return openstack.NewPlacementV1(s.provider, eo)
+	})
+}
+
 // pinned sets the microversion of a client just built (when it was built).
 func pinned(sc *gophercloud.ServiceClient, err error) func(microversion string) (*gophercloud.ServiceClient, error) {
 	return func(microversion string) (*gophercloud.ServiceClient, error) {
