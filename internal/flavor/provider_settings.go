@@ -69,9 +69,13 @@ func overrideAttributes() map[string]schema.Attribute {
 				"vendor":         oneOf(true, "GPU vendor: `NVIDIA` or `AMD`.", GPUVendors()),
 			},
 		},
-		"id":          text(true, "Nova flavor ID."),
-		"memory_gib":  atLeastOne(false, "Memory in GiB to report instead of Nova's `ram`."),
-		"pinned_only": schema.BoolAttribute{Optional: true, MarkdownDescription: "The flavor only offers pinned (dedicated) CPUs. Default `false`."},
+		"id":         text(true, "Nova flavor ID."),
+		"memory_gib": atLeastOne(false, "Memory in GiB to report instead of Nova's `ram`."),
+		"pinned_only": schema.BoolAttribute{
+			Optional: true,
+			MarkdownDescription: "The flavor is for pinned servers only (dedicated hosts and CPUs): a `unikorn_server` of this " +
+				"flavor must set `host` (a plan-time error otherwise). Default `false`.",
+		},
 	}
 }
 

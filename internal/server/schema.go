@@ -69,6 +69,21 @@ func (r *serverResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 					"catalogs. Changing it resizes the server (and confirms the resize).",
 				Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
 			},
+			"host": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "Compute host (Nova's service host name) to pin the server to. Before anything is made, " +
+					"Nova must know the host and its Placement resource provider must have room for the flavor (VCPU, " +
+					"MEMORY_MB, DISK_GB: inventory less allocations), else the error names the host and the shortfall. A " +
+					"pinned server is created by the service user in the identity's project (privileged scope) with Nova's " +
+					"host targeting (microversion 2.74), which stock policy reserves for admin: it needs the domain-inherited " +
+					"admin grant model, or a Nova policy that lets `manager` do `compute:servers:create:requested_destination`. " +
+					"It cannot take `ssh_key` (the identity's keypair belongs to the identity's user; use `user_data`). " +
+					"Required by a flavor described as `pinned_only` in the provider's `flavors`. Changing it replaces the " +
+					"server; setting it on a server that has none (an import) checks that the server runs there.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIf(hostReplaces,
+					"Changing host replaces the server.", "Changing `host` replaces the server.")},
+				Validators: []validator.String{stringvalidator.LengthBetween(1, 255)},
+			},
 			"id":          adapter.IDAttribute("ID of the Nova server."),
 			"identity_id": adapter.IdentityIDAttribute("server"),
 			"image_id": schema.StringAttribute{
