@@ -214,7 +214,7 @@ func (s *Service) createServer(ctx context.Context, spec Spec, boot bootRequest,
 		Name: name,
 		Create: func(ctx context.Context) (servers.Server, error) {
 			made, err := servers.Create(ctx, compute, create, boot.hints).Extract()
-			if boot.host != "" && s.refusal != nil {
+			if err != nil && boot.host != "" && s.refusal != nil {
 				err = s.refusal("a server create on host "+boot.host+" (policy compute:servers:create:requested_destination)", err)
 			}
 

@@ -17,9 +17,9 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/flavors"
-	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/hypervisors"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
 	"github.com/gophercloud/gophercloud/v2/openstack/placement/v1/resourceproviders"
+	"github.com/gophercloud/gophercloud/v2/pagination"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 )
@@ -172,17 +172,69 @@ func (h HostCheck) Check(ctx context.Context, host, flavorID string) error {
 	return last
 }
 
+// node is one of Nova's compute nodes, with only what the preflight reads (gophercloud's
+// Hypervisor insists on fields that some drivers leave null).
+type node struct {
+	// ID is, with microversion 2.53 and later, the node's resource provider UUID.
+	ID                 string `json:"id"`
+	HypervisorHostname string `json:"hypervisor_hostname"`
+	Service            struct {
+		Host string `json:"host"`
+	} `json:"service"`
+}
+
+// nodePage is a page of Nova's hypervisor listing (GET /os-hypervisors/detail, paginated by
+// its hypervisors_links), read as nodes.
+type nodePage struct {
+	pagination.LinkedPageBase
+}
+
+func (p nodePage) IsEmpty() (bool, error) {
+	nodes, err := extractNodes(p)
+	return len(nodes) == 0, err
+}
+
+func (p nodePage) NextPageURL() (string, error) {
+	var body struct {
+		Links []gophercloud.Link `json:"hypervisors_links"`
+	}
+
+	if err := p.ExtractInto(&body); err != nil {
+		return "", err
+	}
+
+	return gophercloud.ExtractNextURL(body.Links)
+}
+
+// extractNodes reads the nodes of a page of the listing.
+func extractNodes(page pagination.Page) ([]node, error) {
+	var body struct {
+		Hypervisors []node `json:"hypervisors"`
+	}
+
+	p, ok := page.(nodePage)
+	if !ok {
+		return nil, fmt.Errorf("unexpected page type %T", page)
+	}
+
+	err := p.ExtractInto(&body)
+
+	return body.Hypervisors, err
+}
+
 // nodes are Nova's compute nodes of host (one, but for drivers such as Ironic), and the hosts
-// Nova knows. With microversion 2.53 and later a node's ID is its resource provider's UUID.
-func (h HostCheck) nodes(ctx context.Context, host string) ([]hypervisors.Hypervisor, []string, error) {
-	all, err := cloud.ListAll(ctx, hypervisors.List(h.Compute, hypervisors.ListOpts{}), hypervisors.ExtractHypervisors,
-		"Nova's compute hosts")
+// Nova knows.
+func (h HostCheck) nodes(ctx context.Context, host string) ([]node, []string, error) {
+	pager := pagination.NewPager(h.Compute, h.Compute.ServiceURL("os-hypervisors", "detail"),
+		func(r pagination.PageResult) pagination.Page { return nodePage{pagination.LinkedPageBase{PageResult: r}} })
+
+	all, err := cloud.ListAll(ctx, pager, extractNodes, "Nova's compute hosts")
 	if err != nil {
 		return nil, nil, err
 	}
 
 	var (
-		nodes []hypervisors.Hypervisor
+		nodes []node
 		known []string
 	)
 
