@@ -226,7 +226,9 @@ func extractNodes(page pagination.Page) ([]node, error) {
 // Nova knows.
 func (h HostCheck) nodes(ctx context.Context, host string) ([]node, []string, error) {
 	pager := pagination.NewPager(h.Compute, h.Compute.ServiceURL("os-hypervisors", "detail"),
-		func(r pagination.PageResult) pagination.Page { return nodePage{pagination.LinkedPageBase{PageResult: r}} })
+		func(r pagination.PageResult) pagination.Page {
+			return nodePage{pagination.LinkedPageBase{PageResult: r}}
+		})
 
 	all, err := cloud.ListAll(ctx, pager, extractNodes, "Nova's compute hosts")
 	if err != nil {
