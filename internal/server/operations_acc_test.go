@@ -199,7 +199,7 @@ func glance(t *testing.T, organization string, id *string) resource.TestCheckFun
 }
 
 // invokeActions runs the two actions on the server through the provider server's protocol and
-// checks what they did in Nova and Glance.
+// checks what they did in Nova and Glance; then it measures a console read and a snapshot.
 func invokeActions(t *testing.T, f fixture, s *terraform.State, org string) error {
 	srv, err := attrs(s, address)
 	if err != nil {
@@ -255,5 +255,5 @@ func invokeActions(t *testing.T, f fixture, s *terraform.State, org string) erro
 
 	t.Logf("unikorn_server_reboot progress: %q; unikorn_server_snapshot_now progress: %q", reboot.Progress, snap.Progress)
 
-	return nil
+	return measureOperations(t, f, srv["identity_id"], srv["id"])
 }
