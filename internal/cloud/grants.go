@@ -17,7 +17,10 @@ import (
 
 // The service user's grants (DESIGN.md §4). Stock policy reserves some calls for `admin`:
 // quota updates in Nova, Neutron, Cinder and Octavia, deleting Neutron's `default` security
-// groups, VLAN provider networks. The provider supports two grant models:
+// groups, VLAN provider networks, Nova's hypervisors and Placement (the pinned servers'
+// preflight), and host-targeted server creates (ProjectAdminRefusal: those must be made inside
+// the identity's project, so only the inherited model, or a policy that lets manager do them,
+// allows them). The provider supports two grant models:
 //
 //   - cloud admin (the common case): `admin` on the service user's own project and `admin` or
 //     `manager` on the managed domain, nothing inherited. Admin-only calls are made in the
