@@ -215,6 +215,16 @@ func (s *Snapshots) Snap(ctx context.Context, spec SnapshotSpec, progress Progre
 	return img, nil
 }
 
+// Get reads image id.
+func (s *Snapshots) Get(ctx context.Context, id string) (*images.Image, error) {
+	img, err := s.images.Get(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("reading the snapshot image %s: %w", id, err)
+	}
+
+	return img, nil
+}
+
 // Observe reads image id, or, when it is gone, the identity's image named name.
 func (s *Snapshots) Observe(ctx context.Context, id, name string) (image.Observed, error) {
 	return s.images.Observe(ctx, id, name)

@@ -243,17 +243,11 @@ func (r *snapshotResource) Update(ctx context.Context, req resource.UpdateReques
 	id := plan.ID.ValueString()
 	subject := adapter.Subject(plan.Name.ValueString(), id, snaps)
 
-	obs, err := snaps.Observe(ctx, id, plan.Name.ValueString())
-	if err == nil && obs.Image == nil {
-		err = fmt.Errorf("the snapshot image is gone")
+	img, err := snaps.Get(ctx, id)
+	if err == nil {
+		img, err = snaps.Publish(ctx, img, plan.OrganizationID.ValueString())
 	}
 
-	if err != nil {
-		op.Fail(subject, err)
-		return
-	}
-
-	img, err := snaps.Publish(ctx, obs.Image, plan.OrganizationID.ValueString())
 	if err != nil {
 		op.Fail(subject, err)
 		return

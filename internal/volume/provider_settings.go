@@ -99,8 +99,7 @@ func ExpandSettings(ctx context.Context, v types.Object) (Settings, diag.Diagnos
 	for i, d := range list {
 		p := root.AtName("metadata").AtListIndex(i)
 
-		if anyUnknown(d) {
-			diags.Append(adapter.UnknownArgument(p))
+		if adapter.UnknownIn(p, m.Metadata.Elements()[i], &diags) {
 			continue
 		}
 
@@ -124,9 +123,4 @@ func ExpandSettings(ctx context.Context, v types.Object) (Settings, diag.Diagnos
 	}
 
 	return settings, diags
-}
-
-// anyUnknown tells whether a value of d is only known after apply.
-func anyUnknown(d descriptionModel) bool {
-	return d.ID.IsUnknown() || d.Media.IsUnknown() || d.Performance.IsUnknown() || d.Encrypted.IsUnknown()
 }
