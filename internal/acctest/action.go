@@ -45,7 +45,7 @@ func InvokeAction(t *testing.T, actionType string, config map[string]tftypes.Val
 		t.Fatal(err)
 	}
 
-	server, ok := served.(tfprotov6.ProviderServerWithActions)
+	server, ok := served.(actionServer)
 	if !ok {
 		t.Fatalf("the provider server %T serves no actions", served)
 	}
@@ -99,6 +99,13 @@ func InvokeAction(t *testing.T, actionType string, config map[string]tftypes.Val
 	}
 
 	return out
+}
+
+// actionServer is the part of a provider server that runs actions.
+type actionServer interface {
+	tfprotov6.ProviderServer
+	PlanAction(ctx context.Context, req *tfprotov6.PlanActionRequest) (*tfprotov6.PlanActionResponse, error)
+	InvokeAction(ctx context.Context, req *tfprotov6.InvokeActionRequest) (*tfprotov6.InvokeActionServerStream, error)
 }
 
 // dynamicValue is the object of schema s with the attributes of set (the others null), as a

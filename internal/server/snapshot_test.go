@@ -28,10 +28,10 @@ func snapshotCloud(t *testing.T) (*cloudtest.API, *Snapshots) {
 	}
 }
 
-// glanceImage is a Glance image of p1 with extra (top-level) properties.
-func glanceImage(id, name, status string, props map[string]any) map[string]any {
+// glanceImage is the Glance image "backup" of p1 with extra (top-level) properties.
+func glanceImage(id, status string, props map[string]any) map[string]any {
 	img := map[string]any{
-		"id": id, "name": name, "status": status, "visibility": "private", "owner": "p1", "protected": false,
+		"id": id, "name": "backup", "status": status, "visibility": "private", "owner": "p1", "protected": false,
 		"tags": []any{}, "min_disk": 1, "min_ram": 0, "size": 29, "created_at": "2026-12-01T10:00:00Z",
 		"updated_at": "2026-12-01T10:00:00Z", "os_hidden": false,
 	}
@@ -69,7 +69,7 @@ func TestSnapshotTake(t *testing.T) {
 		api, snaps := snapshotCloud(t)
 		api.Sequence("GET", "/image/v2/images",
 			map[string]any{"images": []any{}},
-			map[string]any{"images": []any{glanceImage("img-9", "backup", "queued", snapshotProps())}})
+			map[string]any{"images": []any{glanceImage("img-9", "queued", snapshotProps())}})
 		answerCreateImage(api)
 
 		img, adopted, err := snaps.Take(context.Background(), spec, true)
@@ -95,7 +95,7 @@ func TestSnapshotTake(t *testing.T) {
 		t.Parallel()
 
 		api, snaps := snapshotCloud(t)
-		api.Reply("GET", "/image/v2/images", 200, map[string]any{"images": []any{glanceImage("img-8", "backup", "active", snapshotProps())}})
+		api.Reply("GET", "/image/v2/images", 200, map[string]any{"images": []any{glanceImage("img-8", "active", snapshotProps())}})
 
 		img, adopted, err := snaps.Take(context.Background(), spec, true)
 		if err != nil || !adopted || img.ID != "img-8" || api.Count("POST /compute/servers/srv-1/action") != 0 {
@@ -117,7 +117,7 @@ func TestSnapshotTake(t *testing.T) {
 			api, snaps := snapshotCloud(t)
 			props := snapshotProps()
 			props["instance_uuid"] = tc.from
-			api.Reply("GET", "/image/v2/images", 200, map[string]any{"images": []any{glanceImage("img-8", "backup", "active", props)}})
+			api.Reply("GET", "/image/v2/images", 200, map[string]any{"images": []any{glanceImage("img-8", "active", props)}})
 
 			_, _, err := snaps.Take(context.Background(), spec, tc.adopt)
 			if err == nil || !strings.Contains(err.Error(), tc.want) || api.Count("POST /compute/servers/srv-1/action") != 0 {
@@ -150,9 +150,9 @@ func TestSnapshotWait(t *testing.T) {
 
 		api, snaps := snapshotCloud(t)
 		api.Sequence("GET", "/image/v2/images/img-9",
-			glanceImage("img-9", "backup", "queued", snapshotProps()),
-			glanceImage("img-9", "backup", "saving", snapshotProps()),
-			glanceImage("img-9", "backup", "active", snapshotProps()))
+			glanceImage("img-9", "queued", snapshotProps()),
+			glanceImage("img-9", "saving", snapshotProps()),
+			glanceImage("img-9", "active", snapshotProps()))
 
 		var told []string
 
@@ -176,7 +176,7 @@ func TestSnapshotWait(t *testing.T) {
 		body   any
 		want   string
 	}{
-		{"killed", 200, glanceImage("img-9", "backup", "killed", snapshotProps()), "is killed in Glance: Nova's snapshot failed"},
+		{"killed", 200, glanceImage("img-9", "killed", snapshotProps()), "is killed in Glance: Nova's snapshot failed"},
 		{"removed by Nova", 404, map[string]any{}, "is gone: Nova's snapshot failed and removed it"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -208,7 +208,7 @@ func TestSnapshotPublish(t *testing.T) {
 			props := snapshotProps()
 			delete(props, "unikorn:digest")
 			props["unikorn:organization:id"] = "org-2"
-			cloudtest.WriteJSON(w, 200, glanceImage("img-9", "backup", "active", props))
+			cloudtest.WriteJSON(w, 200, glanceImage("img-9", "active", props))
 		})
 
 		img, err := snaps.Publish(context.Background(), readImage(t, api, snaps, snapshotProps()), "org-2")
@@ -259,7 +259,7 @@ func TestSnapshotOfUnaccepted(t *testing.T) {
 func readImage(t *testing.T, api *cloudtest.API, snaps *Snapshots, props map[string]any) *images.Image {
 	t.Helper()
 
-	api.Reply("GET", "/image/v2/images/img-9", 200, glanceImage("img-9", "backup", "active", props))
+	api.Reply("GET", "/image/v2/images/img-9", 200, glanceImage("img-9", "active", props))
 
 	img, err := snaps.images.Get(context.Background(), "img-9")
 	if err != nil {
