@@ -37,7 +37,7 @@ func (r *serverResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 			"Updated in place: `security_group_ids` and `allowed_address_pairs` (port update), `public_ip`, `tags`, " +
 			"`power_state` (start / stop), `flavor_id` (resize, confirmed), `image_id`, `ssh_key` and `user_data` (rebuild, " +
 			"which keeps the port and its addresses but re-images the root disk). Changing `name`, `network_id`, `region`, " +
-			"`identity_id` or `server_group` replaces the server.\n\n" +
+			"`identity_id`, `server_group` or `host` replaces the server.\n\n" +
 			"**Import** with `REGION/ID` or `REGION/name` (a bare `ID` or `name` means the provider's default region); the " +
 			"provider's configured scope must see every project's servers, as an admin's does. Tags cannot be read back " +
 			"from the metadata they become, and user data cannot be read at all: after an import the next apply writes the " +
