@@ -103,6 +103,24 @@ func (r *ProviderRun) Entries(message string) ([]map[string]any, error) {
 	return out, nil
 }
 
+// ByRegion counts the run's log entries with the given message by their region field: what a
+// per-region listing logs ("Listed Nova flavors"), since the request log has no region.
+func (r *ProviderRun) ByRegion(message string) (map[string]int, error) {
+	entries, err := r.Entries(message)
+	if err != nil {
+		return nil, err
+	}
+
+	out := map[string]int{}
+
+	for _, e := range entries {
+		region, _ := e["region"].(string)
+		out[region]++
+	}
+
+	return out, nil
+}
+
 // Requests are the OpenStack requests of the run, in order.
 func (r *ProviderRun) Requests() ([]Request, error) {
 	entries, err := r.Entries("OpenStack API request")

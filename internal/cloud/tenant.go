@@ -210,6 +210,16 @@ func (t *Tenant) AdminRefusal(service, call string, err error) error {
 	return t.session.client.AdminRefusal(service, call, err)
 }
 
+// ProjectAdminRefusal is Client.ProjectAdminRefusal for a call made in this tenant's privileged
+// scope; err as it is for a tenant without a cloud behind it (tests).
+func (t *Tenant) ProjectAdminRefusal(service, call string, err error) error {
+	if t == nil || t.session == nil {
+		return err
+	}
+
+	return t.session.client.ProjectAdminRefusal(service, call, err)
+}
+
 // ProjectID is the identity's Keystone project (also under the Admin scope, whose token may
 // be scoped elsewhere: calls name this project).
 func (t *Tenant) ProjectID() string { return t.projectID }
@@ -242,6 +252,11 @@ func (t *Tenant) LoadBalancer() (*gophercloud.ServiceClient, error) {
 // BlockStorage is the tenant's Cinder client.
 func (t *Tenant) BlockStorage() (*gophercloud.ServiceClient, error) {
 	return t.session.BlockStorage(t.region)
+}
+
+// Placement is the tenant's Placement client.
+func (t *Tenant) Placement() (*gophercloud.ServiceClient, error) {
+	return t.session.Placement(t.region)
 }
 
 // Keystone is the Keystone client of the tenant's scope (global).

@@ -15,6 +15,8 @@
 //	Neutron security group                             securitygroup-<name>
 //	Neutron server port                                server-<name>
 //	Nova server (display name)                         <name>
+//	Glance snapshot image of a server (identity's      <name>
+//	  project)
 //	Octavia load balancer                              lb-<name>
 //	Octavia listener                                   lb-<name>-<listener>-listener
 //	Octavia pool                                       lb-<name>-<listener>-pool
@@ -106,6 +108,10 @@ func ServerPort(name string) string { return ServerPortPrefix + name }
 
 // Server is the Nova display name of server name: the name itself.
 func Server(name string) string { return name }
+
+// SnapshotImage is the Glance name of the snapshot image name of a server: the name itself,
+// unique in the identity's project (the image data sources find it by it).
+func SnapshotImage(name string) string { return name }
 
 // LoadBalancer is the Octavia load balancer name of load balancer name.
 func LoadBalancer(name string) string { return LoadBalancerPrefix + name }
@@ -508,6 +514,7 @@ const (
 	KindServer        = "server"
 	KindLoadBalancer  = "load balancer"
 	KindListener      = "listener"
+	KindSnapshot      = "snapshot"
 )
 
 // Length limits of names in the services, in characters.
@@ -535,6 +542,7 @@ var nameLimits = map[string]struct {
 	// checks the actual pair.
 	KindLoadBalancer: {Listener("<name>", "<listener>") + " (Octavia)", openStackNameMax - lbChildOverhead - 1},
 	KindListener:     {Listener("<name>", "<listener>") + " (Octavia)", openStackNameMax - lbChildOverhead - 1},
+	KindSnapshot:     {SnapshotImage("<name>") + " (Glance)", openStackNameMax},
 }
 
 // limitFor returns the limit of the service behind a kind.
