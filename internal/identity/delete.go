@@ -12,6 +12,7 @@ import (
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/quota"
 )
 
 // Delete removes an identity: tenant objects still in the project (refused unless force),
@@ -155,7 +156,7 @@ func (d *deletion) run(ctx context.Context, force bool) error {
 		}
 	}
 
-	if err := s.resetQuotas(ctx, projectID); err != nil {
+	if err := quota.Reset(ctx, admin); err != nil {
 		return err
 	}
 

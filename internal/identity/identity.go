@@ -13,7 +13,7 @@
 // safe to re-run after a crash at any point (every step looks its object up by its
 // deterministic name and adopts it), [Service.Observe] (observe.go) re-reads every object, and
 // [Service.Delete] (delete.go) removes them in order. The steps against each API live in
-// keystone.go, quotas.go, nova.go and leftovers.go; resource.go adapts the core to
+// keystone.go, nova.go and leftovers.go (the quotas are internal/quota's); resource.go adapts the core to
 // terraform-plugin-framework.
 package identity
 
@@ -33,6 +33,7 @@ import (
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/quota"
 )
 
 // Role names as identities and the provider block speak of them. The provider's `roles`
@@ -156,7 +157,7 @@ type Spec struct {
 	ProjectID      string
 	// Roles of the identity's user (and delegated by its credential and trust).
 	Roles  []string
-	Quotas Quotas
+	Quotas quota.Set
 	// ExpiresAt ends the application credential; nil: never.
 	ExpiresAt *time.Time
 	// ServerGroupPolicy asks for the server group; "": none.
@@ -175,7 +176,7 @@ type Prior struct {
 	// wants neither (to delete them).
 	Ref
 	// Quotas last applied or read; nil: apply them.
-	Quotas Quotas
+	Quotas quota.Set
 	// ExpiresAt of the credential that was issued.
 	ExpiresAt *time.Time
 }
@@ -201,7 +202,7 @@ type Identity struct {
 	TrustID string // "" when missing
 
 	// Quotas as found (see Service.Observe for how regions are merged); nil when not read.
-	Quotas Quotas
+	Quotas quota.Set
 
 	// Notices are what the user should be told (adoptions, re-finds by name).
 	Notices []Notice

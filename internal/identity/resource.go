@@ -13,6 +13,7 @@ import (
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/quota"
 )
 
 // The resource unikorn_identity adapts the core (Service) to terraform-plugin-framework: this
@@ -150,7 +151,7 @@ func (r *identityResource) Read(ctx context.Context, req resource.ReadRequest, r
 		return
 	}
 
-	out, err := r.service().Observe(ctx, ref, expandQuotas(state.Quotas))
+	out, err := r.service().Observe(ctx, ref, quota.Expand(state.Quotas))
 	if err != nil {
 		op.Fail(subject(ref.Name, ref.ProjectID), err)
 		return
