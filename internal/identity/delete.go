@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/leftovers"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/quota"
 )
@@ -91,7 +92,7 @@ func (d *deletion) run(ctx context.Context, force bool) error {
 	}
 
 	// Tenant objects first: refuse, or remove them with force.
-	if err := s.clearTenantObjects(ctx, priv, force); err != nil {
+	if err := leftovers.Clear(ctx, priv, leftovers.Options{Owner: "identity", Force: force}); err != nil {
 		return err
 	}
 
@@ -150,7 +151,7 @@ func (d *deletion) run(ctx context.Context, force bool) error {
 			return err
 		}
 
-		if err := deleteDefaultSecurityGroups(ctx, network, projectID); err != nil {
+		if err := leftovers.DeleteDefaultSecurityGroups(ctx, network, projectID); err != nil {
 			return fmt.Errorf("region %s: %w", t.Region(),
 				c.AdminRefusal("Neutron", "deleting the default security group of project "+projectID, err))
 		}

@@ -7,6 +7,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/users"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/leftovers"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/quota"
 )
 
@@ -17,6 +18,9 @@ const (
 	QuotaBlockStorage = quota.BlockStorage
 	QuotaLoadBalancer = quota.LoadBalancer
 )
+
+// LeftoversError refuses to delete an identity whose project still holds tenant objects.
+type LeftoversError = leftovers.Error
 
 // Quotas is an identity's quotas.
 type Quotas = quota.Set

@@ -13,8 +13,9 @@
 // safe to re-run after a crash at any point (every step looks its object up by its
 // deterministic name and adopts it), [Service.Observe] (observe.go) re-reads every object, and
 // [Service.Delete] (delete.go) removes them in order. The steps against each API live in
-// keystone.go, nova.go and leftovers.go (the quotas are internal/quota's); resource.go adapts the core to
-// terraform-plugin-framework.
+// keystone.go and nova.go, the quotas in internal/quota and the check for tenant objects left
+// in the project in internal/leftovers (both shared with unikorn_project); resource.go adapts
+// the core to terraform-plugin-framework.
 package identity
 
 import (

@@ -12,6 +12,7 @@ import (
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/leftovers"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/quota"
 )
@@ -184,10 +185,10 @@ func (r *identityResource) Delete(ctx context.Context, req resource.DeleteReques
 	notices, err := r.service().Delete(ctx, ref, state.ForceDestroy.ValueBool())
 	warn(notices, &resp.Diagnostics)
 
-	var leftovers *LeftoversError
+	var left *leftovers.Error
 
 	switch {
-	case errors.As(err, &leftovers):
+	case errors.As(err, &left):
 		resp.Diagnostics.AddError(summaryLeftovers, err.Error())
 	case err != nil:
 		op.Fail(subject(ref.Name, ref.ProjectID), err)
