@@ -23,8 +23,8 @@ type GlobalLocator func(ctx context.Context, idOrName string) (cloud.Located, er
 
 // ImportRegional imports a regional object from `REGION/ID`, `REGION/name`, `ID` or `name` (a
 // bare one means the provider's default region): it finds the object with locate and sets
-// `id`, `name`, `region` and, for a tenant object (Located.ProjectID set), `identity_id`; Read
-// fills in the rest. It returns what was
+// `id`, `name`, `region` and, for a tenant object (Located.ProjectID set), `identity_id` (or
+// `project_id` when Located.InProject); Read fills in the rest. It returns what was
 // found, false on failure (reported under "Error importing <noun>").
 func (b *ResourceBase[T]) ImportRegional(ctx context.Context, req resource.ImportStateRequest,
 	resp *resource.ImportStateResponse, locate Locator,
@@ -42,7 +42,12 @@ func (b *ResourceBase[T]) ImportRegional(ctx context.Context, req resource.Impor
 		loc, err := locate(ctx, region, idOrName)
 
 		extra := map[string]string{"region": region}
-		if loc.ProjectID != "" { // a tenant object; a region's own (flavor, image) has none
+
+		switch {
+		case loc.ProjectID == "": // a region's own object (flavor, image)
+		case loc.InProject: // in a unikorn_project's project
+			extra["project_id"] = loc.ProjectID
+		default: // in an identity's project
 			extra["identity_id"] = loc.ProjectID
 		}
 
