@@ -145,16 +145,8 @@ func (d *deletion) run(ctx context.Context, force bool) error {
 		return err
 	}
 
-	for _, t := range admin {
-		network, err := t.Network()
-		if err != nil {
-			return err
-		}
-
-		if err := leftovers.DeleteDefaultSecurityGroups(ctx, network, projectID); err != nil {
-			return fmt.Errorf("region %s: %w", t.Region(),
-				c.AdminRefusal("Neutron", "deleting the default security group of project "+projectID, err))
-		}
+	if err := leftovers.DeleteDefaultSecurityGroups(ctx, admin); err != nil {
+		return err
 	}
 
 	if err := quota.Reset(ctx, admin); err != nil {

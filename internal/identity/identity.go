@@ -20,6 +20,7 @@ package identity
 
 import (
 	"context"
+	"errors"
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
@@ -106,10 +107,54 @@ func (c *Config) roleOf(keystoneName string) (string, bool) {
 // roleIDsFor resolves role names to Keystone role IDs, listing Keystone's roles once per run
 // (and again when a name is not in the cache).
 func (c *Config) roleIDsFor(ctx context.Context, sc *gophercloud.ServiceClient, names []string) (map[string]string, error) {
+	keystoneNames := make([]string, len(names))
+	for i, name := range names {
+		keystoneNames[i] = c.KeystoneRole(name)
+	}
+
+	ids, err := c.KeystoneRoleIDs(ctx, sc, keystoneNames)
+
+	var unknown *UnknownRolesError
+	if errors.As(err, &unknown) {
+		quoted := make([]string, len(unknown.Names))
+		for i, n := range unknown.Names {
+			quoted[i] = fmt.Sprintf("%q", n)
+		}
+
+		return nil, fmt.Errorf("keystone has no role named %s: create it, or map the role onto an existing one "+
+			"with the provider's roles argument", strings.Join(quoted, ", "))
+	}
+
+	if err != nil {
+		return nil, err
+	}
+
+	out := make(map[string]string, len(names))
+	for _, name := range names {
+		out[name] = ids[c.KeystoneRole(name)]
+	}
+
+	return out, nil
+}
+
+// UnknownRolesError names the Keystone role names that are no global role of Keystone.
+type UnknownRolesError struct {
+	Names []string
+}
+
+func (e *UnknownRolesError) Error() string {
+	return fmt.Sprintf("keystone has no global role named %s", strings.Join(e.Names, ", "))
+}
+
+// KeystoneRoleIDs resolves Keystone role names to the IDs of global roles from the run's one
+// listing of Keystone's roles, which it lists again when a name is missing from it (a role made
+// since). Names that are no global role are an *UnknownRolesError. Identities and the role
+// bindings of unikorn_project (and their plan-time check) share the listing.
+func (c *Config) KeystoneRoleIDs(ctx context.Context, sc *gophercloud.ServiceClient, keystoneNames []string) (map[string]string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 
-	if missing := c.missingRoleIDs(names); len(missing) > 0 {
+	if missing := c.missingRoleIDs(keystoneNames); len(missing) > 0 {
 		all, err := cloud.ListAll(ctx, roles.List(sc, roles.ListOpts{}), roles.ExtractRoles, "Keystone roles")
 		if err != nil {
 			return nil, err
@@ -121,30 +166,44 @@ func (c *Config) roleIDsFor(ctx context.Context, sc *gophercloud.ServiceClient, 
 			}
 		}
 
-		if missing = c.missingRoleIDs(names); len(missing) > 0 {
-			return nil, fmt.Errorf("keystone has no role named %s: create it, or map the role onto an existing one "+
-				"with the provider's roles argument", strings.Join(missing, ", "))
+		if missing = c.missingRoleIDs(keystoneNames); len(missing) > 0 {
+			return nil, &UnknownRolesError{Names: missing}
 		}
 	}
 
-	out := make(map[string]string, len(names))
-	for _, name := range names {
-		out[name] = c.roleIDs[c.KeystoneRole(name)]
+	out := make(map[string]string, len(keystoneNames))
+	for _, name := range keystoneNames {
+		out[name] = c.roleIDs[name]
 	}
 
 	return out, nil
 }
 
-func (c *Config) missingRoleIDs(names []string) []string {
+// missingRoleIDs are the Keystone role names of names that the cache lacks, sorted, once each.
+func (c *Config) missingRoleIDs(keystoneNames []string) []string {
 	var missing []string
 
-	for _, name := range names {
-		if _, ok := c.roleIDs[c.KeystoneRole(name)]; !ok {
-			missing = append(missing, fmt.Sprintf("%q", c.KeystoneRole(name)))
+	for _, name := range keystoneNames {
+		if _, ok := c.roleIDs[name]; !ok {
+			missing = append(missing, name)
 		}
 	}
 
-	return missing
+	return sortedUnique(missing)
+}
+
+// ServiceRoles are the Keystone names of the roles the service user holds in every project it
+// works in (an identity's with the default roles, a unikorn_project's): manager, member and
+// load-balancer_member, as the provider's roles argument maps them.
+func (c *Config) ServiceRoles() []string {
+	names := withManager(DefaultRoles)
+	out := make([]string, len(names))
+
+	for i, name := range names {
+		out[i] = c.KeystoneRole(name)
+	}
+
+	return out
 }
 
 // Spec is what an identity should be.

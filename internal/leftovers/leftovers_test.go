@@ -231,7 +231,7 @@ func TestDeleteDefaultSecurityGroups(t *testing.T) {
 		w.WriteHeader(http.StatusNoContent)
 	})
 
-	if err := DeleteDefaultSecurityGroups(context.Background(), rc.network, "p-1"); err != nil {
+	if err := deleteDefaultSecurityGroups(context.Background(), rc.network, "p-1"); err != nil {
 		t.Fatal(err)
 	}
 

@@ -197,10 +197,28 @@ func deleteRouter(ctx context.Context, sc *gophercloud.ServiceClient, projectID,
 	return gone(routers.Delete(ctx, sc, id).ExtractErr(), "deleting router %s of project %s", id, projectID)
 }
 
-// DeleteDefaultSecurityGroups deletes Neutron's default security group(s) of projectID through
-// sc (stock policy lets only admin do it), which Keystone would otherwise orphan. Run it last,
-// just before the project is deleted: Neutron makes the group again on the project's next use.
-func DeleteDefaultSecurityGroups(ctx context.Context, sc *gophercloud.ServiceClient, projectID string) error {
+// DeleteDefaultSecurityGroups deletes Neutron's default security group(s) of the project of
+// admin (bound in every served region in the admin scope: stock policy lets only admin do it),
+// which Keystone would otherwise orphan. Run it last, just before the project is deleted:
+// Neutron makes the group again on the project's next use.
+func DeleteDefaultSecurityGroups(ctx context.Context, admin []*cloud.Tenant) error {
+	for _, t := range admin {
+		network, err := t.Network()
+		if err != nil {
+			return err
+		}
+
+		if err := deleteDefaultSecurityGroups(ctx, network, t.ProjectID()); err != nil {
+			return fmt.Errorf("region %s: %w", t.Region(),
+				t.AdminRefusal("Neutron", "deleting the default security group of project "+t.ProjectID(), err))
+		}
+	}
+
+	return nil
+}
+
+// deleteDefaultSecurityGroups deletes the default security group(s) of projectID through sc.
+func deleteDefaultSecurityGroups(ctx context.Context, sc *gophercloud.ServiceClient, projectID string) error {
 	_, err := deleteEach(ctx, sc, projectID, listSecurityGroups, deleteSecurityGroup(true))
 
 	return err

@@ -32,6 +32,7 @@ import (
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/image"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/loadbalancer"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/network"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/project"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/providernetwork"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/region"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/role"
@@ -228,6 +229,7 @@ func (p *unikornProvider) Resources(_ context.Context) []func() resource.Resourc
 		loadbalancer.NewResource,
 		network.NewNetworkResource,
 		network.NewSecurityGroupResource,
+		project.NewResource,
 		providernetwork.NewResource,
 		role.NewRoleResource,
 		server.NewResource,
