@@ -20,9 +20,9 @@ package identity
 
 import (
 	"context"
-	"errors"
 	"crypto/rand"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"

@@ -39,7 +39,7 @@ type ensurer struct {
 	prior Prior
 	out   *Project
 
-	roleIDs  map[string]string     // Keystone role name → ID: the bindings' and the service user's
+	roleIDs  map[string]string    // Keystone role name → ID: the bindings' and the service user's
 	resolved map[entry]Assignment // the bindings' users and groups resolved so far
 	owner    owner
 }
@@ -137,8 +137,10 @@ func (e *ensurer) ensureProject(ctx context.Context) (*projects.Project, error) 
 				DomainID: spec.DomainID, Name: spec.Name, Description: spec.Description, Enabled: &enabled, Tags: tags,
 			}).Extract()
 		},
-		Find: func(ctx context.Context) ([]*projects.Project, error) { return cloud.Optional(s.findProject(ctx, spec.DomainID, spec.Name)) },
-		ID:   func(p *projects.Project) string { return p.ID },
+		Find: func(ctx context.Context) ([]*projects.Project, error) {
+			return cloud.Optional(s.findProject(ctx, spec.DomainID, spec.Name))
+		},
+		ID: func(p *projects.Project) string { return p.ID },
 	})
 	if domain.Conflict(err) {
 		if existing, ferr := s.findProject(ctx, spec.DomainID, spec.Name); ferr == nil && existing != nil {
@@ -222,8 +224,10 @@ func (e *ensurer) ensureGroup(ctx context.Context, projectID string) error {
 				Name: spec.GroupName, DomainID: spec.DomainID, Description: "Members of project " + spec.Name,
 			}).Extract()
 		},
-		Find: func(ctx context.Context) ([]*groups.Group, error) { return cloud.Optional(s.findGroup(ctx, spec.DomainID, spec.GroupName)) },
-		ID:   func(g *groups.Group) string { return g.ID },
+		Find: func(ctx context.Context) ([]*groups.Group, error) {
+			return cloud.Optional(s.findGroup(ctx, spec.DomainID, spec.GroupName))
+		},
+		ID: func(g *groups.Group) string { return g.ID },
 	})
 	if domain.Conflict(err) {
 		if existing, ferr := s.findGroup(ctx, spec.DomainID, spec.GroupName); ferr == nil && existing != nil {
