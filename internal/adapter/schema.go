@@ -47,7 +47,7 @@ func OwnerAttributes(noun string) (identityID, projectID schema.StringAttribute)
 		PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 		Validators: []validator.String{
 			stringvalidator.LengthAtLeast(1),
-			stringvalidator.ExactlyOneOf(path.MatchRoot("project_id")),
+			stringvalidator.ExactlyOneOf(path.MatchRoot("identity_id"), path.MatchRoot("project_id")),
 		},
 	}
 

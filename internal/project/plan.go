@@ -57,7 +57,8 @@ func (r *projectResource) ValidateConfig(ctx context.Context, req resource.Valid
 		at := path.Root("role_bindings").AtListIndex(i)
 
 		if bm.Users.IsNull() && bm.Groups.IsNull() {
-			resp.Diagnostics.AddAttributeError(at, summaryBinding, "A role binding grants its role to users, groups or both: set users or groups.")
+			resp.Diagnostics.AddAttributeError(at, summaryBinding, fmt.Sprintf(
+				"role_bindings[%d] grants its role to nobody: a binding grants its role to users, groups or both: set users or groups.", i))
 		}
 
 		if bm.Role.IsUnknown() || bm.Role.IsNull() {
@@ -66,7 +67,8 @@ func (r *projectResource) ValidateConfig(ctx context.Context, req resource.Valid
 
 		if j, dup := seen[bm.Role.ValueString()]; dup {
 			resp.Diagnostics.AddAttributeError(at.AtName("role"), summaryBinding, fmt.Sprintf(
-				"Role %q is bound already by role_bindings[%d]: list all its users and groups in one binding.", bm.Role.ValueString(), j))
+				"role_bindings[%d]: role %q is bound already by role_bindings[%d]: list all its users and groups in one binding.",
+				i, bm.Role.ValueString(), j))
 		}
 
 		seen[bm.Role.ValueString()] = i
@@ -156,8 +158,9 @@ func (r *projectResource) checkRoles(ctx context.Context, plan projectModel, dia
 	for i, bm := range bms {
 		if slices.Contains(names, bm.Role.ValueString()) {
 			diags.AddAttributeError(path.Root("role_bindings").AtListIndex(i).AtName("role"), summaryUnknownRole, fmt.Sprintf(
-				"Keystone has no global role named %q. Roles are global Keystone roles (e.g. member, reader); a role made by "+
-					"a unikorn_role of this same configuration must exist before it is bound (apply it first).", bm.Role.ValueString()))
+				"role_bindings[%d].role: Keystone has no global role named %q. Roles are global Keystone roles (e.g. member, "+
+					"reader); a role made by a unikorn_role of this same configuration must exist before it is bound (apply it "+
+					"first).", i, bm.Role.ValueString()))
 		}
 	}
 }
