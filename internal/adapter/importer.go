@@ -56,7 +56,8 @@ func (b *ResourceBase[T]) ImportRegional(ctx context.Context, req resource.Impor
 }
 
 // ImportGlobal imports a global object from `ID` or `name`: it finds the object with locate
-// and sets `id` and `name`; Read fills in the rest. Like ImportRegional otherwise.
+// and sets `id` and `name` (when the object has one); Read fills in the rest. Like
+// ImportRegional otherwise.
 func (b *ResourceBase[T]) ImportGlobal(ctx context.Context, req resource.ImportStateRequest,
 	resp *resource.ImportStateResponse, locate GlobalLocator,
 ) (cloud.Located, bool) {
@@ -102,7 +103,11 @@ func (b *ResourceBase[T]) importWith(ctx context.Context, req resource.ImportSta
 		return cloud.Located{}, false
 	}
 
-	attrs := map[string]string{"id": loc.ID, "name": loc.Name}
+	attrs := map[string]string{"id": loc.ID}
+	if loc.Name != "" { // an object without a name (a federation) has no such attribute
+		attrs["name"] = loc.Name
+	}
+
 	maps.Copy(attrs, extra)
 
 	for _, attr := range slices.Sorted(maps.Keys(attrs)) {

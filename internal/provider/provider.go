@@ -27,6 +27,7 @@ import (
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/domain"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/federation"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/flavor"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/identity"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/image"
@@ -223,6 +224,7 @@ func (p *unikornProvider) Configure(ctx context.Context, req provider.ConfigureR
 func (p *unikornProvider) Resources(_ context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
 		domain.NewDomainResource,
+		federation.NewResource,
 		flavor.NewFlavorResource,
 		identity.NewResource,
 		image.NewImageResource,
