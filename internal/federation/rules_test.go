@@ -45,8 +45,8 @@ func TestRenderAndParse(t *testing.T) {
 	}
 
 	for _, other := range []string{
-		`[{"local":[{"user":{"name":"{0}","type":"local"}}],"remote":[{"type":"a"}]}]`,                  // a user type
-		`[{"local":[{"groups":"{1}","domain":{"id":"d"}}],"remote":[{"type":"a"},{"type":"b"}]}]`,       // groups from the assertion
+		`[{"local":[{"user":{"name":"{0}","type":"local"}}],"remote":[{"type":"a"}]}]`,                 // a user type
+		`[{"local":[{"groups":"{1}","domain":{"id":"d"}}],"remote":[{"type":"a"},{"type":"b"}]}]`,      // groups from the assertion
 		`[{"local":[{"user":{"name":"{0}"}}],"remote":[{"type":"a"},{"type":"b","whitelist":["x"]}]}]`, // a whitelist
 		`[{"local":[{"user":{"name":"{0}"}},{"group":{"name":"g","domain":{"id":"d1"}}},{"group":{"name":"h","domain":{"id":"d2"}}}],"remote":[{"type":"a"}]}]`,
 		`[]`,
