@@ -27,7 +27,7 @@ var Protocols = []string{"openid", "saml2", "mapped"}
 
 // Spec is what a federation should be.
 type Spec struct {
-	IdPID, Description, DomainID string
+	IDPID, Description, DomainID string
 	Enabled                      bool
 	RemoteIDs                    []string
 	Protocol                     string
@@ -37,7 +37,7 @@ type Spec struct {
 
 // Federation is a federation as found in Keystone.
 type Federation struct {
-	IdPID, Description, DomainID string
+	IDPID, Description, DomainID string
 	Enabled                      bool
 	RemoteIDs                    []string
 	// Protocol is "" when the protocol is missing; MappingID is then "".
@@ -63,7 +63,7 @@ func NewService(c *cloud.Client) (*Service, error) {
 
 // Ensure makes Keystone hold the federation of spec, priorProtocol being the protocol the last
 // apply made ("" on create): the identity provider (created, or brought to spec in place), the
-// mapping naming.FederationMapping(IdPID) and the protocol using it (a protocol renamed is made
+// mapping naming.FederationMapping(IDPID) and the protocol using it (a protocol renamed is made
 // anew, then the old one deleted). An identity provider of the ID that exists on create is a
 // *domain.ExistsError. On a later error the returned Federation holds what exists, for the
 // caller to record.
@@ -76,34 +76,34 @@ func (s *Service) Ensure(ctx context.Context, spec Spec, priorProtocol string) (
 	)
 
 	if priorProtocol == "" {
-		idp, err = s.createIdP(ctx, spec.IdPID, want)
+		idp, err = s.createIDP(ctx, spec.IDPID, want)
 	} else {
-		idp, err = s.convergeIdP(ctx, spec.IdPID, want)
+		idp, err = s.convergeIDP(ctx, spec.IDPID, want)
 	}
 
 	if idp == nil {
 		return nil, err
 	}
 
-	out := &Federation{IdPID: spec.IdPID, Description: idp.Description, DomainID: idp.DomainID, Enabled: idp.Enabled,
+	out := &Federation{IDPID: spec.IDPID, Description: idp.Description, DomainID: idp.DomainID, Enabled: idp.Enabled,
 		RemoteIDs: sortedUnique(idp.RemoteIDs), Protocol: priorProtocol}
 	if err != nil {
 		return out, err
 	}
 
-	mappingID := naming.FederationMapping(spec.IdPID)
+	mappingID := naming.FederationMapping(spec.IDPID)
 
 	if out.Rules, err = s.ensureMapping(ctx, mappingID, spec.Rules); err != nil {
 		return out, err
 	}
 
-	current, err := s.getProtocol(ctx, spec.IdPID, spec.Protocol)
+	current, err := s.getProtocol(ctx, spec.IDPID, spec.Protocol)
 	if err != nil {
 		return out, err
 	}
 
 	if current == nil || current.MappingID != mappingID {
-		if err := s.putProtocol(ctx, spec.IdPID, spec.Protocol, mappingID, current != nil); err != nil {
+		if err := s.putProtocol(ctx, spec.IDPID, spec.Protocol, mappingID, current != nil); err != nil {
 			return out, err
 		}
 	}
@@ -111,7 +111,7 @@ func (s *Service) Ensure(ctx context.Context, spec Spec, priorProtocol string) (
 	out.Protocol, out.MappingID = spec.Protocol, mappingID
 
 	if priorProtocol != "" && priorProtocol != spec.Protocol {
-		if err := s.remove(ctx, "protocol "+priorProtocol, protocolURL(s.Keystone, spec.IdPID, priorProtocol)); err != nil {
+		if err := s.remove(ctx, "protocol "+priorProtocol, protocolURL(s.Keystone, spec.IDPID, priorProtocol)); err != nil {
 			return out, err
 		}
 	}
@@ -119,18 +119,18 @@ func (s *Service) Ensure(ctx context.Context, spec Spec, priorProtocol string) (
 	return out, nil
 }
 
-// createIdP creates the identity provider; one of the ID that exists is a *domain.ExistsError.
-func (s *Service) createIdP(ctx context.Context, id string, want identityProvider) (*identityProvider, error) {
+// createIDP creates the identity provider; one of the ID that exists is a *domain.ExistsError.
+func (s *Service) createIDP(ctx context.Context, id string, want identityProvider) (*identityProvider, error) {
 	// Keystone keeps identity provider IDs unique: no twin can be made.
 	idp, err := cloud.Create(ctx, cloud.CreateSpec[*identityProvider]{
 		Kind: "identity provider", Name: id,
-		Create: func(ctx context.Context) (*identityProvider, error) { return s.putIdP(ctx, id, want) },
-		Find:   func(ctx context.Context) ([]*identityProvider, error) { return cloud.Optional(s.getIdP(ctx, id)) },
+		Create: func(ctx context.Context) (*identityProvider, error) { return s.putIDP(ctx, id, want) },
+		Find:   func(ctx context.Context) ([]*identityProvider, error) { return cloud.Optional(s.getIDP(ctx, id)) },
 		ID:     func(idp *identityProvider) string { return idp.ID },
 	})
 
 	if domain.Conflict(err) {
-		if existing, ferr := s.getIdP(ctx, id); ferr == nil && existing != nil {
+		if existing, ferr := s.getIDP(ctx, id); ferr == nil && existing != nil {
 			return nil, &domain.ExistsError{Kind: "identity provider", Name: id, ID: id, Import: "unikorn_federation.<name> " + id}
 		}
 
@@ -146,9 +146,9 @@ func (s *Service) createIdP(ctx context.Context, id string, want identityProvide
 	return idp, nil
 }
 
-// convergeIdP brings the recorded identity provider to want in place.
-func (s *Service) convergeIdP(ctx context.Context, id string, want identityProvider) (*identityProvider, error) {
-	idp, err := s.getIdP(ctx, id)
+// convergeIDP brings the recorded identity provider to want in place.
+func (s *Service) convergeIDP(ctx context.Context, id string, want identityProvider) (*identityProvider, error) {
+	idp, err := s.getIDP(ctx, id)
 
 	switch {
 	case err != nil:
@@ -159,7 +159,7 @@ func (s *Service) convergeIdP(ctx context.Context, id string, want identityProvi
 		return idp, nil
 	}
 
-	updated, err := s.patchIdP(ctx, id, want)
+	updated, err := s.patchIDP(ctx, id, want)
 	if err != nil {
 		return idp, err
 	}
@@ -193,12 +193,12 @@ func (s *Service) ensureMapping(ctx context.Context, id, rules string) (string, 
 // or "" (an import) to take the identity provider's only protocol. nil when the identity
 // provider is gone.
 func (s *Service) Observe(ctx context.Context, idpID, protocol string) (*Federation, error) {
-	idp, err := s.getIdP(ctx, idpID)
+	idp, err := s.getIDP(ctx, idpID)
 	if err != nil || idp == nil {
 		return nil, err
 	}
 
-	out := &Federation{IdPID: idpID, Description: idp.Description, DomainID: idp.DomainID, Enabled: idp.Enabled,
+	out := &Federation{IDPID: idpID, Description: idp.Description, DomainID: idp.DomainID, Enabled: idp.Enabled,
 		RemoteIDs: sortedUnique(idp.RemoteIDs)}
 
 	var p *protocolObject
@@ -255,7 +255,7 @@ func (s *Service) Delete(ctx context.Context, idpID, protocol string) error {
 
 // Locate finds a federation to import by its identity provider's ID.
 func (s *Service) Locate(ctx context.Context, idpID string) (cloud.Located, error) {
-	idp, err := s.getIdP(ctx, idpID)
+	idp, err := s.getIDP(ctx, idpID)
 
 	switch {
 	case err != nil:

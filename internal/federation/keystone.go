@@ -38,10 +38,10 @@ func protocolURL(sc *gophercloud.ServiceClient, idpID, protocol string) string {
 	return sc.ServiceURL("OS-FEDERATION", "identity_providers", idpID, "protocols", protocol)
 }
 
-// getIdP reads identity provider id; nil when it does not exist.
-func (s *Service) getIdP(ctx context.Context, id string) (*identityProvider, error) {
+// getIDP reads identity provider id; nil when it does not exist.
+func (s *Service) getIDP(ctx context.Context, id string) (*identityProvider, error) {
 	var body struct {
-		IdP identityProvider `json:"identity_provider"`
+		IDP identityProvider `json:"identity_provider"`
 	}
 
 	_, err := s.Keystone.Get(ctx, idpURL(s.Keystone, id), &body, nil)
@@ -53,13 +53,13 @@ func (s *Service) getIdP(ctx context.Context, id string) (*identityProvider, err
 		return nil, s.Refused("reading identity provider "+id, err)
 	}
 
-	return &body.IdP, nil
+	return &body.IDP, nil
 }
 
-// putIdP creates identity provider id.
-func (s *Service) putIdP(ctx context.Context, id string, idp identityProvider) (*identityProvider, error) {
+// putIDP creates identity provider id.
+func (s *Service) putIDP(ctx context.Context, id string, idp identityProvider) (*identityProvider, error) {
 	var body struct {
-		IdP identityProvider `json:"identity_provider"`
+		IDP identityProvider `json:"identity_provider"`
 	}
 
 	_, err := s.Keystone.Put(ctx, idpURL(s.Keystone, id), map[string]any{"identity_provider": idp}, &body,
@@ -68,13 +68,13 @@ func (s *Service) putIdP(ctx context.Context, id string, idp identityProvider) (
 		return nil, err
 	}
 
-	return &body.IdP, nil
+	return &body.IDP, nil
 }
 
-// patchIdP changes what Keystone lets change of identity provider id (not its domain).
-func (s *Service) patchIdP(ctx context.Context, id string, idp identityProvider) (*identityProvider, error) {
+// patchIDP changes what Keystone lets change of identity provider id (not its domain).
+func (s *Service) patchIDP(ctx context.Context, id string, idp identityProvider) (*identityProvider, error) {
 	var body struct {
-		IdP identityProvider `json:"identity_provider"`
+		IDP identityProvider `json:"identity_provider"`
 	}
 
 	change := map[string]any{"description": idp.Description, "enabled": idp.Enabled, "remote_ids": idp.RemoteIDs}
@@ -85,7 +85,7 @@ func (s *Service) patchIdP(ctx context.Context, id string, idp identityProvider)
 		return nil, s.Refused("updating identity provider "+id, err)
 	}
 
-	return &body.IdP, nil
+	return &body.IDP, nil
 }
 
 // rawRules is a mapping's rules, passed to gophercloud as they are.

@@ -34,7 +34,7 @@ func sweepFederations(ctx context.Context, c *cloud.Client) error {
 	}
 
 	var body struct {
-		IdPs []struct {
+		IDPs []struct {
 			ID string `json:"id"`
 		} `json:"identity_providers"`
 	}
@@ -45,7 +45,7 @@ func sweepFederations(ctx context.Context, c *cloud.Client) error {
 
 	var errs []error
 
-	for _, idp := range body.IdPs {
+	for _, idp := range body.IDPs {
 		if strings.HasPrefix(idp.ID, acctest.NamePrefix) {
 			for _, p := range unikornfed.Protocols {
 				errs = append(errs, svc.Delete(ctx, idp.ID, p))

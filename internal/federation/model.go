@@ -17,7 +17,7 @@ type federationModel struct {
 	DomainID    types.String   `tfsdk:"domain_id"`
 	Enabled     types.Bool     `tfsdk:"enabled"`
 	ID          types.String   `tfsdk:"id"`
-	IdPID       types.String   `tfsdk:"idp_id"`
+	IDPID       types.String   `tfsdk:"idp_id"`
 	MappingID   types.String   `tfsdk:"mapping_id"`
 	Protocol    types.String   `tfsdk:"protocol"`
 	RemoteIDs   types.Set      `tfsdk:"remote_ids"`
@@ -44,7 +44,7 @@ type conditionModel struct {
 
 // Opening makes federationModel an adapter.AdminModel (a global object named by its IdP's ID).
 func (m *federationModel) Opening() adapter.AdminOpening {
-	name := m.IdPID
+	name := m.IDPID
 	if name.IsNull() {
 		name = m.ID // an import's state knows only the ID
 	}
@@ -54,11 +54,11 @@ func (m *federationModel) Opening() adapter.AdminOpening {
 
 // idpID is the identity provider's ID: idp_id, or on import the id.
 func (m *federationModel) idpID() string {
-	if m.IdPID.IsNull() || m.IdPID.IsUnknown() {
+	if m.IDPID.IsNull() || m.IDPID.IsUnknown() {
 		return m.ID.ValueString()
 	}
 
-	return m.IdPID.ValueString()
+	return m.IDPID.ValueString()
 }
 
 // ruleModels reads rules; ok is false when it is null, unknown or holds unknown values.
@@ -139,7 +139,7 @@ func stringsOf(ctx context.Context, l types.List, out *[]string) bool {
 // spec turns the plan into the core's spec; ModifyPlan has rendered rules into rules_json.
 func (m federationModel) spec(ctx context.Context, diags *diag.Diagnostics) Spec {
 	s := Spec{
-		IdPID: m.IdPID.ValueString(), Description: m.Description.ValueString(), DomainID: m.DomainID.ValueString(),
+		IDPID: m.IDPID.ValueString(), Description: m.Description.ValueString(), DomainID: m.DomainID.ValueString(),
 		Enabled: m.Enabled.ValueBool(), Protocol: m.Protocol.ValueString(), Rules: m.RulesJSON.ValueString(),
 	}
 
@@ -163,8 +163,8 @@ func (m federationModel) spec(ctx context.Context, diags *diag.Diagnostics) Spec
 func (m *federationModel) flatten(ctx context.Context, f *Federation) {
 	importing := m.Protocol.IsNull()
 
-	m.ID = types.StringValue(f.IdPID)
-	m.IdPID = types.StringValue(f.IdPID)
+	m.ID = types.StringValue(f.IDPID)
+	m.IDPID = types.StringValue(f.IDPID)
 	m.Description = types.StringValue(f.Description)
 	m.DomainID = types.StringValue(f.DomainID)
 	m.Enabled = types.BoolValue(f.Enabled)

@@ -88,11 +88,11 @@ func (r *federationResource) ModifyPlan(ctx context.Context, req resource.Modify
 		return
 	}
 
-	plan.ID = plan.IdPID
+	plan.ID = plan.IDPID
 	plan.MappingID = types.StringUnknown()
 
-	if !plan.IdPID.IsUnknown() {
-		plan.MappingID = types.StringValue(naming.FederationMapping(plan.IdPID.ValueString()))
+	if !plan.IDPID.IsUnknown() {
+		plan.MappingID = types.StringValue(naming.FederationMapping(plan.IDPID.ValueString()))
 	}
 
 	if !config.Rules.IsNull() {

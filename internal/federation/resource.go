@@ -96,7 +96,7 @@ func (r *federationResource) apply(ctx context.Context, op *adapter.Operation, s
 	diags.Append(set(ctx, m)...)
 
 	if err != nil {
-		op.Fail(adapter.Subject(spec.IdPID, spec.IdPID, nil), err)
+		op.Fail(adapter.Subject(spec.IDPID, spec.IDPID, nil), err)
 	}
 }
 

@@ -134,7 +134,7 @@ func checkKeystone(t *testing.T, idpID, domainID string, remoteIDs []string, ena
 		sc := acctest.AdminKeystone(t)
 
 		var body struct {
-			IdP struct {
+			IDP struct {
 				DomainID  string   `json:"domain_id"`
 				Enabled   bool     `json:"enabled"`
 				RemoteIDs []string `json:"remote_ids"`
@@ -145,11 +145,11 @@ func checkKeystone(t *testing.T, idpID, domainID string, remoteIDs []string, ena
 			return err
 		}
 
-		slices.Sort(body.IdP.RemoteIDs)
+		slices.Sort(body.IDP.RemoteIDs)
 		slices.Sort(remoteIDs)
 
-		if body.IdP.DomainID != domainID || body.IdP.Enabled != enabled || !slices.Equal(body.IdP.RemoteIDs, remoteIDs) {
-			return fmt.Errorf("identity provider %s: %+v; want domain %s, enabled %t, remote IDs %v", idpID, body.IdP, domainID, enabled, remoteIDs)
+		if body.IDP.DomainID != domainID || body.IDP.Enabled != enabled || !slices.Equal(body.IDP.RemoteIDs, remoteIDs) {
+			return fmt.Errorf("identity provider %s: %+v; want domain %s, enabled %t, remote IDs %v", idpID, body.IDP, domainID, enabled, remoteIDs)
 		}
 
 		got, err := protocols(t, idpID)

@@ -25,17 +25,17 @@ import (
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
 
-// maxIdPID keeps the mapping's ID (naming.FederationMapping) within Keystone's 64 characters.
-const maxIdPID = 64 - len(naming.FederationMappingSuffix)
+// maxIDPID keeps the mapping's ID (naming.FederationMapping) within Keystone's 64 characters.
+const maxIDPID = 64 - len(naming.FederationMappingSuffix)
 
 // idpIDPattern is what Keystone accepts in a mapping's ID, which is made of the IdP's.
 var idpIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 
-var idpIDCheck = adapter.StringCheck("identity provider ID", fmt.Sprintf("1 to %d characters of A-Z, a-z, 0-9, _ and -", maxIdPID),
+var idpIDCheck = adapter.StringCheck("identity provider ID", fmt.Sprintf("1 to %d characters of A-Z, a-z, 0-9, _ and -", maxIDPID),
 	func(s string) error {
-		if len(s) > maxIdPID || !idpIDPattern.MatchString(s) {
+		if len(s) > maxIDPID || !idpIDPattern.MatchString(s) {
 			return fmt.Errorf("must be 1 to %d characters of A-Z, a-z, 0-9, _ and - (the mapping is called %q), not %q",
-				maxIdPID, naming.FederationMapping("<idp_id>"), s)
+				maxIDPID, naming.FederationMapping("<idp_id>"), s)
 		}
 
 		return nil
@@ -121,7 +121,7 @@ func (r *federationResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"idp_id": schema.StringAttribute{
 				Required: true,
 				MarkdownDescription: fmt.Sprintf("ID of the Keystone identity provider, 1 to %d characters of `A-Z`, `a-z`, `0-9`, "+
-					"`_` and `-`. Changing it replaces the federation.", maxIdPID),
+					"`_` and `-`. Changing it replaces the federation.", maxIDPID),
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 				Validators:    []validator.String{idpIDCheck},
 			},

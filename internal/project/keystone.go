@@ -125,8 +125,13 @@ func (s *Service) listAssignments(ctx context.Context, projectID string) ([]Assi
 	pager := roles.ListAssignments(s.Keystone, roles.ListAssignmentsOpts{ScopeProjectID: projectID, IncludeNames: &includeNames})
 
 	err := pager.EachPage(ctx, func(_ context.Context, page pagination.Page) (bool, error) {
+		rp, ok := page.(roles.RoleAssignmentPage)
+		if !ok {
+			return false, fmt.Errorf("unexpected page %T of role assignments", page)
+		}
+
 		var body assignmentPage
-		if err := page.(roles.RoleAssignmentPage).ExtractInto(&body); err != nil {
+		if err := rp.ExtractInto(&body); err != nil {
 			return false, err
 		}
 
