@@ -54,11 +54,8 @@ type Service struct {
 // NewService is the federation core of c.
 func NewService(c *cloud.Client) (*Service, error) {
 	a, err := domain.NewAdmin(c)
-	if err != nil {
-		return nil, err
-	}
 
-	return &Service{a}, nil
+	return &Service{a}, err
 }
 
 // Ensure makes Keystone hold the federation of spec, priorProtocol being the protocol the last

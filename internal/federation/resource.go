@@ -35,15 +35,11 @@ type federationResource struct {
 	adapter.ResourceBase[adapter.Meta]
 }
 
-// open is the kit's opening of an admin resource (adapter.OpenAdmin).
+// open is the kit's opening of a global admin resource (adapter.OpenGlobal).
 func (r *federationResource) open(ctx context.Context, opKind adapter.Op, src adapter.Source, diags *diag.Diagnostics,
 	do func(ctx context.Context, op *adapter.Operation, svc *Service, m *federationModel, subject string),
 ) {
-	adapter.OpenAdmin[adapter.Meta, federationModel](ctx, &r.ResourceBase, opKind, src, diags,
-		func(c *cloud.Client, _ string) (*Service, error) { return NewService(c) },
-		func(ctx context.Context, op *adapter.Operation, svc *Service, m *federationModel, subject func(string) string) {
-			do(ctx, op, svc, m, subject(m.ID.ValueString()))
-		})
+	adapter.OpenGlobal[adapter.Meta, federationModel](ctx, &r.ResourceBase, opKind, src, diags, NewService, do)
 }
 
 // Create makes the identity provider, the mapping and the protocol.

@@ -2,7 +2,6 @@ package identity
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -185,14 +184,7 @@ func (r *identityResource) Delete(ctx context.Context, req resource.DeleteReques
 	notices, err := r.service().Delete(ctx, ref, state.ForceDestroy.ValueBool())
 	warn(notices, &resp.Diagnostics)
 
-	var left *leftovers.Error
-
-	switch {
-	case errors.As(err, &left):
-		resp.Diagnostics.AddError(summaryLeftovers, err.Error())
-	case err != nil:
-		op.Fail(subject(ref.Name, ref.ProjectID), err)
-	}
+	adapter.FailOrRefuse[*leftovers.Error](op, subject(ref.Name, ref.ProjectID), err, summaryLeftovers)
 }
 
 // warn shows the core's notices as warnings.

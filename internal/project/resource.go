@@ -56,15 +56,11 @@ func (r *projectResource) service(c *cloud.Client) (*Service, error) {
 	return NewService(c, r.Meta.IdentityConfig())
 }
 
-// open is the kit's opening of an admin resource (adapter.OpenAdmin).
+// open is the kit's opening of a global admin resource (adapter.OpenGlobal).
 func (r *projectResource) open(ctx context.Context, opKind adapter.Op, src adapter.Source, diags *diag.Diagnostics,
 	do func(ctx context.Context, op *adapter.Operation, svc *Service, m *projectModel, subject string),
 ) {
-	adapter.OpenAdmin[meta, projectModel](ctx, &r.ResourceBase, opKind, src, diags,
-		func(c *cloud.Client, _ string) (*Service, error) { return r.service(c) },
-		func(ctx context.Context, op *adapter.Operation, svc *Service, m *projectModel, subject func(string) string) {
-			do(ctx, op, svc, m, subject(m.ID.ValueString()))
-		})
+	adapter.OpenGlobal[meta, projectModel](ctx, &r.ResourceBase, opKind, src, diags, r.service, do)
 }
 
 // Create makes the project, its group, grants, bindings and quotas.
@@ -156,15 +152,7 @@ func (r *projectResource) Read(ctx context.Context, req resource.ReadRequest, re
 func (r *projectResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	r.open(ctx, adapter.Delete, req.State, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, svc *Service, m *projectModel, subject string) {
 		err := svc.Delete(ctx, m.ref(ctx, &resp.Diagnostics), m.ForceDestroy.ValueBool())
-
-		var left *leftovers.Error
-
-		switch {
-		case errors.As(err, &left):
-			resp.Diagnostics.AddError(summaryLeftovers, err.Error())
-		case err != nil:
-			op.Fail(subject, err)
-		}
+		adapter.FailOrRefuse[*leftovers.Error](op, subject, err, summaryLeftovers)
 	})
 }
 
