@@ -62,7 +62,7 @@ func TestAccProject_requestCount(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	created, createdBy := c.RequestCount()-before, delta(methods, c.RequestCountByMethod())
+	created, createdBy := c.RequestCount()-before, acctest.RequestsSince(methods, c.RequestCountByMethod())
 	before, methods = c.RequestCount(), c.RequestCountByMethod()
 
 	got, _, err := svc.Observe(ctx, project.Ref{
@@ -73,7 +73,7 @@ func TestAccProject_requestCount(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	refreshed, refreshedBy := c.RequestCount()-before, delta(methods, c.RequestCountByMethod())
+	refreshed, refreshedBy := c.RequestCount()-before, acctest.RequestsSince(methods, c.RequestCountByMethod())
 
 	if len(got.Bindings) != 3 || len(got.Foreign) != 0 || !got.Quotas.Equal(spec.Quotas) {
 		t.Fatalf("refreshed %+v; want the 3 bindings held, no foreign assignment, the quotas", got)
@@ -92,17 +92,4 @@ func TestAccProject_requestCount(t *testing.T) {
 	if budgetCreate, budgetRefresh := 12+6*regions, 4+4*regions; created > budgetCreate || refreshed > budgetRefresh {
 		t.Errorf("over budget: create %d (%d), refresh %d (%d)", created, budgetCreate, refreshed, budgetRefresh)
 	}
-}
-
-// delta is after minus before, per HTTP method.
-func delta(before, after map[string]int64) map[string]int64 {
-	out := map[string]int64{}
-
-	for m, n := range after {
-		if d := n - before[m]; d > 0 {
-			out[m] = d
-		}
-	}
-
-	return out
 }
