@@ -13,7 +13,6 @@ import (
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/leftovers"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
-	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/quota"
 )
 
 // Delete removes an identity: tenant objects still in the project (refused unless force),
@@ -139,17 +138,13 @@ func (d *deletion) run(ctx context.Context, force bool) error {
 		}
 	}
 
-	// Stock policy lets only admin remove a project's default security group.
+	// Stock policy lets only admin remove a project's default security group and reset its quotas.
 	admin, err := s.tenants(ctx, projectID, cloud.Admin)
 	if err != nil {
 		return err
 	}
 
-	if err := leftovers.DeleteDefaultSecurityGroups(ctx, admin); err != nil {
-		return err
-	}
-
-	if err := quota.Reset(ctx, admin); err != nil {
+	if err := leftovers.Forget(ctx, admin); err != nil {
 		return err
 	}
 

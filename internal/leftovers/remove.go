@@ -18,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/quota"
 )
 
 // forceDelete deletes what find finds, in dependency order: load balancers (cascade) and
@@ -197,11 +198,22 @@ func deleteRouter(ctx context.Context, sc *gophercloud.ServiceClient, projectID,
 	return gone(routers.Delete(ctx, sc, id).ExtractErr(), "deleting router %s of project %s", id, projectID)
 }
 
-// DeleteDefaultSecurityGroups deletes Neutron's default security group(s) of the project of
-// admin (bound in every served region in the admin scope: stock policy lets only admin do it),
-// which Keystone would otherwise orphan. Run it last, just before the project is deleted:
-// Neutron makes the group again on the project's next use.
-func DeleteDefaultSecurityGroups(ctx context.Context, admin []*cloud.Tenant) error {
+// Forget removes what the services still keep of the project of admin (bound in every served
+// region in the admin scope) once its tenant objects are gone, which Keystone's delete would
+// orphan: Neutron's default security groups (stock policy lets only admin delete them) and the
+// quota records. Run it last, just before the project is deleted: Neutron makes the default
+// group again on the project's next use.
+func Forget(ctx context.Context, admin []*cloud.Tenant) error {
+	if err := deleteDefaultSecurityGroupsIn(ctx, admin); err != nil {
+		return err
+	}
+
+	return quota.Reset(ctx, admin)
+}
+
+// deleteDefaultSecurityGroupsIn deletes Neutron's default security group(s) of the project of
+// admin in every region.
+func deleteDefaultSecurityGroupsIn(ctx context.Context, admin []*cloud.Tenant) error {
 	for _, t := range admin {
 		network, err := t.Network()
 		if err != nil {

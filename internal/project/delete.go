@@ -12,7 +12,6 @@ import (
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/domain"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/leftovers"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
-	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/quota"
 )
 
 // Delete removes the project: it refuses while the project holds servers, load balancers,
@@ -49,11 +48,7 @@ func (s *Service) Delete(ctx context.Context, ref Ref, force bool) error {
 		return err
 	}
 
-	if err := leftovers.DeleteDefaultSecurityGroups(ctx, admin); err != nil {
-		return err
-	}
-
-	if err := quota.Reset(ctx, admin); err != nil {
+	if err := leftovers.Forget(ctx, admin); err != nil {
 		return err
 	}
 
