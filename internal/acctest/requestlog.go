@@ -274,3 +274,17 @@ func (d *loggingDataSource) ValidateConfig(ctx context.Context, req datasource.V
 		v.ValidateConfig(ctx, req, resp)
 	}
 }
+
+// RequestsSince are the requests per HTTP method between two snapshots of
+// cloud.Client.RequestCountByMethod (methods without any left out).
+func RequestsSince(before, after map[string]int64) map[string]int64 {
+	out := map[string]int64{}
+
+	for m, n := range after {
+		if d := n - before[m]; d > 0 {
+			out[m] = d
+		}
+	}
+
+	return out
+}

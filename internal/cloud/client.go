@@ -43,6 +43,8 @@ type Client struct {
 	grantCheck OnceCache[struct{}, GrantModel]
 	// identityProjects holds the names of the projects checked to be identities (CheckIdentityProject).
 	identityProjects OnceCache[string, string]
+	// humanProjects holds the projects checked to be unikorn_project's (CheckHumanProject).
+	humanProjects OnceCache[string, struct{}]
 }
 
 // New resolves cfg (over clouds.yaml when Cloud is set), authenticates the service user once

@@ -51,6 +51,8 @@ type Tenant struct {
 	session   *Session
 	projectID string
 	region    string
+	// human says that the project is a unikorn_project's (ProjectTenant), not an identity's.
+	human bool
 }
 
 // Tenant binds the identity whose Keystone project is projectID in region ("" = the
@@ -60,12 +62,23 @@ func (c *Client) Tenant(ctx context.Context, projectID, region string, scope Sco
 		return nil, errors.New("empty identity (project) ID")
 	}
 
+	return c.bind(ctx, projectID, region, scope, false)
+}
+
+// bind binds projectID in region with scope, once the project passed its check: an identity's
+// (CheckIdentityProject), or a unikorn_project's when human (CheckHumanProject).
+func (c *Client) bind(ctx context.Context, projectID, region string, scope Scope, human bool) (*Tenant, error) {
 	resolved, err := c.ResolveRegion(region)
 	if err != nil {
 		return nil, err
 	}
 
-	if err := c.CheckIdentityProject(ctx, projectID); err != nil {
+	check := c.CheckIdentityProject
+	if human {
+		check = c.CheckHumanProject
+	}
+
+	if err := check(ctx, projectID); err != nil {
 		return nil, err
 	}
 
@@ -84,7 +97,7 @@ func (c *Client) Tenant(ctx context.Context, projectID, region string, scope Sco
 		return nil, err
 	}
 
-	return &Tenant{session: sess, projectID: projectID, region: resolved}, nil
+	return &Tenant{session: sess, projectID: projectID, region: resolved, human: human}, nil
 }
 
 // IdentityProjectError is an identity_id that names no identity of this provider: a project
@@ -197,6 +210,10 @@ func NewTenant(sess *Session, projectID, region string) *Tenant {
 
 // As is the same project and region bound with another scope.
 func (t *Tenant) As(ctx context.Context, scope Scope) (*Tenant, error) {
+	if t.human {
+		return t.session.client.ProjectTenant(ctx, t.projectID, t.region, scope)
+	}
+
 	return t.session.client.Tenant(ctx, t.projectID, t.region, scope)
 }
 
@@ -268,6 +285,8 @@ type Located struct {
 	ID        string
 	ProjectID string
 	Name      string
+	// InProject says that ProjectID is a unikorn_project's project, not an identity's.
+	InProject bool
 }
 
 // uuidPattern is the form of the IDs of Nova, Neutron, Octavia and Glance objects.

@@ -29,11 +29,13 @@ import (
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/domain"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/federation"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/flavor"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/identity"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/image"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/loadbalancer"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/network"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/project"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/providernetwork"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/region"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/role"
@@ -231,12 +233,14 @@ func (p *unikornProvider) Configure(ctx context.Context, req provider.ConfigureR
 func (p *unikornProvider) Resources(_ context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
 		domain.NewDomainResource,
+		federation.NewResource,
 		flavor.NewFlavorResource,
 		identity.NewResource,
 		image.NewImageResource,
 		loadbalancer.NewResource,
 		network.NewNetworkResource,
 		network.NewSecurityGroupResource,
+		project.NewResource,
 		providernetwork.NewResource,
 		role.NewRoleResource,
 		server.NewResource,

@@ -124,7 +124,7 @@ func measureOne(t *testing.T, f fixture, ids fixtureIDs, publicIP bool) {
 
 	created := c.RequestCount() - before
 	t.Logf("MEASURE create %s: %d requests %v in %s (+%d to authenticate the identity scope: trust lookup, token)",
-		label, created, delta(methods, c.RequestCountByMethod()), time.Since(start).Round(100*time.Millisecond), auth)
+		label, created, acctest.RequestsSince(methods, c.RequestCountByMethod()), time.Since(start).Round(100*time.Millisecond), auth)
 
 	known := server.Known{ServerID: out.ID, PortID: out.Port.ID, FlavorID: out.FlavorID, FlavorName: out.FlavorName}
 
@@ -155,7 +155,7 @@ func measureOne(t *testing.T, f fixture, ids fixtureIDs, publicIP bool) {
 	}
 
 	deleted := c.RequestCount() - before
-	t.Logf("MEASURE destroy %s: %d requests %v in %s", label, deleted, delta(methods, c.RequestCountByMethod()),
+	t.Logf("MEASURE destroy %s: %d requests %v in %s", label, deleted, acctest.RequestsSince(methods, c.RequestCountByMethod()),
 		time.Since(start).Round(100*time.Millisecond))
 
 	switch {
@@ -186,19 +186,6 @@ func bind(t *testing.T, c *cloud.Client, projectID, region string, scope cloud.S
 	}
 
 	return svc, c.RequestCount() - before
-}
-
-// delta is the requests per method between two snapshots.
-func delta(before, after map[string]int64) map[string]int64 {
-	out := map[string]int64{}
-
-	for m, n := range after {
-		if d := n - before[m]; d > 0 {
-			out[m] = d
-		}
-	}
-
-	return out
 }
 
 // Request budgets of the operations on a server, without the authentication of the scope.
@@ -253,7 +240,7 @@ func measureOperations(t *testing.T, f fixture, projectID, serverID string) erro
 
 	snapshot := c.RequestCount() - before
 	t.Logf("MEASURE snapshot until active and published: %d requests %v in %s (+%d to authenticate the identity scope)",
-		snapshot, delta(methods, c.RequestCountByMethod()), time.Since(start).Round(100*time.Millisecond), auth)
+		snapshot, acctest.RequestsSince(methods, c.RequestCountByMethod()), time.Since(start).Round(100*time.Millisecond), auth)
 
 	switch {
 	case console > consoleBudget:
