@@ -54,7 +54,7 @@ func TestAccDomain_basic(t *testing.T) {
 					statecheck.ExpectKnownValue(address, tfjsonpath.New("enabled"), knownvalue.Bool(true)),
 					statecheck.ExpectKnownValue(address, tfjsonpath.New("force_destroy"), knownvalue.Bool(false)),
 				},
-				Check: resource.ComposeAggregateTestCheckFunc(checkKeystoneDomain(t), captureID(address, &id)),
+				Check: resource.ComposeAggregateTestCheckFunc(checkKeystoneDomain(t), acctest.CaptureID(address, &id)),
 			},
 			{ResourceName: address, ImportState: true, ImportStateVerify: true, ImportStateVerifyIgnore: []string{"timeouts"}},
 			{ResourceName: address, ImportState: true, ImportStateVerify: true, ImportStateVerifyIgnore: []string{"timeouts"}, ImportStateId: name},
@@ -126,7 +126,7 @@ func TestAccDomain_forceDestroy(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config: config(name, ""),
-				Check:  resource.ComposeAggregateTestCheckFunc(captureID(address, &id), createProject(t, &id, project)),
+				Check:  resource.ComposeAggregateTestCheckFunc(acctest.CaptureID(address, &id), createProject(t, &id, project)),
 			},
 			{
 				Config:      config(name, ""),

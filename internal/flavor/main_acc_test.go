@@ -20,8 +20,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	acctest.AddSweeper("unikorn_flavor", nil, sweepFlavors)
-	resource.TestMain(m)
+	acctest.Main(m, "unikorn_flavor", nil, sweepFlavors)
 }
 
 // sweepFlavors deletes, in every region, the public and private flavors whose names carry the

@@ -83,7 +83,7 @@ func TestAccRole_basic(t *testing.T) {
 					statecheck.ExpectKnownValue(address, tfjsonpath.New("domain_id"), knownvalue.Null()),
 				},
 				Check: resource.ComposeAggregateTestCheckFunc(checkKeystoneRole(t, address), checkKeystoneRole(t, "unikorn_role.base"),
-					captureID(address, &id)),
+					acctest.CaptureID(address, &id)),
 			},
 			{ResourceName: address, ImportState: true, ImportStateVerify: true, ImportStateVerifyIgnore: []string{"timeouts"}},
 			{ResourceName: address, ImportState: true, ImportStateVerify: true, ImportStateVerifyIgnore: []string{"timeouts"}, ImportStateId: name},
