@@ -7,6 +7,7 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 )
 
@@ -61,5 +62,27 @@ func CheckGone(getters map[string]Getter) func(*terraform.State) error {
 		}
 
 		return nil
+	}
+}
+
+// DriftSteps apply config and then change the cloud out of band with drift, which gets the ID
+// of the object at address (the next plan is not empty); then apply config again: the plan
+// takes action on address, and check asks the cloud that all is restored.
+func DriftSteps(config, address string, drift func(id string), action plancheck.ResourceActionType,
+	check resource.TestCheckFunc,
+) []resource.TestStep {
+	return []resource.TestStep{
+		{
+			Config:             config,
+			Check:              resource.TestCheckResourceAttrWith(address, "id", func(id string) error { drift(id); return nil }),
+			ExpectNonEmptyPlan: true,
+		},
+		{
+			Config: config,
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(address, action)},
+			},
+			Check: check,
+		},
 	}
 }
