@@ -86,3 +86,16 @@ func DriftSteps(config, address string, drift func(id string), action plancheck.
 		},
 	}
 }
+
+// CheckAttributes is a check of the resource at address, given its attributes in the state
+// (its ID as "id").
+func CheckAttributes(address string, check func(a map[string]string) error) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		p, err := Primary(s, address)
+		if err != nil {
+			return err
+		}
+
+		return check(p.Attributes)
+	}
+}

@@ -42,13 +42,7 @@ func checkDomainDestroy(t *testing.T) func(*terraform.State) error {
 // checkKeystoneDomain asks Keystone that the domain of the test is what the state says, and
 // the only one of its name.
 func checkKeystoneDomain(t *testing.T) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		p, err := acctest.Primary(s, address)
-		if err != nil {
-			return err
-		}
-
-		a := p.Attributes
+	return acctest.CheckAttributes(address, func(a map[string]string) error {
 
 		d, err := domains.Get(context.Background(), acctest.AdminKeystone(t), a["id"]).Extract()
 		if err != nil {
@@ -69,7 +63,7 @@ func checkKeystoneDomain(t *testing.T) resource.TestCheckFunc {
 		}
 
 		return nil
-	}
+	})
 }
 
 // outOfBand runs change on the domain at address in Keystone, as another tool would.

@@ -65,13 +65,7 @@ func novaAccess(t *testing.T, region, id string) ([]string, error) {
 // name exists in its region, that it is the one in state, and that its sizes, publicity, extra
 // specs and access list are what the state says.
 func checkNovaFlavor(t *testing.T) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		rs, ok := s.RootModule().Resources[flavorAddress]
-		if !ok {
-			return fmt.Errorf("%s is not in the state", flavorAddress)
-		}
-
-		a := rs.Primary.Attributes
+	return acctest.CheckAttributes(flavorAddress, func(a map[string]string) error {
 		region, name := a["region"], a["name"]
 
 		named, err := novaFlavorsNamed(t, region, name)
@@ -79,8 +73,8 @@ func checkNovaFlavor(t *testing.T) resource.TestCheckFunc {
 			return err
 		}
 
-		if len(named) != 1 || named[0].ID != rs.Primary.ID {
-			return fmt.Errorf("flavors %s in %s: %v, want exactly %s", name, region, named, rs.Primary.ID)
+		if len(named) != 1 || named[0].ID != a["id"] {
+			return fmt.Errorf("flavors %s in %s: %v, want exactly %s", name, region, named, a["id"])
 		}
 
 		f := named[0]
@@ -132,7 +126,7 @@ func checkNovaFlavor(t *testing.T) resource.TestCheckFunc {
 		}
 
 		return nil
-	}
+	})
 }
 
 // checkFlavorDestroy asks Nova that no flavor of the state is left, by ID or by name.

@@ -57,13 +57,7 @@ resource "unikorn_image" "test" {
 // its name exists in the service user's project and is the one in state, active, and that
 // its visibility, protection, minimums, tags and properties are what the state says.
 func checkGlanceImage(t *testing.T) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		rs, ok := s.RootModule().Resources[imageAddress]
-		if !ok {
-			return fmt.Errorf("%s is not in the state", imageAddress)
-		}
-
-		a := rs.Primary.Attributes
+	return acctest.CheckAttributes(imageAddress, func(a map[string]string) error {
 		sc := acctest.AdminGlance(t, a["region"])
 
 		pages, err := images.List(sc, images.ListOpts{Name: a["name"], Owner: acctest.Client(t).Base().ProjectID(), Visibility: "all"}).AllPages(context.Background())
@@ -72,8 +66,8 @@ func checkGlanceImage(t *testing.T) resource.TestCheckFunc {
 		}
 
 		all, _ := images.ExtractImages(pages)
-		if len(all) != 1 || all[0].ID != rs.Primary.ID {
-			return fmt.Errorf("images named %s: %d, want exactly %s", a["name"], len(all), rs.Primary.ID)
+		if len(all) != 1 || all[0].ID != a["id"] {
+			return fmt.Errorf("images named %s: %d, want exactly %s", a["name"], len(all), a["id"])
 		}
 
 		img := all[0]
@@ -124,7 +118,7 @@ func checkGlanceImage(t *testing.T) resource.TestCheckFunc {
 		}
 
 		return nil
-	}
+	})
 }
 
 func sorted(s []string) []string {

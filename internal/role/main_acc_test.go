@@ -81,13 +81,7 @@ func checkRoleDestroy(t *testing.T) func(*terraform.State) error {
 // checkKeystoneRole asks Keystone that the role at address is what the state says: name,
 // domain, description and the set of implied roles, and the only one of its name.
 func checkKeystoneRole(t *testing.T, address string) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		p, err := acctest.Primary(s, address)
-		if err != nil {
-			return err
-		}
-
-		a := p.Attributes
+	return acctest.CheckAttributes(address, func(a map[string]string) error {
 
 		r, err := service(t).Get(context.Background(), a["id"])
 		if err != nil || r == nil {
@@ -113,7 +107,7 @@ func checkKeystoneRole(t *testing.T, address string) resource.TestCheckFunc {
 		}
 
 		return nil
-	}
+	})
 }
 
 // roleID is the ID of the global role name.
