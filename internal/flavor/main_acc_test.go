@@ -79,13 +79,9 @@ func checkNovaFlavor(t *testing.T) resource.TestCheckFunc {
 
 		f := named[0]
 
-		var problems []string
+		var problems acctest.Mismatches
 
-		expect := func(what string, got, want any) {
-			if fmt.Sprint(got) != fmt.Sprint(want) {
-				problems = append(problems, fmt.Sprintf("%s is %v, state says %v", what, got, want))
-			}
-		}
+		expect := problems.Expect
 
 		expect("flavor_id", f.ID, a["flavor_id"])
 		expect("vcpus", f.VCPUs, a["vcpus"])
@@ -95,14 +91,7 @@ func checkNovaFlavor(t *testing.T) resource.TestCheckFunc {
 		expect("swap", f.Swap, a["swap_mib"])
 		expect("is_public", f.IsPublic, a["is_public"])
 
-		specs := map[string]string{}
-		for k, v := range a {
-			if key, ok := strings.CutPrefix(k, "extra_specs."); ok && key != "%" {
-				specs[key] = v
-			}
-		}
-
-		expect("extra specs", fmt.Sprint(f.ExtraSpecs), fmt.Sprint(specs))
+		expect("extra specs", fmt.Sprint(f.ExtraSpecs), fmt.Sprint(acctest.MapValues(a, "extra_specs")))
 
 		if !f.IsPublic {
 			access, err := novaAccess(t, region, f.ID)
@@ -110,22 +99,10 @@ func checkNovaFlavor(t *testing.T) resource.TestCheckFunc {
 				return err
 			}
 
-			var want []string
-			for k, v := range a {
-				if strings.HasPrefix(k, "access_project_ids.") && k != "access_project_ids.#" {
-					want = append(want, v)
-				}
-			}
-
-			slices.Sort(want)
-			expect("access", strings.Join(access, ","), strings.Join(want, ","))
+			expect("access", strings.Join(access, ","), strings.Join(acctest.SetValues(a, "access_project_ids"), ","))
 		}
 
-		if len(problems) > 0 {
-			return fmt.Errorf("flavor %s in %s: %s", name, region, strings.Join(problems, "; "))
-		}
-
-		return nil
+		return problems.Err(fmt.Sprintf("flavor %s in %s", name, region))
 	})
 }
 

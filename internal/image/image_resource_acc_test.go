@@ -72,13 +72,9 @@ func checkGlanceImage(t *testing.T) resource.TestCheckFunc {
 
 		img := all[0]
 
-		var problems []string
+		var problems acctest.Mismatches
 
-		expect := func(what string, got, want any) {
-			if fmt.Sprint(got) != fmt.Sprint(want) {
-				problems = append(problems, fmt.Sprintf("%s is %v, state says %v", what, got, want))
-			}
-		}
+		expect := problems.Expect
 
 		expect("status", img.Status, "active")
 		expect("status in state", a["status"], "active")
@@ -89,14 +85,7 @@ func checkGlanceImage(t *testing.T) resource.TestCheckFunc {
 		expect("size", img.SizeBytes, a["size_bytes"])
 		expect("checksum", img.Checksum, a["checksum"])
 
-		var tags []string
-		for k, v := range a {
-			if strings.HasPrefix(k, "tags.") && k != "tags.#" {
-				tags = append(tags, v)
-			}
-		}
-
-		expect("tags", sorted(img.Tags), sorted(tags))
+		expect("tags", sorted(img.Tags), acctest.SetValues(a, "tags"))
 
 		props := image.UserProperties(&img)
 		if org := a["organization_id"]; org != "" {
@@ -104,20 +93,9 @@ func checkGlanceImage(t *testing.T) resource.TestCheckFunc {
 			delete(props, image.PropertyOrganizationID)
 		}
 
-		want := map[string]string{}
-		for k, v := range a {
-			if key, ok := strings.CutPrefix(k, "properties."); ok && key != "%" {
-				want[key] = v
-			}
-		}
+		expect("properties", fmt.Sprint(props), fmt.Sprint(acctest.MapValues(a, "properties")))
 
-		expect("properties", fmt.Sprint(props), fmt.Sprint(want))
-
-		if len(problems) > 0 {
-			return fmt.Errorf("image %s: %s", a["name"], strings.Join(problems, "; "))
-		}
-
-		return nil
+		return problems.Err("image " + a["name"])
 	})
 }
 

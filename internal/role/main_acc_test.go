@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/domains"
@@ -88,15 +87,7 @@ func checkKeystoneRole(t *testing.T, address string) resource.TestCheckFunc {
 			return fmt.Errorf("reading role %s: %+v, %v", a["id"], r, err)
 		}
 
-		var implies []string
-
-		for k, v := range a {
-			if strings.HasPrefix(k, "implies.") && k != "implies.#" {
-				implies = append(implies, v)
-			}
-		}
-
-		slices.Sort(implies)
+		implies := acctest.SetValues(a, "implies")
 
 		if r.Name != a["name"] || r.DomainID != a["domain_id"] || r.Description != a["description"] || !slices.Equal(r.Implies, implies) {
 			return fmt.Errorf("keystone has %+v, the state %v", r, a)
