@@ -154,28 +154,13 @@ func (s *Service) findRaw(ctx context.Context, name string) (*domains.Domain, er
 
 // Update brings the domain cur to spec in place, with one request when something differs.
 func (s *Service) Update(ctx context.Context, cur *Domain, spec Spec) (*Domain, error) {
-	var (
-		opts    domains.UpdateOpts
-		changed bool
-	)
-
-	if cur.Name != spec.Name {
-		opts.Name, changed = spec.Name, true
-	}
-
-	if cur.Description != spec.Description {
-		opts.Description, changed = &spec.Description, true
-	}
-
-	if cur.Enabled != spec.Enabled {
-		opts.Enabled, changed = &spec.Enabled, true
-	}
-
+	u, changed := Changes(Fields{Name: cur.Name, Description: cur.Description, Enabled: &cur.Enabled},
+		Fields{Name: spec.Name, Description: spec.Description, Enabled: &spec.Enabled})
 	if !changed {
 		return cur, nil
 	}
 
-	d, err := domains.Update(ctx, s.Keystone, cur.ID, opts).Extract()
+	d, err := domains.Update(ctx, s.Keystone, cur.ID, domains.UpdateOpts{Name: u.Name, Description: u.Description, Enabled: u.Enabled}).Extract()
 	if err != nil {
 		return nil, s.Refused("updating domain "+cur.ID, err)
 	}

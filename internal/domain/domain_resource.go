@@ -38,26 +38,17 @@ const (
 
 // NewDomainResource is unikorn_domain.
 func NewDomainResource() resource.Resource {
-	return &domainResource{adapter.NewResourceBase[adapter.Meta](adapter.Kind{
-		TypeName: "domain", Noun: "domain", Timeouts: DefaultTimeouts,
-	})}
+	return &domainResource{NewKeystoneResource[*Service, domainModel]("domain", NewService)}
 }
 
 type domainResource struct {
-	adapter.ResourceBase[adapter.Meta]
-}
-
-// open is the kit's opening of a global admin resource (adapter.OpenGlobal).
-func (r *domainResource) open(ctx context.Context, opKind adapter.Op, src adapter.Source, diags *diag.Diagnostics,
-	do func(ctx context.Context, op *adapter.Operation, svc *Service, m *domainModel, subject string),
-) {
-	adapter.OpenGlobal[adapter.Meta, domainModel](ctx, &r.ResourceBase, opKind, src, diags, NewService, do)
+	KeystoneResource[*Service, domainModel, *domainModel]
 }
 
 // Create creates the domain; one of the name that exists already is an error that says how to
 // import it.
 func (r *domainResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	r.open(ctx, adapter.Create, req.Plan, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, svc *Service, m *domainModel, subject string) {
+	r.Open(ctx, adapter.Create, req.Plan, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, svc *Service, m *domainModel, subject string) {
 		d, err := svc.Create(ctx, m.spec())
 
 		var exists *ExistsError
@@ -79,7 +70,7 @@ func (r *domainResource) Create(ctx context.Context, req resource.CreateRequest,
 // Read refreshes every attribute from Keystone: a domain gone by ID and found again by its name
 // is said with a warning, one gone altogether leaves the state.
 func (r *domainResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	r.open(ctx, adapter.Read, req.State, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, svc *Service, m *domainModel, subject string) {
+	r.Open(ctx, adapter.Read, req.State, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, svc *Service, m *domainModel, subject string) {
 		oldID := m.ID.ValueString()
 
 		d, refound, err := svc.Observe(ctx, oldID, m.Name.ValueString())
@@ -113,7 +104,7 @@ func (r *domainResource) Update(ctx context.Context, req resource.UpdateRequest,
 		return
 	}
 
-	r.open(ctx, adapter.Update, req.Plan, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, svc *Service, m *domainModel, subject string) {
+	r.Open(ctx, adapter.Update, req.Plan, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, svc *Service, m *domainModel, subject string) {
 		cur := &Domain{ID: prior.ID.ValueString(), Name: prior.Name.ValueString(), Description: prior.Description.ValueString(),
 			Enabled: prior.Enabled.ValueBool()}
 
@@ -131,7 +122,7 @@ func (r *domainResource) Update(ctx context.Context, req resource.UpdateRequest,
 // Delete disables and deletes the domain, refusing one that still holds projects or roles
 // unless force_destroy (which then names what it deleted).
 func (r *domainResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	r.open(ctx, adapter.Delete, req.State, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, svc *Service, m *domainModel, subject string) {
+	r.Open(ctx, adapter.Delete, req.State, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, svc *Service, m *domainModel, subject string) {
 		managedID, err := managedDomainID(ctx, r.Cloud())
 		if err != nil {
 			op.Fail(subject, err)

@@ -54,7 +54,7 @@ func TestAccDomain_basic(t *testing.T) {
 					statecheck.ExpectKnownValue(address, tfjsonpath.New("enabled"), knownvalue.Bool(true)),
 					statecheck.ExpectKnownValue(address, tfjsonpath.New("force_destroy"), knownvalue.Bool(false)),
 				},
-				Check: resource.ComposeAggregateTestCheckFunc(checkKeystoneDomain(t), captureID(address, &id)),
+				Check: resource.ComposeAggregateTestCheckFunc(checkKeystoneDomain(t), acctest.CaptureID(address, &id)),
 			},
 			{ResourceName: address, ImportState: true, ImportStateVerify: true, ImportStateVerifyIgnore: []string{"timeouts"}},
 			{ResourceName: address, ImportState: true, ImportStateVerify: true, ImportStateVerifyIgnore: []string{"timeouts"}, ImportStateId: name},
@@ -126,7 +126,7 @@ func TestAccDomain_forceDestroy(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config: config(name, ""),
-				Check:  resource.ComposeAggregateTestCheckFunc(captureID(address, &id), createProject(t, &id, project)),
+				Check:  resource.ComposeAggregateTestCheckFunc(acctest.CaptureID(address, &id), createProject(t, &id, project)),
 			},
 			{
 				Config:      config(name, ""),
@@ -214,12 +214,14 @@ func TestAccDomain_requestCount(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	before := c.RequestCount()
+	count := acctest.Requests(t, c)
 
-	d, err := svc.Create(ctx, domain.Spec{Name: acctest.RandomName(), Enabled: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	var d *domain.Domain
+
+	created := count("create", func() (err error) {
+		d, err = svc.Create(ctx, domain.Spec{Name: acctest.RandomName(), Enabled: true})
+		return err
+	})
 
 	t.Cleanup(func() {
 		if _, err := svc.Delete(context.Background(), d.ID, "", false); err != nil {
@@ -227,21 +229,8 @@ func TestAccDomain_requestCount(t *testing.T) {
 		}
 	})
 
-	created := c.RequestCount() - before
-	before = c.RequestCount()
-
-	if _, _, err := svc.Observe(ctx, d.ID, d.Name); err != nil {
-		t.Fatal(err)
-	}
-
-	refreshed := c.RequestCount() - before
-	before = c.RequestCount()
-
-	if _, err := svc.Delete(ctx, d.ID, "", false); err != nil {
-		t.Fatal(err)
-	}
-
-	deleted := c.RequestCount() - before
+	refreshed := count("refresh", func() error { _, _, err := svc.Observe(ctx, d.ID, d.Name); return err })
+	deleted := count("delete", func() error { _, err := svc.Delete(ctx, d.ID, "", false); return err })
 
 	t.Logf("unikorn_domain requests: create %d, refresh %d, delete %d", created, refreshed, deleted)
 

@@ -112,3 +112,35 @@ func (e *ExistsError) Error() string {
 	return fmt.Sprintf("a %s named %q already exists (%s) and is not managed by this resource: import it "+
 		"(terraform import %s) or choose another name", e.Kind, e.Name, e.ID, e.Import)
 }
+
+// Fields are the name, description and enabled flag that Keystone's domains, projects and
+// roles share (a role has no enabled flag: Enabled is nil).
+type Fields struct {
+	Name, Description string
+	Enabled           *bool
+}
+
+// Update is what an update request sends of Fields: only what differs (an empty Name and nil
+// pointers leave a field as it is).
+type Update struct {
+	Name        string
+	Description *string
+	Enabled     *bool
+}
+
+// Changes is the Update that brings cur to want; changed is false when nothing differs.
+func Changes(cur, want Fields) (u Update, changed bool) {
+	if cur.Name != want.Name {
+		u.Name, changed = want.Name, true
+	}
+
+	if cur.Description != want.Description {
+		u.Description, changed = &want.Description, true
+	}
+
+	if cur.Enabled != nil && want.Enabled != nil && *cur.Enabled != *want.Enabled {
+		u.Enabled, changed = want.Enabled, true
+	}
+
+	return u, changed
+}

@@ -2,9 +2,7 @@ package domain_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/gophercloud/gophercloud/v2"
@@ -19,69 +17,32 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	acctest.AddSweeper("unikorn_domain", nil, sweepDomains)
-	resource.TestMain(m)
+	acctest.Main(m, "unikorn_domain", nil, sweepDomains)
 }
 
 // sweepDomains deletes, with everything in them, the domains whose names carry the test
-// prefix (Keystone is global: one pass, not one per region). Run with
-// `go test ./internal/domain/ -sweep=all`.
-func sweepDomains(ctx context.Context, c *cloud.Client) error {
-	svc, err := domain.NewService(c)
-	if err != nil {
+// prefix. Run with `go test ./internal/domain/ -sweep=all`.
+var sweepDomains = acctest.GlobalSweep("domain", domain.NewService,
+	func(ctx context.Context, svc *domain.Service) ([]domains.Domain, error) {
+		return cloud.ListAll(ctx, domains.List(svc.Keystone, domains.ListOpts{}), domains.ExtractDomains, "domains")
+	},
+	func(d domains.Domain) (string, string) { return d.Name, d.ID },
+	func(ctx context.Context, svc *domain.Service, d domains.Domain) error {
+		_, err := svc.Delete(ctx, d.ID, "", true)
 		return err
-	}
-
-	all, err := cloud.ListAll(ctx, domains.List(svc.Keystone, domains.ListOpts{}), domains.ExtractDomains, "domains")
-	if err != nil {
-		return err
-	}
-
-	var errs []error
-
-	for _, d := range all {
-		if strings.HasPrefix(d.Name, acctest.NamePrefix) {
-			if _, err := svc.Delete(ctx, d.ID, "", true); err != nil {
-				errs = append(errs, fmt.Errorf("domain %s (%s): %w", d.Name, d.ID, err))
-			}
-		}
-	}
-
-	return errors.Join(errs...)
-}
+	})
 
 // checkDomainDestroy asks Keystone that every unikorn_domain of the state is gone.
 func checkDomainDestroy(t *testing.T) func(*terraform.State) error {
-	return func(s *terraform.State) error {
-		for _, rs := range s.RootModule().Resources {
-			if rs.Type != "unikorn_domain" {
-				continue
-			}
-
-			_, err := domains.Get(context.Background(), acctest.AdminKeystone(t), rs.Primary.ID).Extract()
-
-			switch {
-			case err == nil:
-				return fmt.Errorf("domain %s (%s) still exists", rs.Primary.Attributes["name"], rs.Primary.ID)
-			case !domain.NotFound(err):
-				return err
-			}
-		}
-
-		return nil
-	}
+	return acctest.CheckGone(map[string]acctest.Getter{"unikorn_domain": func(ctx context.Context, a map[string]string) error {
+		return domains.Get(ctx, acctest.AdminKeystone(t), a["id"]).Err
+	}})
 }
 
 // checkKeystoneDomain asks Keystone that the domain of the test is what the state says, and
 // the only one of its name.
 func checkKeystoneDomain(t *testing.T) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		rs, ok := s.RootModule().Resources[address]
-		if !ok {
-			return fmt.Errorf("%s is not in the state", address)
-		}
-
-		a := rs.Primary.Attributes
+	return acctest.CheckAttributes(address, func(a map[string]string) error {
 
 		d, err := domains.Get(context.Background(), acctest.AdminKeystone(t), a["id"]).Extract()
 		if err != nil {
@@ -102,7 +63,7 @@ func checkKeystoneDomain(t *testing.T) resource.TestCheckFunc {
 		}
 
 		return nil
-	}
+	})
 }
 
 // outOfBand runs change on the domain at address in Keystone, as another tool would.
@@ -111,20 +72,6 @@ func outOfBand(t *testing.T, id *string, change func(ctx context.Context, sc *go
 		if err := change(context.Background(), acctest.AdminKeystone(t), *id); err != nil {
 			t.Fatal(err)
 		}
-	}
-}
-
-// captureID records the ID of the resource at address.
-func captureID(address string, id *string) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		rs, ok := s.RootModule().Resources[address]
-		if !ok {
-			return fmt.Errorf("%s is not in the state", address)
-		}
-
-		*id = rs.Primary.ID
-
-		return nil
 	}
 }
 

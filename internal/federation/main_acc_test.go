@@ -6,55 +6,47 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/federation"
-	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/acctest"
-	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	unikornfed "github.com/unikorn-cloud/terraform-provider-unikorn/internal/federation"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
 
 func TestMain(m *testing.M) {
-	acctest.AddSweeper("unikorn_federation", nil, sweepFederations)
-	resource.TestMain(m)
+	acctest.Main(m, "unikorn_federation", nil, sweepFederations)
+}
+
+// identityProvider is one entry of Keystone's list of identity providers.
+type identityProvider struct {
+	ID string `json:"id"`
 }
 
 // sweepFederations deletes the identity providers whose IDs carry the test prefix, with their
 // protocols and mappings. Run with `go test ./internal/federation/ -sweep=all`.
-func sweepFederations(ctx context.Context, c *cloud.Client) error {
-	svc, err := unikornfed.NewService(c)
-	if err != nil {
-		return err
-	}
-
-	var body struct {
-		IDPs []struct {
-			ID string `json:"id"`
-		} `json:"identity_providers"`
-	}
-
-	if _, err := svc.Keystone.Get(ctx, svc.Keystone.ServiceURL("OS-FEDERATION", "identity_providers"), &body, nil); err != nil {
-		return err
-	}
-
-	var errs []error
-
-	for _, idp := range body.IDPs {
-		if strings.HasPrefix(idp.ID, acctest.NamePrefix) {
-			for _, p := range unikornfed.Protocols {
-				errs = append(errs, svc.Delete(ctx, idp.ID, p))
-			}
+var sweepFederations = acctest.GlobalSweep("identity provider", unikornfed.NewService,
+	func(ctx context.Context, svc *unikornfed.Service) ([]identityProvider, error) {
+		var body struct {
+			IDPs []identityProvider `json:"identity_providers"`
 		}
-	}
 
-	return errors.Join(errs...)
-}
+		_, err := svc.Keystone.Get(ctx, svc.Keystone.ServiceURL("OS-FEDERATION", "identity_providers"), &body, nil)
+
+		return body.IDPs, err
+	},
+	func(idp identityProvider) (string, string) { return idp.ID, idp.ID },
+	func(ctx context.Context, svc *unikornfed.Service, idp identityProvider) error {
+		var errs []error
+		for _, p := range unikornfed.Protocols {
+			errs = append(errs, svc.Delete(ctx, idp.ID, p))
+		}
+
+		return errors.Join(errs...)
+	})
 
 // keystoneRules are the rules Keystone holds in the mapping of identity provider idpID, as the
 // provider wrote them (JSON).

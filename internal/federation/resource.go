@@ -26,25 +26,16 @@ const summaryExists = "Identity provider exists already"
 
 // NewResource is unikorn_federation.
 func NewResource() resource.Resource {
-	return &federationResource{adapter.NewResourceBase[adapter.Meta](adapter.Kind{
-		TypeName: "federation", Noun: "federation", Timeouts: domain.DefaultTimeouts,
-	})}
+	return &federationResource{domain.NewKeystoneResource[*Service, federationModel]("federation", NewService)}
 }
 
 type federationResource struct {
-	adapter.ResourceBase[adapter.Meta]
-}
-
-// open is the kit's opening of a global admin resource (adapter.OpenGlobal).
-func (r *federationResource) open(ctx context.Context, opKind adapter.Op, src adapter.Source, diags *diag.Diagnostics,
-	do func(ctx context.Context, op *adapter.Operation, svc *Service, m *federationModel, subject string),
-) {
-	adapter.OpenGlobal[adapter.Meta, federationModel](ctx, &r.ResourceBase, opKind, src, diags, NewService, do)
+	domain.KeystoneResource[*Service, federationModel, *federationModel]
 }
 
 // Create makes the identity provider, the mapping and the protocol.
 func (r *federationResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	r.open(ctx, adapter.Create, req.Plan, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, svc *Service, m *federationModel, subject string) {
+	r.Open(ctx, adapter.Create, req.Plan, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, svc *Service, m *federationModel, subject string) {
 		r.apply(ctx, op, svc, m, "", subject, resp.State.Set, &resp.Diagnostics)
 	})
 }
@@ -56,7 +47,7 @@ func (r *federationResource) Update(ctx context.Context, req resource.UpdateRequ
 		return
 	}
 
-	r.open(ctx, adapter.Update, req.Plan, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, svc *Service, m *federationModel, subject string) {
+	r.Open(ctx, adapter.Update, req.Plan, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, svc *Service, m *federationModel, subject string) {
 		prior := state.Protocol.ValueString()
 		if prior == "" {
 			prior = m.Protocol.ValueString() // the protocol went missing: the identity provider exists
@@ -99,7 +90,7 @@ func (r *federationResource) apply(ctx context.Context, op *adapter.Operation, s
 // Read refreshes every attribute from Keystone; a federation whose identity provider is gone
 // leaves the state.
 func (r *federationResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	r.open(ctx, adapter.Read, req.State, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, svc *Service, m *federationModel, subject string) {
+	r.Open(ctx, adapter.Read, req.State, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, svc *Service, m *federationModel, subject string) {
 		out, err := svc.Observe(ctx, m.idpID(), m.Protocol.ValueString())
 		if err != nil {
 			op.Fail(subject, err)
@@ -120,7 +111,7 @@ func (r *federationResource) Read(ctx context.Context, req resource.ReadRequest,
 
 // Delete deletes the protocol, the mapping and the identity provider.
 func (r *federationResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	r.open(ctx, adapter.Delete, req.State, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, svc *Service, m *federationModel, subject string) {
+	r.Open(ctx, adapter.Delete, req.State, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, svc *Service, m *federationModel, subject string) {
 		if err := svc.Delete(ctx, m.idpID(), m.Protocol.ValueString()); err != nil {
 			op.Fail(subject, err)
 		}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,20 +17,11 @@ import (
 func slowNova(t *testing.T, failFirst int64) (*cloudtest.API, *gophercloud.ServiceClient) {
 	t.Helper()
 
-	var n atomic.Int64
-
 	api := cloudtest.New(t)
-	api.On(http.MethodGet, "/flavors/detail", func(w http.ResponseWriter, _ *http.Request) {
-		time.Sleep(50 * time.Millisecond)
-
-		if n.Add(1) <= failFirst {
-			w.WriteHeader(http.StatusInternalServerError)
-			return
-		}
-
+	api.On(http.MethodGet, "/flavors/detail", cloudtest.Slow(50*time.Millisecond, failFirst, func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = fmt.Fprint(w, novaFlavors)
-	})
+	}))
 
 	return api, novaClient(api)
 }

@@ -2,18 +2,15 @@ package flavor
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
-	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/catalog"
 )
 
 // meta is what this package needs from the provider's client bundle.
@@ -24,63 +21,19 @@ type meta interface {
 	FlavorCache() *Cache
 }
 
-// model is what unikorn_flavors and unikorn_flavor have in common: the filters, and a
-// result made of the flavors that match them.
-type model interface {
-	// query is the region to list (resolved in place) and the core filter of the model.
-	query() (*types.String, Filter)
-	// keep records the result of the matching flavors of region.
-	keep(ctx context.Context, matches []Flavor, region string, diags *diag.Diagnostics)
-}
+// listing is the listing of the flavor data sources: a region's public flavors, listed once
+// per region and run (FlavorCache).
+var listing = catalog.Listing[meta, Flavor, Filter]{
+	Noun: "flavors", Field: "flavors",
+	List: func(ctx context.Context, m meta, region string) ([]Flavor, error) {
+		compute, err := m.Cloud().Base().Compute(region)
+		if err != nil {
+			return nil, err
+		}
 
-// newDataSource is the data source unikorn_<typeName>: the filters plus attributes, read by
-// selecting the region's flavors from the shared listing and letting the model M (its pointer
-// type P implements model) keep its result.
-func newDataSource[M any, P interface {
-	*M
-	model
-}](typeName, description string, attributes map[string]schema.Attribute) datasource.DataSource {
-	return adapter.NewDataSource(adapter.Kind{TypeName: typeName, Noun: "flavors"},
-		adapter.DataSourceSchema(description, filterAttributes(), attributes),
-		func(ctx context.Context, m meta, data *M, diags *diag.Diagnostics) {
-			region, filter := P(data).query()
-
-			if matches, ok := selectFlavors(ctx, m, region, filter, diags); ok {
-				P(data).keep(ctx, matches, region.ValueString(), diags)
-			}
-		})
-}
-
-// selectFlavors resolves the region (and records it), takes the region's flavors from the
-// shared listing and returns those that match filter; false on failure (the diagnostics say
-// why).
-func selectFlavors(ctx context.Context, m meta, region *types.String, filter Filter, diags *diag.Diagnostics) ([]Flavor, bool) {
-	c := m.Cloud()
-
-	name, ok := adapter.ReadRegion(c, region, diags)
-	if !ok {
-		return nil, false
-	}
-
-	ctx = tflog.SetField(ctx, "region", name)
-
-	var all []Flavor
-
-	compute, err := c.Base().Compute(name)
-	if err == nil {
-		all, err = m.FlavorCache().Flavors(ctx, name, compute)
-	}
-
-	if err != nil {
-		diags.AddError("Error listing flavors", fmt.Sprintf("region %s: %s", name, err))
-		return nil, false
-	}
-
-	matches := Select(all, filter)
-
-	tflog.Debug(ctx, "Selected flavors", map[string]any{"flavors": len(all), "matches": len(matches)})
-
-	return matches, true
+		return m.FlavorCache().Flavors(ctx, region, compute)
+	},
+	Select: Select,
 }
 
 // filterAttributes are the filters both flavor data sources take.

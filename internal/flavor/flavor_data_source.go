@@ -12,15 +12,16 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/catalog"
 )
 
 // NewFlavorDataSource is the constructor the provider lists.
 func NewFlavorDataSource() datasource.DataSource {
-	return newDataSource[singleFlavorModel]("flavor",
+	return catalog.NewDataSource[meta, Flavor, Filter, singleFlavorModel](listing, "flavor",
 		"One public Nova flavor of a region, enriched like those of `unikorn_flavors` and found with the same "+
 			"filters plus `name`. Exactly one flavor must match, unless `smallest = true` picks the cheapest that fits; otherwise "+
 			"the error says how many matched and lists them.",
-		map[string]schema.Attribute{
+		filterAttributes(), map[string]schema.Attribute{
 			"flavor": adapter.ComputedObject("The flavor found, with the same attributes as an element of `unikorn_flavors.flavors`.",
 				flavorAttributes()),
 			"id":   schema.StringAttribute{Computed: true, MarkdownDescription: "ID of the flavor found (the same as `flavor.id`)."},
@@ -42,11 +43,11 @@ type singleFlavorModel struct {
 	Smallest types.Bool   `tfsdk:"smallest"`
 }
 
-func (m *singleFlavorModel) query() (*types.String, Filter) {
+func (m *singleFlavorModel) Query() (*types.String, Filter) {
 	return &m.Region, m.filter(Filter{Name: m.Name.ValueString()})
 }
 
-func (m *singleFlavorModel) keep(ctx context.Context, matches []Flavor, region string, diags *diag.Diagnostics) {
+func (m *singleFlavorModel) Keep(ctx context.Context, matches []Flavor, region string, diags *diag.Diagnostics) {
 	found, ok := pickOne(matches, m.Smallest.ValueBool(), region, diags)
 	if !ok {
 		return

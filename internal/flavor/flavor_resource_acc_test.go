@@ -211,20 +211,7 @@ func TestAccFlavorResource_drift(t *testing.T) {
 `)
 
 	drift := func(change func(id string), action plancheck.ResourceActionType) []resource.TestStep {
-		return []resource.TestStep{
-			{
-				Config:             config,
-				Check:              resource.TestCheckResourceAttrWith(flavorAddress, "id", func(id string) error { change(id); return nil }),
-				ExpectNonEmptyPlan: true,
-			},
-			{
-				Config: config,
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(flavorAddress, action)},
-				},
-				Check: checkNovaFlavor(t),
-			},
-		}
+		return acctest.DriftSteps(config, flavorAddress, change, action, checkNovaFlavor(t))
 	}
 
 	resource.ParallelTest(t, resource.TestCase{

@@ -9,15 +9,16 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/catalog"
 )
 
 // NewFlavorsDataSource is the constructor the provider lists.
 func NewFlavorsDataSource() datasource.DataSource {
-	return newDataSource[flavorsModel]("flavors",
+	return catalog.NewDataSource[meta, Flavor, Filter, flavorsModel](listing, "flavors",
 		"The public Nova flavors of a region, restricted to the provider's `flavor_ids` and enriched by its "+
 			"`flavors` descriptions (CPU architecture and family, bare metal, pinning, GPUs), filtered. "+
 			"All flavor data sources of a region share one Nova flavor list per Terraform run.",
-		map[string]schema.Attribute{
+		filterAttributes(), map[string]schema.Attribute{
 			"flavors": adapter.ComputedList("The flavors that match every filter, sorted by name (then ID).", flavorAttributes()),
 		})
 }
@@ -28,11 +29,11 @@ type flavorsModel struct {
 	Flavors types.List `tfsdk:"flavors"`
 }
 
-func (m *flavorsModel) query() (*types.String, Filter) {
+func (m *flavorsModel) Query() (*types.String, Filter) {
 	return &m.Region, m.filter(Filter{})
 }
 
-func (m *flavorsModel) keep(ctx context.Context, matches []Flavor, _ string, diags *diag.Diagnostics) {
+func (m *flavorsModel) Keep(ctx context.Context, matches []Flavor, _ string, diags *diag.Diagnostics) {
 	m.Flavors = adapter.ListOf(ctx, flavorType, matches, func(f Flavor) flavorModel { return flattenFlavor(ctx, f, diags) }, diags)
 }
 

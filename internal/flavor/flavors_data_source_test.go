@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/catalog"
 )
 
 // TestKeepMatchesSchema lets each data source's model keep a result and writes it into a
@@ -32,7 +33,7 @@ func TestKeepMatchesSchema(t *testing.T) {
 
 	tests := []struct {
 		ds    datasource.DataSource
-		model model
+		model catalog.Model[Flavor, Filter]
 	}{
 		{NewFlavorsDataSource(), &flavorsModel{filterModel: filters}},
 		{NewFlavorDataSource(), single},
@@ -41,7 +42,7 @@ func TestKeepMatchesSchema(t *testing.T) {
 	for _, tt := range tests {
 		var diags diag.Diagnostics
 
-		tt.model.keep(ctx, []Flavor{gpuOne, small, gpuAMD}, "RegionOne", &diags)
+		tt.model.Keep(ctx, []Flavor{gpuOne, small, gpuAMD}, "RegionOne", &diags)
 
 		diags.Append(adapter.WriteState(ctx, tt.ds, tt.model)...)
 

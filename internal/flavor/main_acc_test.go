@@ -20,8 +20,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	acctest.AddSweeper("unikorn_flavor", nil, sweepFlavors)
-	resource.TestMain(m)
+	acctest.Main(m, "unikorn_flavor", nil, sweepFlavors)
 }
 
 // sweepFlavors deletes, in every region, the public and private flavors whose names carry the
@@ -66,13 +65,7 @@ func novaAccess(t *testing.T, region, id string) ([]string, error) {
 // name exists in its region, that it is the one in state, and that its sizes, publicity, extra
 // specs and access list are what the state says.
 func checkNovaFlavor(t *testing.T) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		rs, ok := s.RootModule().Resources[flavorAddress]
-		if !ok {
-			return fmt.Errorf("%s is not in the state", flavorAddress)
-		}
-
-		a := rs.Primary.Attributes
+	return acctest.CheckAttributes(flavorAddress, func(a map[string]string) error {
 		region, name := a["region"], a["name"]
 
 		named, err := novaFlavorsNamed(t, region, name)
@@ -80,19 +73,15 @@ func checkNovaFlavor(t *testing.T) resource.TestCheckFunc {
 			return err
 		}
 
-		if len(named) != 1 || named[0].ID != rs.Primary.ID {
-			return fmt.Errorf("flavors %s in %s: %v, want exactly %s", name, region, named, rs.Primary.ID)
+		if len(named) != 1 || named[0].ID != a["id"] {
+			return fmt.Errorf("flavors %s in %s: %v, want exactly %s", name, region, named, a["id"])
 		}
 
 		f := named[0]
 
-		var problems []string
+		var problems acctest.Mismatches
 
-		expect := func(what string, got, want any) {
-			if fmt.Sprint(got) != fmt.Sprint(want) {
-				problems = append(problems, fmt.Sprintf("%s is %v, state says %v", what, got, want))
-			}
-		}
+		expect := problems.Expect
 
 		expect("flavor_id", f.ID, a["flavor_id"])
 		expect("vcpus", f.VCPUs, a["vcpus"])
@@ -102,14 +91,7 @@ func checkNovaFlavor(t *testing.T) resource.TestCheckFunc {
 		expect("swap", f.Swap, a["swap_mib"])
 		expect("is_public", f.IsPublic, a["is_public"])
 
-		specs := map[string]string{}
-		for k, v := range a {
-			if key, ok := strings.CutPrefix(k, "extra_specs."); ok && key != "%" {
-				specs[key] = v
-			}
-		}
-
-		expect("extra specs", fmt.Sprint(f.ExtraSpecs), fmt.Sprint(specs))
+		expect("extra specs", fmt.Sprint(f.ExtraSpecs), fmt.Sprint(acctest.MapValues(a, "extra_specs")))
 
 		if !f.IsPublic {
 			access, err := novaAccess(t, region, f.ID)
@@ -117,23 +99,11 @@ func checkNovaFlavor(t *testing.T) resource.TestCheckFunc {
 				return err
 			}
 
-			var want []string
-			for k, v := range a {
-				if strings.HasPrefix(k, "access_project_ids.") && k != "access_project_ids.#" {
-					want = append(want, v)
-				}
-			}
-
-			slices.Sort(want)
-			expect("access", strings.Join(access, ","), strings.Join(want, ","))
+			expect("access", strings.Join(access, ","), strings.Join(acctest.SetValues(a, "access_project_ids"), ","))
 		}
 
-		if len(problems) > 0 {
-			return fmt.Errorf("flavor %s in %s: %s", name, region, strings.Join(problems, "; "))
-		}
-
-		return nil
-	}
+		return problems.Err(fmt.Sprintf("flavor %s in %s", name, region))
+	})
 }
 
 // checkFlavorDestroy asks Nova that no flavor of the state is left, by ID or by name.

@@ -4,8 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/acctest"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/identity"
@@ -16,8 +14,7 @@ import (
 // tests' prefix (with its tenant objects, as force_destroy does), then the identity users an
 // interrupted deletion left behind.
 func TestMain(m *testing.M) {
-	acctest.AddSweeper("unikorn_identity", nil, sweepIdentities.Run, sweepUsers.Run)
-	resource.TestMain(m)
+	acctest.Main(m, "unikorn_identity", nil, sweepIdentities.Run, sweepUsers.Run)
 }
 
 var (

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -22,21 +21,12 @@ import (
 func fakeGlance(t *testing.T, body map[string][]string, failFirst int64) (*gophercloud.ServiceClient, *cloudtest.API) {
 	t.Helper()
 
-	var n atomic.Int64
-
 	api := cloudtest.New(t)
-	api.On(http.MethodGet, "/v2/images", func(w http.ResponseWriter, r *http.Request) {
-		time.Sleep(50 * time.Millisecond)
-
-		if n.Add(1) <= failFirst {
-			w.WriteHeader(http.StatusInternalServerError)
-			return
-		}
-
+	api.On(http.MethodGet, "/v2/images", cloudtest.Slow(50*time.Millisecond, failFirst, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = fmt.Fprintf(w, `{"images": [%s], "first": "/v2/images", "schema": "/v2/schemas/images"}`,
 			strings.Join(body[r.URL.Query().Get("visibility")], ","))
-	})
+	}))
 
 	return api.ServiceClient("/v2/", "/v2/"), api
 }

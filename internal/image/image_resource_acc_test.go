@@ -53,53 +53,12 @@ resource "unikorn_image" "test" {
 `, name, source, extra)
 }
 
-// glanceClient is Glance's client of region, as the service user.
-func glanceClient(t *testing.T, region string) *gophercloud.ServiceClient {
-	t.Helper()
-
-	sc, err := acctest.Client(t).Base().Image(region)
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	return sc
-}
-
-// checkImageDestroy asks Glance that every unikorn_image of the state is gone.
-func checkImageDestroy(t *testing.T) func(*terraform.State) error {
-	return func(s *terraform.State) error {
-		for _, rs := range s.RootModule().Resources {
-			if rs.Type != "unikorn_image" {
-				continue
-			}
-
-			img, err := images.Get(context.Background(), glanceClient(t, rs.Primary.Attributes["region"]), rs.Primary.ID).Extract()
-
-			switch {
-			case gophercloud.ResponseCodeIs(err, http.StatusNotFound):
-			case err != nil:
-				return err
-			case img.Status != images.ImageStatusDeleted:
-				return fmt.Errorf("image %s (%s) still exists, status %s", img.Name, img.ID, img.Status)
-			}
-		}
-
-		return nil
-	}
-}
-
 // checkGlanceImage asks Glance, for unikorn_image.test, that exactly one image of
 // its name exists in the service user's project and is the one in state, active, and that
 // its visibility, protection, minimums, tags and properties are what the state says.
 func checkGlanceImage(t *testing.T) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		rs, ok := s.RootModule().Resources[imageAddress]
-		if !ok {
-			return fmt.Errorf("%s is not in the state", imageAddress)
-		}
-
-		a := rs.Primary.Attributes
-		sc := glanceClient(t, a["region"])
+	return acctest.CheckAttributes(imageAddress, func(a map[string]string) error {
+		sc := acctest.AdminGlance(t, a["region"])
 
 		pages, err := images.List(sc, images.ListOpts{Name: a["name"], Owner: acctest.Client(t).Base().ProjectID(), Visibility: "all"}).AllPages(context.Background())
 		if err != nil {
@@ -107,19 +66,15 @@ func checkGlanceImage(t *testing.T) resource.TestCheckFunc {
 		}
 
 		all, _ := images.ExtractImages(pages)
-		if len(all) != 1 || all[0].ID != rs.Primary.ID {
-			return fmt.Errorf("images named %s: %d, want exactly %s", a["name"], len(all), rs.Primary.ID)
+		if len(all) != 1 || all[0].ID != a["id"] {
+			return fmt.Errorf("images named %s: %d, want exactly %s", a["name"], len(all), a["id"])
 		}
 
 		img := all[0]
 
-		var problems []string
+		var problems acctest.Mismatches
 
-		expect := func(what string, got, want any) {
-			if fmt.Sprint(got) != fmt.Sprint(want) {
-				problems = append(problems, fmt.Sprintf("%s is %v, state says %v", what, got, want))
-			}
-		}
+		expect := problems.Expect
 
 		expect("status", img.Status, "active")
 		expect("status in state", a["status"], "active")
@@ -130,14 +85,7 @@ func checkGlanceImage(t *testing.T) resource.TestCheckFunc {
 		expect("size", img.SizeBytes, a["size_bytes"])
 		expect("checksum", img.Checksum, a["checksum"])
 
-		var tags []string
-		for k, v := range a {
-			if strings.HasPrefix(k, "tags.") && k != "tags.#" {
-				tags = append(tags, v)
-			}
-		}
-
-		expect("tags", sorted(img.Tags), sorted(tags))
+		expect("tags", sorted(img.Tags), acctest.SetValues(a, "tags"))
 
 		props := image.UserProperties(&img)
 		if org := a["organization_id"]; org != "" {
@@ -145,21 +93,10 @@ func checkGlanceImage(t *testing.T) resource.TestCheckFunc {
 			delete(props, image.PropertyOrganizationID)
 		}
 
-		want := map[string]string{}
-		for k, v := range a {
-			if key, ok := strings.CutPrefix(k, "properties."); ok && key != "%" {
-				want[key] = v
-			}
-		}
+		expect("properties", fmt.Sprint(props), fmt.Sprint(acctest.MapValues(a, "properties")))
 
-		expect("properties", fmt.Sprint(props), fmt.Sprint(want))
-
-		if len(problems) > 0 {
-			return fmt.Errorf("image %s: %s", a["name"], strings.Join(problems, "; "))
-		}
-
-		return nil
-	}
+		return problems.Err("image " + a["name"])
+	})
 }
 
 func sorted(s []string) []string {
@@ -174,7 +111,7 @@ func glanceChange(t *testing.T, s *terraform.State, change func(ctx context.Cont
 	t.Helper()
 
 	rs := s.RootModule().Resources[imageAddress]
-	if err := change(context.Background(), glanceClient(t, rs.Primary.Attributes["region"]), rs.Primary.ID); err != nil {
+	if err := change(context.Background(), acctest.AdminGlance(t, rs.Primary.Attributes["region"]), rs.Primary.ID); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -217,7 +154,7 @@ func TestAccImageResource_basic(t *testing.T) {
 
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             checkImageDestroy(t),
+		CheckDestroy:             acctest.CheckImagesDestroyed(t, "unikorn_image"),
 		Steps: slices.Concat([]resource.TestStep{
 			{
 				Config: first,
@@ -291,7 +228,7 @@ func TestAccImageResource_basic(t *testing.T) {
 func gone(t *testing.T, region string, s *terraform.State, what string) error {
 	id := s.RootModule().Resources[imageAddress].Primary.ID
 
-	_, err := images.Get(context.Background(), glanceClient(t, region), id).Extract()
+	_, err := images.Get(context.Background(), acctest.AdminGlance(t, region), id).Extract()
 	if !gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
 		return fmt.Errorf("%s %s: %v, want 404", what, id, err)
 	}
@@ -309,7 +246,7 @@ func TestAccImageResource_disappears(t *testing.T) {
 
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             checkImageDestroy(t),
+		CheckDestroy:             acctest.CheckImagesDestroyed(t, "unikorn_image"),
 		Steps: []resource.TestStep{
 			{Config: config, Check: func(s *terraform.State) error { state = s; return nil }},
 			{
@@ -335,7 +272,7 @@ func TestAccImageResource_failedImport(t *testing.T) {
 
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             checkImageDestroy(t),
+		CheckDestroy:             acctest.CheckImagesDestroyed(t, "unikorn_image"),
 		Steps: []resource.TestStep{{
 			Config:      imageConfig(acctest.RandomName(), acctest.ImageServer(t)+"/missing", ""),
 			ExpectError: regexp.MustCompile(wrapped(`web-download import of http://127\.0\.0\.1:\d+/missing into image \S+ failed[\s\S]*import task`)),
@@ -370,7 +307,7 @@ data "unikorn_images" "public" {
 
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             checkImageDestroy(t),
+		CheckDestroy:             acctest.CheckImagesDestroyed(t, "unikorn_image"),
 		Steps: []resource.TestStep{{
 			Config: config,
 			ConfigStateChecks: []statecheck.StateCheck{

@@ -7,20 +7,17 @@ import (
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/image/v2/images"
 	"github.com/gophercloud/gophercloud/v2/pagination"
-	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/acctest"
-	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 )
 
 func TestMain(m *testing.M) {
-	acctest.AddSweeper("unikorn_image", nil, sweepImages)
-	resource.TestMain(m)
+	acctest.Main(m, "unikorn_image", nil, sweepImages)
 }
 
 // sweepImages deletes, in every region, the images whose names carry the test prefix
 // (protected ones are unprotected first). Run with `go test ./internal/image/ -sweep=all`.
-var sweepImages = acctest.PagedSweep(glanceOf, "image", acctest.NamePrefix,
+var sweepImages = acctest.PagedSweep(acctest.Glance, "image", acctest.NamePrefix,
 	func(sc *gophercloud.ServiceClient) pagination.Pager {
 		return images.List(sc, images.ListOpts{Visibility: "all", Limit: 1000})
 	}, images.ExtractImages,
@@ -29,8 +26,3 @@ var sweepImages = acctest.PagedSweep(glanceOf, "image", acctest.NamePrefix,
 		_, _ = images.Update(ctx, sc, id, images.UpdateOpts{images.ReplaceImageProtected{NewProtected: false}}).Extract()
 		return images.Delete(ctx, sc, id).ExtractErr()
 	})
-
-// glanceOf is Glance's client of a region in the provider's configured scope.
-func glanceOf(c *cloud.Client, region string) (*gophercloud.ServiceClient, error) {
-	return c.Base().Image(region)
-}

@@ -23,7 +23,7 @@ func TestMain(m *testing.M) {
 	// the environment of the local cloud.
 	prefix := naming.LoadBalancer(acctest.NamePrefix)
 
-	acctest.AddSweeper("unikorn_loadbalancer", nil,
+	acctest.Main(m, "unikorn_loadbalancer", nil,
 		acctest.Sweep[loadbalancers.LoadBalancer]{
 			What:   "load balancer",
 			Prefix: prefix,
@@ -74,8 +74,6 @@ func TestMain(m *testing.M) {
 			},
 		}.Run,
 	)
-
-	resource.TestMain(m)
 }
 
 // lbCase is a test case of steps against the local cloud, whose CheckDestroy asks Octavia and

@@ -22,8 +22,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	acctest.AddSweeper("unikorn_network", nil, sweepRouters, sweepNetworks, sweepSecurityGroups)
-	resource.TestMain(m)
+	acctest.Main(m, "unikorn_network", nil, sweepRouters, sweepNetworks, sweepSecurityGroups)
 }
 
 // The sweeper deletes, in every region and project, the routers (with their interfaces),

@@ -156,9 +156,9 @@ func TestAccNetwork_disappears(t *testing.T) {
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             acctest.CheckNetworkDestroy(t),
 		Steps: slices.Concat(
-			driftSteps(config, networkAddress, func(string) { acctest.NeutronDeleteNetwork(t, project, def, name) },
+			acctest.DriftSteps(config, networkAddress, func(string) { acctest.NeutronDeleteNetwork(t, project, def, name) },
 				plancheck.ResourceActionCreate, checkNeutronNetwork(t, networkAddress)),
-			driftSteps(config, networkAddress, func(string) { acctest.NeutronDeleteRouter(t, project, def, name) },
+			acctest.DriftSteps(config, networkAddress, func(string) { acctest.NeutronDeleteRouter(t, project, def, name) },
 				plancheck.ResourceActionUpdate, checkNeutronNetwork(t, networkAddress)),
 		),
 	})
@@ -455,28 +455,6 @@ func TestAccTenant_regionRule(t *testing.T) {
 			},
 		})
 	})
-}
-
-// driftSteps apply config and then change the cloud out of band with drift, which gets the
-// ID of the object at address (the next plan is not empty); then apply config again: the plan
-// takes action on address, and check asks the cloud that all is restored.
-func driftSteps(config, address string, drift func(id string), action plancheck.ResourceActionType,
-	check resource.TestCheckFunc,
-) []resource.TestStep {
-	return []resource.TestStep{
-		{
-			Config:             config,
-			Check:              resource.TestCheckResourceAttrWith(address, "id", func(id string) error { drift(id); return nil }),
-			ExpectNonEmptyPlan: true,
-		},
-		{
-			Config: config,
-			ConfigPlanChecks: resource.ConfigPlanChecks{
-				PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(address, action)},
-			},
-			Check: check,
-		},
-	}
 }
 
 // multiRegionSteps are the steps of a test that makes the same name in two regions for one

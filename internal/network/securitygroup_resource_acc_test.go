@@ -194,7 +194,7 @@ func TestAccSecurityGroup_basic(t *testing.T) {
 			},
 		}, slices.Concat(
 			// A rule added out of band is drift.
-			driftSteps(second, groupAddress, func(id string) {
+			acctest.DriftSteps(second, groupAddress, func(id string) {
 				extra = acctest.NeutronAddSecurityGroupRule(t, project, def, rules.CreateOpts{
 					SecGroupID: id, Direction: rules.DirIngress, EtherType: rules.EtherType4, Protocol: rules.ProtocolTCP,
 					PortRangeMin: 3306, PortRangeMax: 3306, RemoteIPPrefix: "192.0.2.0/24",
@@ -203,7 +203,7 @@ func TestAccSecurityGroup_basic(t *testing.T) {
 				checkNeutronRules(t, groupAddress, ids, append(unchanged, "ingress IPv4 tcp 22-22 10.0.0.0/8 ssh admin")...)),
 			// Rules removed out of band (one of ours, and the IPv6 default egress rule that the
 			// configuration names) are drift too.
-			driftSteps(second, groupAddress, func(string) {
+			acctest.DriftSteps(second, groupAddress, func(string) {
 				acctest.NeutronDeleteSecurityGroupRule(t, project, def, ids["ingress IPv4 vrrp 10.0.0.0/8"])
 				acctest.NeutronDeleteSecurityGroupRule(t, project, def, ids["egress IPv6 any ::/0"])
 			}, plancheck.ResourceActionUpdate,
@@ -248,7 +248,7 @@ func TestAccSecurityGroup_disappears(t *testing.T) {
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             acctest.CheckSecurityGroupDestroy(t),
-		Steps: driftSteps(config, groupAddress, func(id string) { acctest.NeutronDeleteSecurityGroup(t, project, def, id) },
+		Steps: acctest.DriftSteps(config, groupAddress, func(id string) { acctest.NeutronDeleteSecurityGroup(t, project, def, id) },
 			plancheck.ResourceActionCreate,
 			checkNeutronRules(t, groupAddress, nil, append([]string{"ingress IPv4 tcp 22-22 0.0.0.0/0"}, defaultEgress...)...)),
 	})

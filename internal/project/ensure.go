@@ -161,22 +161,9 @@ func (e *ensurer) updateProject(ctx context.Context, p *projects.Project) (*proj
 	spec := e.spec
 	tags := e.wantTags()
 
-	var (
-		opts    projects.UpdateOpts
-		changed bool
-	)
-
-	if p.Name != spec.Name {
-		opts.Name, changed = spec.Name, true
-	}
-
-	if p.Description != spec.Description {
-		opts.Description, changed = &spec.Description, true
-	}
-
-	if p.Enabled != spec.Enabled {
-		opts.Enabled, changed = &spec.Enabled, true
-	}
+	u, changed := domain.Changes(domain.Fields{Name: p.Name, Description: p.Description, Enabled: &p.Enabled},
+		domain.Fields{Name: spec.Name, Description: spec.Description, Enabled: &spec.Enabled})
+	opts := projects.UpdateOpts{Name: u.Name, Description: u.Description, Enabled: u.Enabled}
 
 	if !slices.Equal(sortedUnique(p.Tags), tags) {
 		opts.Tags, changed = &tags, true

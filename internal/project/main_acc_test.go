@@ -2,7 +2,6 @@ package project_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -14,7 +13,6 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/projects"
 	secgroups "github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/security/groups"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/networks"
-	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/acctest"
@@ -24,30 +22,18 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	acctest.AddSweeper("unikorn_project", []string{"unikorn_network"}, sweepProjects)
-	resource.TestMain(m)
+	acctest.Main(m, "unikorn_project", []string{"unikorn_network"}, sweepProjects)
 }
 
 // sweepProjects deletes, with whatever they still hold, the projects of unikorn_project whose
 // names carry the test prefix, and their groups. Run with `go test ./internal/project/ -sweep=all`.
-func sweepProjects(ctx context.Context, c *cloud.Client) error {
-	svc, err := project.NewService(c, nil)
-	if err != nil {
-		return err
-	}
-
-	all, err := cloud.ListAll(ctx, projects.List(svc.Keystone, projects.ListOpts{Tags: naming.HumanProjectTag}), projects.ExtractProjects, "projects")
-	if err != nil {
-		return err
-	}
-
-	var errs []error
-
-	for _, p := range all {
-		if !strings.HasPrefix(p.Name, acctest.NamePrefix) {
-			continue
-		}
-
+var sweepProjects = acctest.GlobalSweep("project",
+	func(c *cloud.Client) (*project.Service, error) { return project.NewService(c, nil) },
+	func(ctx context.Context, svc *project.Service) ([]projects.Project, error) {
+		return cloud.ListAll(ctx, projects.List(svc.Keystone, projects.ListOpts{Tags: naming.HumanProjectTag}), projects.ExtractProjects, "projects")
+	},
+	func(p projects.Project) (string, string) { return p.Name, p.ID },
+	func(ctx context.Context, svc *project.Service, p projects.Project) error {
 		ref := project.Ref{ProjectID: p.ID}
 
 		if g, err := cloud.FindOne(ctx, groups.List(svc.Keystone, groups.ListOpts{DomainID: p.DomainID, Name: naming.ProjectGroup(p.Name)}),
@@ -56,13 +42,8 @@ func sweepProjects(ctx context.Context, c *cloud.Client) error {
 			ref.GroupID = g.ID
 		}
 
-		if err := svc.Delete(ctx, ref, true); err != nil {
-			errs = append(errs, fmt.Errorf("project %s (%s): %w", p.Name, p.ID, err))
-		}
-	}
-
-	return errors.Join(errs...)
-}
+		return svc.Delete(ctx, ref, true)
+	})
 
 // checkDestroy is the CheckDestroy of the project tests: every unikorn_project of the state is
 // gone, its group too, and the networks and security groups of the state are gone (asked as

@@ -127,7 +127,7 @@ func TestAccProject_basic(t *testing.T) {
 				Config:            first,
 				ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(address, tfjsonpath.New("id"))},
 				Check: resource.ComposeAggregateTestCheckFunc(
-					captureID(&projectID),
+					acctest.CaptureID(address, &projectID),
 					checkKeystone(t, name, domainID, []string{"team=research"}),
 					checkAssignments(t, &projectID, who, []string{"member user:alice", "member group:own", "reader user:bob", "reader group:auditors"}),
 					checkQuotas(t, &projectID, map[string]map[string]int64{quota.Compute: {"instances": 7, "cores": -1}, quota.Network: {"network": 5}}),
@@ -180,19 +180,6 @@ func TestAccProject_basic(t *testing.T) {
 			{Config: updated(true)},
 		},
 	})
-}
-
-func captureID(id *string) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		rs, ok := s.RootModule().Resources[address]
-		if !ok {
-			return fmt.Errorf("%s is not in the state", address)
-		}
-
-		*id = rs.Primary.ID
-
-		return nil
-	}
 }
 
 // checkKeystone asks Keystone for the project and its group: the state's ID, name, domain and

@@ -34,41 +34,26 @@ func TestAccProviderNetwork_requestCounts(t *testing.T) {
 			Pools: []providernetwork.Pool{{Start: "192.0.2.2", End: "192.0.2.254"}}}},
 	}
 
-	before = c.RequestCount()
+	count := acctest.Requests(t, c)
 
-	n, err := svc.Ensure(ctx, spec, "")
-	if n != nil && n.ID != "" {
-		t.Cleanup(func() {
-			if err := svc.Delete(context.Background(), n.ID); err != nil {
-				t.Errorf("deleting %s: %v", n.ID, err)
-			}
-		})
-	}
+	var n *providernetwork.Network
 
-	if err != nil {
-		t.Fatal(err)
-	}
+	create := count("create", func() (err error) {
+		n, err = svc.Ensure(ctx, spec, "")
+		if n != nil && n.ID != "" {
+			t.Cleanup(func() {
+				if err := svc.Delete(context.Background(), n.ID); err != nil {
+					t.Errorf("deleting %s: %v", n.ID, err)
+				}
+			})
+		}
 
-	create := c.RequestCount() - before
-	before = c.RequestCount()
+		return err
+	})
 
-	if _, err := svc.Observe(ctx, n.ID, spec.Name); err != nil {
-		t.Fatal(err)
-	}
+	refresh := count("refresh", func() error { _, err := svc.Observe(ctx, n.ID, spec.Name); return err })
+	noop := count("converge", func() error { _, err := svc.Ensure(ctx, spec, n.ID); return err })
+	deleted := count("delete", func() error { return svc.Delete(ctx, n.ID) })
 
-	refresh := c.RequestCount() - before
-	before = c.RequestCount()
-
-	if _, err := svc.Ensure(ctx, spec, n.ID); err != nil {
-		t.Fatal(err)
-	}
-
-	noop := c.RequestCount() - before
-	before = c.RequestCount()
-
-	if err := svc.Delete(ctx, n.ID); err != nil {
-		t.Fatal(err)
-	}
-
-	t.Logf("requests: create %d, refresh %d, converge without change %d, delete %d", create, refresh, noop, c.RequestCount()-before)
+	t.Logf("requests: create %d, refresh %d, converge without change %d, delete %d", create, refresh, noop, deleted)
 }

@@ -8,14 +8,12 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/networks"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/subnets"
 	"github.com/gophercloud/gophercloud/v2/pagination"
-	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/acctest"
 )
 
 func TestMain(m *testing.M) {
-	acctest.AddSweeper("unikorn_provider_network", []string{"unikorn_network"}, sweepProviderNetworks)
-	resource.TestMain(m)
+	acctest.Main(m, "unikorn_provider_network", []string{"unikorn_network"}, sweepProviderNetworks)
 }
 
 // sweepProviderNetworks deletes, in every region, the networks of the service user's project

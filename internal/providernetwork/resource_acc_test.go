@@ -54,25 +54,20 @@ type fullNetwork struct {
 // checkCloud asks Neutron that the network in the state has the type, VLAN range, external
 // flag and subnets (name → CIDR) given.
 func checkCloud(t *testing.T, netType string, isExternal bool, wantSubnets map[string]string) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		rs, ok := s.RootModule().Resources[address]
-		if !ok {
-			return fmt.Errorf("%s is not in the state", address)
-		}
-
+	return acctest.CheckAttributes(address, func(a map[string]string) error {
 		sc := neutron(t)
 
 		var n fullNetwork
-		if err := networks.Get(context.Background(), sc, rs.Primary.ID).ExtractInto(&n); err != nil {
+		if err := networks.Get(context.Background(), sc, a["id"]).ExtractInto(&n); err != nil {
 			return err
 		}
 
 		switch seg, _ := strconv.Atoi(n.SegmentationID); {
 		case n.NetworkType != netType || n.PhysicalNetwork != physnet:
 			return fmt.Errorf("network %s is %s on %q, want %s on %q", n.ID, n.NetworkType, n.PhysicalNetwork, netType, physnet)
-		case netType == "vlan" && (seg < 100 || seg > 199 || rs.Primary.Attributes["segmentation_id"] != n.SegmentationID):
+		case netType == "vlan" && (seg < 100 || seg > 199 || a["segmentation_id"] != n.SegmentationID):
 			return fmt.Errorf("network %s has VLAN %s (state %s), want one of 100-199", n.ID, n.SegmentationID,
-				rs.Primary.Attributes["segmentation_id"])
+				a["segmentation_id"])
 		case n.External != isExternal:
 			return fmt.Errorf("network %s: router:external %v, want %v", n.ID, n.External, isExternal)
 		}
@@ -97,29 +92,14 @@ func checkCloud(t *testing.T, netType string, isExternal bool, wantSubnets map[s
 		}
 
 		return nil
-	}
+	})
 }
 
 // checkDestroy asks Neutron that no network of the state is left.
 func checkDestroy(t *testing.T) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		for _, rs := range s.RootModule().Resources {
-			if rs.Type != "unikorn_provider_network" {
-				continue
-			}
-
-			_, err := networks.Get(context.Background(), neutron(t), rs.Primary.ID).Extract()
-			if err == nil {
-				return fmt.Errorf("network %s still exists", rs.Primary.ID)
-			}
-
-			if !gophercloud.ResponseCodeIs(err, 404) {
-				return err
-			}
-		}
-
-		return nil
-	}
+	return acctest.CheckGone(map[string]acctest.Getter{"unikorn_provider_network": func(ctx context.Context, a map[string]string) error {
+		return networks.Get(ctx, neutron(t), a["id"]).Err
+	}})
 }
 
 // subnetA and subnetB are the configurations of the test's subnets.

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/acctest"
 )
@@ -28,15 +27,9 @@ func TestAccRegionsDataSource_basic(t *testing.T) {
 // regions share an endpoint: two regions behind one Keystone must be independent
 // deployments, not aliases of each other.
 func checkRegionsServeTenants(address string) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
+	return acctest.CheckAttributes(address, func(attrs map[string]string) error {
 		want := acctest.Regions()
 
-		rs, ok := s.RootModule().Resources[address]
-		if !ok {
-			return fmt.Errorf("%s not in state", address)
-		}
-
-		attrs := rs.Primary.Attributes
 		if got := attrs["regions.#"]; got != fmt.Sprint(len(want)) {
 			return fmt.Errorf("regions.# = %s, want %d (%v)", got, len(want), want)
 		}
@@ -82,5 +75,5 @@ func checkRegionsServeTenants(address string) resource.TestCheckFunc {
 		}
 
 		return nil
-	}
+	})
 }

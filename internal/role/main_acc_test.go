@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/domains"
@@ -15,46 +14,35 @@ import (
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/acctest"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
-	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/domain"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/role"
 )
 
 func TestMain(m *testing.M) {
-	acctest.AddSweeper("unikorn_role", nil, sweepRoles)
-	resource.TestMain(m)
+	acctest.Main(m, "unikorn_role", nil, sweepRoles)
 }
 
 // sweepRoles deletes the global roles, and the roles of every domain, whose names carry the
-// test prefix (Keystone is global: one pass). Run with `go test ./internal/role/ -sweep=all`.
-func sweepRoles(ctx context.Context, c *cloud.Client) error {
-	svc, err := role.NewService(c)
-	if err != nil {
-		return err
-	}
-
-	ds, err := cloud.ListAll(ctx, domains.List(svc.Keystone, domains.ListOpts{}), domains.ExtractDomains, "domains")
-	if err != nil {
-		return err
-	}
-
-	var errs []error
-
-	for _, domainID := range append([]string{""}, ids(ds)...) {
-		all, err := cloud.ListAll(ctx, roles.List(svc.Keystone, roles.ListOpts{DomainID: domainID}), roles.ExtractRoles, "roles")
+// test prefix. Run with `go test ./internal/role/ -sweep=all`.
+var sweepRoles = acctest.GlobalSweep("role", role.NewService,
+	func(ctx context.Context, svc *role.Service) ([]roles.Role, error) {
+		ds, err := cloud.ListAll(ctx, domains.List(svc.Keystone, domains.ListOpts{}), domains.ExtractDomains, "domains")
 		if err != nil {
-			errs = append(errs, err)
-			continue
+			return nil, err
 		}
 
-		for _, r := range all {
-			if strings.HasPrefix(r.Name, acctest.NamePrefix) {
-				errs = append(errs, svc.Delete(ctx, r.ID))
-			}
-		}
-	}
+		var all []roles.Role
 
-	return errors.Join(errs...)
-}
+		var errs []error
+
+		for _, domainID := range append([]string{""}, ids(ds)...) {
+			rs, err := cloud.ListAll(ctx, roles.List(svc.Keystone, roles.ListOpts{DomainID: domainID}), roles.ExtractRoles, "roles")
+			all, errs = append(all, rs...), append(errs, err)
+		}
+
+		return all, errors.Join(errs...)
+	},
+	func(r roles.Role) (string, string) { return r.Name, r.ID },
+	func(ctx context.Context, svc *role.Service, r roles.Role) error { return svc.Delete(ctx, r.ID) })
 
 func ids(ds []domains.Domain) []string {
 	out := make([]string, len(ds))
@@ -79,56 +67,27 @@ func service(t *testing.T) *role.Service {
 // checkRoleDestroy asks Keystone that every unikorn_role and unikorn_domain of the state is
 // gone.
 func checkRoleDestroy(t *testing.T) func(*terraform.State) error {
-	return func(s *terraform.State) error {
-		for _, rs := range s.RootModule().Resources {
-			var err error
-
-			switch rs.Type {
-			case "unikorn_role":
-				_, err = roles.Get(context.Background(), acctest.AdminKeystone(t), rs.Primary.ID).Extract()
-			case "unikorn_domain":
-				_, err = domains.Get(context.Background(), acctest.AdminKeystone(t), rs.Primary.ID).Extract()
-			default:
-				continue
-			}
-
-			switch {
-			case err == nil:
-				return fmt.Errorf("%s %s (%s) still exists", rs.Type, rs.Primary.Attributes["name"], rs.Primary.ID)
-			case !domain.NotFound(err):
-				return err
-			}
-		}
-
-		return nil
-	}
+	return acctest.CheckGone(map[string]acctest.Getter{
+		"unikorn_role": func(ctx context.Context, a map[string]string) error {
+			return roles.Get(ctx, acctest.AdminKeystone(t), a["id"]).Err
+		},
+		"unikorn_domain": func(ctx context.Context, a map[string]string) error {
+			return domains.Get(ctx, acctest.AdminKeystone(t), a["id"]).Err
+		},
+	})
 }
 
 // checkKeystoneRole asks Keystone that the role at address is what the state says: name,
 // domain, description and the set of implied roles, and the only one of its name.
 func checkKeystoneRole(t *testing.T, address string) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		rs, ok := s.RootModule().Resources[address]
-		if !ok {
-			return fmt.Errorf("%s is not in the state", address)
-		}
-
-		a := rs.Primary.Attributes
+	return acctest.CheckAttributes(address, func(a map[string]string) error {
 
 		r, err := service(t).Get(context.Background(), a["id"])
 		if err != nil || r == nil {
 			return fmt.Errorf("reading role %s: %+v, %v", a["id"], r, err)
 		}
 
-		var implies []string
-
-		for k, v := range a {
-			if strings.HasPrefix(k, "implies.") && k != "implies.#" {
-				implies = append(implies, v)
-			}
-		}
-
-		slices.Sort(implies)
+		implies := acctest.SetValues(a, "implies")
 
 		if r.Name != a["name"] || r.DomainID != a["domain_id"] || r.Description != a["description"] || !slices.Equal(r.Implies, implies) {
 			return fmt.Errorf("keystone has %+v, the state %v", r, a)
@@ -139,21 +98,7 @@ func checkKeystoneRole(t *testing.T, address string) resource.TestCheckFunc {
 		}
 
 		return nil
-	}
-}
-
-// captureID records the ID of the resource at address.
-func captureID(address string, id *string) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		rs, ok := s.RootModule().Resources[address]
-		if !ok {
-			return fmt.Errorf("%s is not in the state", address)
-		}
-
-		*id = rs.Primary.ID
-
-		return nil
-	}
+	})
 }
 
 // roleID is the ID of the global role name.

@@ -196,21 +196,9 @@ func (s *Service) Create(ctx context.Context, spec Spec) (*Role, error) {
 func (s *Service) Update(ctx context.Context, cur *Role, spec Spec) (*Role, error) {
 	out := *cur
 
-	var (
-		opts    roles.UpdateOpts
-		changed bool
-	)
-
-	if cur.Name != spec.Name {
-		opts.Name, changed = spec.Name, true
-	}
-
-	if cur.Description != spec.Description {
-		opts.Description, changed = &spec.Description, true
-	}
-
-	if changed {
-		r, err := roles.Update(ctx, s.Keystone, cur.ID, opts).Extract()
+	if u, changed := domain.Changes(domain.Fields{Name: cur.Name, Description: cur.Description},
+		domain.Fields{Name: spec.Name, Description: spec.Description}); changed {
+		r, err := roles.Update(ctx, s.Keystone, cur.ID, roles.UpdateOpts{Name: u.Name, Description: u.Description}).Extract()
 		if err != nil {
 			return nil, s.Refused("updating role "+cur.ID, err)
 		}

@@ -32,20 +32,11 @@ const (
 
 // NewRoleResource is unikorn_role.
 func NewRoleResource() resource.Resource {
-	return &roleResource{adapter.NewResourceBase[adapter.Meta](adapter.Kind{
-		TypeName: "role", Noun: "role", Timeouts: domain.DefaultTimeouts,
-	})}
+	return &roleResource{domain.NewKeystoneResource[*Service, roleModel]("role", NewService)}
 }
 
 type roleResource struct {
-	adapter.ResourceBase[adapter.Meta]
-}
-
-// open is the kit's opening of a global admin resource (adapter.OpenGlobal).
-func (r *roleResource) open(ctx context.Context, opKind adapter.Op, src adapter.Source, diags *diag.Diagnostics,
-	do func(ctx context.Context, op *adapter.Operation, svc *Service, m *roleModel, subject string),
-) {
-	adapter.OpenGlobal[adapter.Meta, roleModel](ctx, &r.ResourceBase, opKind, src, diags, NewService, do)
+	domain.KeystoneResource[*Service, roleModel, *roleModel]
 }
 
 // record writes what exists of the role, whatever happened to its rules: a failed apply leaves
@@ -76,7 +67,7 @@ func record(ctx context.Context, op *adapter.Operation, m *roleModel, out *Role,
 
 // Create creates the role and its inference rules.
 func (r *roleResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	r.open(ctx, adapter.Create, req.Plan, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, svc *Service, m *roleModel, subject string) {
+	r.Open(ctx, adapter.Create, req.Plan, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, svc *Service, m *roleModel, subject string) {
 		spec := m.spec(ctx, &resp.Diagnostics)
 		if resp.Diagnostics.HasError() {
 			return
@@ -90,7 +81,7 @@ func (r *roleResource) Create(ctx context.Context, req resource.CreateRequest, r
 // Read refreshes every attribute, the implied roles included, from Keystone: a role gone by ID
 // and found again by its name is said with a warning, one gone altogether leaves the state.
 func (r *roleResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	r.open(ctx, adapter.Read, req.State, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, svc *Service, m *roleModel, subject string) {
+	r.Open(ctx, adapter.Read, req.State, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, svc *Service, m *roleModel, subject string) {
 		oldID := m.ID.ValueString()
 
 		out, refound, err := svc.Observe(ctx, oldID, m.Name.ValueString(), m.DomainID.ValueString())
@@ -124,7 +115,7 @@ func (r *roleResource) Update(ctx context.Context, req resource.UpdateRequest, r
 		return
 	}
 
-	r.open(ctx, adapter.Update, req.Plan, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, svc *Service, m *roleModel, subject string) {
+	r.Open(ctx, adapter.Update, req.Plan, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, svc *Service, m *roleModel, subject string) {
 		spec := m.spec(ctx, &resp.Diagnostics)
 		cur := prior.recorded(ctx, &resp.Diagnostics)
 
@@ -139,7 +130,7 @@ func (r *roleResource) Update(ctx context.Context, req resource.UpdateRequest, r
 
 // Delete deletes the role; already gone is success.
 func (r *roleResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	r.open(ctx, adapter.Delete, req.State, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, svc *Service, m *roleModel, subject string) {
+	r.Open(ctx, adapter.Delete, req.State, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, svc *Service, m *roleModel, subject string) {
 		if err := svc.Delete(ctx, m.ID.ValueString()); err != nil {
 			op.Fail(subject, err)
 		}

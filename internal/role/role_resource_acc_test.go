@@ -83,7 +83,7 @@ func TestAccRole_basic(t *testing.T) {
 					statecheck.ExpectKnownValue(address, tfjsonpath.New("domain_id"), knownvalue.Null()),
 				},
 				Check: resource.ComposeAggregateTestCheckFunc(checkKeystoneRole(t, address), checkKeystoneRole(t, "unikorn_role.base"),
-					captureID(address, &id)),
+					acctest.CaptureID(address, &id)),
 			},
 			{ResourceName: address, ImportState: true, ImportStateVerify: true, ImportStateVerifyIgnore: []string{"timeouts"}},
 			{ResourceName: address, ImportState: true, ImportStateVerify: true, ImportStateVerifyIgnore: []string{"timeouts"}, ImportStateId: name},
@@ -192,29 +192,24 @@ func TestAccRole_requestCount(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	before := c.RequestCount()
+	count := acctest.Requests(t, c)
 
-	r, err := svc.Create(ctx, role.Spec{Name: acctest.RandomName(), Implies: []string{"member"}})
-	if r != nil {
-		t.Cleanup(func() {
-			if err := svc.Delete(context.Background(), r.ID); err != nil {
-				t.Error(err)
-			}
-		})
-	}
+	var r *role.Role
 
-	if err != nil {
-		t.Fatal(err)
-	}
+	created := count("create", func() (err error) {
+		r, err = svc.Create(ctx, role.Spec{Name: acctest.RandomName(), Implies: []string{"member"}})
+		if r != nil {
+			t.Cleanup(func() {
+				if err := svc.Delete(context.Background(), r.ID); err != nil {
+					t.Error(err)
+				}
+			})
+		}
 
-	created := c.RequestCount() - before
-	before = c.RequestCount()
+		return err
+	})
 
-	if _, _, err := svc.Observe(ctx, r.ID, r.Name, ""); err != nil {
-		t.Fatal(err)
-	}
-
-	refreshed := c.RequestCount() - before
+	refreshed := count("refresh", func() error { _, _, err := svc.Observe(ctx, r.ID, r.Name, ""); return err })
 
 	t.Logf("unikorn_role requests: create %d (role, one listing of the global roles, one rule), refresh %d", created, refreshed)
 

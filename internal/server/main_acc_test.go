@@ -10,7 +10,6 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/layer3/floatingips"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/ports"
 	"github.com/gophercloud/gophercloud/v2/pagination"
-	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/acctest"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
@@ -22,7 +21,7 @@ import (
 // of the prefix. Run with
 // `go test ./internal/server/ -sweep=all` and the environment of the local cloud.
 func TestMain(m *testing.M) {
-	acctest.AddSweeper("unikorn_server", nil,
+	acctest.Main(m, "unikorn_server", nil,
 		acctest.PagedSweep(acctest.Compute, "server", "",
 			func(sc *gophercloud.ServiceClient) pagination.Pager {
 				return servers.List(sc, servers.ListOpts{AllTenants: true, Name: "^" + acctest.NamePrefix})
@@ -54,6 +53,4 @@ func TestMain(m *testing.M) {
 				return images.Delete(ctx, sc, id).ExtractErr()
 			}),
 	)
-
-	resource.TestMain(m)
 }

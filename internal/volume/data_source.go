@@ -9,9 +9,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/catalog"
 )
 
 // meta is what this package needs from the provider's client bundle.
@@ -24,69 +24,39 @@ type meta interface {
 
 // NewVolumeClassesDataSource is the constructor the provider lists: unikorn_volume_classes.
 func NewVolumeClassesDataSource() datasource.DataSource {
-	return newDataSource[classesModel]("volume_classes",
+	return catalog.NewDataSource[meta, Class, Filter, classesModel](classes, "volume_classes",
 		"The volume classes of a region: its public Cinder volume types, restricted to the provider's "+
 			"`volume_classes.ids` and described by its `volume_classes.metadata` (media, performance tier, encryption), "+
 			"filtered. All volume class data sources of a region share one Cinder listing per Terraform run.",
-		map[string]schema.Attribute{
+		filterAttributes(), map[string]schema.Attribute{
 			"volume_classes": adapter.ComputedList("The volume classes that match every filter, sorted by name (then ID).", classAttributes()),
 		})
 }
 
 // NewVolumeClassDataSource is the constructor the provider lists: unikorn_volume_class.
 func NewVolumeClassDataSource() datasource.DataSource {
-	return newDataSource[classModel]("volume_class",
+	return catalog.NewDataSource[meta, Class, Filter, classModel](classes, "volume_class",
 		"One volume class of a region, described like those of `unikorn_volume_classes` and found with the same "+
 			"filters. Exactly one volume class must match; otherwise the error says how many matched and lists them.",
-		map[string]schema.Attribute{
+		filterAttributes(), map[string]schema.Attribute{
 			"id":           schema.StringAttribute{Computed: true, MarkdownDescription: "ID of the volume class found (its Cinder volume type ID)."},
 			"volume_class": adapter.ComputedObject("The volume class found, as an element of `unikorn_volume_classes.volume_classes`.", classAttributes()),
 		})
 }
 
-// model is what both data sources have in common: the filters, and a result made of the
-// classes that match them.
-type model interface {
-	filters() *filterModel
-	keep(ctx context.Context, matches []Class, region string, diags *diag.Diagnostics)
-}
+// classes is the listing of the volume class data sources: a region's public volume types,
+// listed once per region and run (VolumeClassCache).
+var classes = catalog.Listing[meta, Class, Filter]{
+	Noun: "volume classes", Field: "volume_classes",
+	List: func(ctx context.Context, m meta, region string) ([]Class, error) {
+		cinder, err := m.Cloud().Base().BlockStorage(region)
+		if err != nil {
+			return nil, err
+		}
 
-// newDataSource is the data source unikorn_<typeName>: the filters plus attributes, read by
-// selecting the region's classes from the shared listing.
-func newDataSource[M any, P interface {
-	*M
-	model
-}](typeName, description string, attributes map[string]schema.Attribute) datasource.DataSource {
-	return adapter.NewDataSource(adapter.Kind{TypeName: typeName, Noun: "volume classes"},
-		adapter.DataSourceSchema(description, filterAttributes(), attributes),
-		func(ctx context.Context, m meta, data *M, diags *diag.Diagnostics) {
-			f := P(data).filters()
-
-			region, ok := adapter.ReadRegion(m.Cloud(), &f.Region, diags)
-			if !ok {
-				return
-			}
-
-			ctx = tflog.SetField(ctx, "region", region)
-
-			cinder, err := m.Cloud().Base().BlockStorage(region)
-
-			var all []Class
-			if err == nil {
-				all, err = m.VolumeClassCache().Classes(ctx, region, cinder)
-			}
-
-			if err != nil {
-				diags.AddError("Error listing volume classes", fmt.Sprintf("region %s: %s", region, err))
-				return
-			}
-
-			matches := Select(all, f.filter())
-
-			tflog.Debug(ctx, "Selected volume classes", map[string]any{"volume_classes": len(all), "matches": len(matches)})
-
-			P(data).keep(ctx, matches, region, diags)
-		})
+		return m.VolumeClassCache().Classes(ctx, region, cinder)
+	},
+	Select: Select,
 }
 
 // filterAttributes are the filters both data sources take.
@@ -112,7 +82,8 @@ type filterModel struct {
 	Region      types.String `tfsdk:"region"`
 }
 
-func (f *filterModel) filters() *filterModel { return f }
+// Query is the region to list and the core Filter of the model.
+func (f *filterModel) Query() (*types.String, Filter) { return &f.Region, f.filter() }
 
 // filter is the core Filter of the model.
 func (f filterModel) filter() Filter {
@@ -129,7 +100,7 @@ type classesModel struct {
 	VolumeClasses types.List `tfsdk:"volume_classes"`
 }
 
-func (m *classesModel) keep(ctx context.Context, matches []Class, _ string, diags *diag.Diagnostics) {
+func (m *classesModel) Keep(ctx context.Context, matches []Class, _ string, diags *diag.Diagnostics) {
 	m.VolumeClasses = adapter.ListOf(ctx, classType, matches, flattenClass, diags)
 }
 
@@ -141,7 +112,7 @@ type classModel struct {
 	VolumeClass types.Object `tfsdk:"volume_class"`
 }
 
-func (m *classModel) keep(ctx context.Context, matches []Class, region string, diags *diag.Diagnostics) {
+func (m *classModel) Keep(ctx context.Context, matches []Class, region string, diags *diag.Diagnostics) {
 	found, err := ExactlyOne(matches)
 
 	switch {

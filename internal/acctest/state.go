@@ -1,0 +1,101 @@
+package acctest
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+)
+
+// Primary is the primary instance of the resource at address in the state, or an error
+// naming the address when the state has none.
+func Primary(s *terraform.State, address string) (*terraform.InstanceState, error) {
+	rs, ok := s.RootModule().Resources[address]
+	if !ok || rs.Primary == nil {
+		return nil, fmt.Errorf("%s is not in the state", address)
+	}
+
+	return rs.Primary, nil
+}
+
+// CaptureID records the ID of the resource at address into *id, for a later step that acts
+// on it out of band.
+func CaptureID(address string, id *string) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		p, err := Primary(s, address)
+		if err != nil {
+			return err
+		}
+
+		*id = p.ID
+
+		return nil
+	}
+}
+
+// Getter asks the cloud for the object of one resource of the state (its attributes, ID
+// included as "id"): a nil error means it still exists, a 404 that it is gone.
+type Getter func(ctx context.Context, a map[string]string) error
+
+// CheckGone is a CheckDestroy that asks the cloud, for every resource of the state whose type
+// has a getter, that its object is gone (a 404 answer).
+func CheckGone(getters map[string]Getter) func(*terraform.State) error {
+	return func(s *terraform.State) error {
+		for _, rs := range s.RootModule().Resources {
+			get, ok := getters[rs.Type]
+			if !ok {
+				continue
+			}
+
+			a := rs.Primary.Attributes
+
+			switch err := get(context.Background(), a); {
+			case err == nil:
+				return fmt.Errorf("%s %s (%s) still exists", rs.Type, a["name"], rs.Primary.ID)
+			case !gophercloud.ResponseCodeIs(err, http.StatusNotFound):
+				return err
+			}
+		}
+
+		return nil
+	}
+}
+
+// DriftSteps apply config and then change the cloud out of band with drift, which gets the ID
+// of the object at address (the next plan is not empty); then apply config again: the plan
+// takes action on address, and check asks the cloud that all is restored.
+func DriftSteps(config, address string, drift func(id string), action plancheck.ResourceActionType,
+	check resource.TestCheckFunc,
+) []resource.TestStep {
+	return []resource.TestStep{
+		{
+			Config:             config,
+			Check:              resource.TestCheckResourceAttrWith(address, "id", func(id string) error { drift(id); return nil }),
+			ExpectNonEmptyPlan: true,
+		},
+		{
+			Config: config,
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(address, action)},
+			},
+			Check: check,
+		},
+	}
+}
+
+// CheckAttributes is a check of the resource at address, given its attributes in the state
+// (its ID as "id").
+func CheckAttributes(address string, check func(a map[string]string) error) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		p, err := Primary(s, address)
+		if err != nil {
+			return err
+		}
+
+		return check(p.Attributes)
+	}
+}
