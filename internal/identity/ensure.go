@@ -194,7 +194,11 @@ func (e *ensurer) run(ctx context.Context) error {
 	// 8. Application credential, last: an identity whose credential and trust exist is whole
 	// (refuseTakeover), so a create interrupted at any earlier step is adopted by the next
 	// apply, and only one killed in the moment between this answer and the state being
-	// written is refused (and is to be imported).
+	// written is refused (and is to be imported). None is kept when the spec says so.
+	if e.spec.NoApplicationCredential {
+		return e.dropApplicationCredentials(ctx, user.ID)
+	}
+
 	return e.ensureApplicationCredential(ctx, user.ID, project.ID, rolesChanged)
 }
 

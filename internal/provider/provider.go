@@ -266,6 +266,7 @@ func (p *unikornProvider) DataSources(_ context.Context) []func() datasource.Dat
 // EphemeralResources lists every ephemeral resource of the provider (Terraform 1.10 and later).
 func (p *unikornProvider) EphemeralResources(_ context.Context) []func() ephemeral.EphemeralResource {
 	return []func() ephemeral.EphemeralResource{
+		identity.NewCredentialResource,
 		server.NewConsoleSession,
 	}
 }
