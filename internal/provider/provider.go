@@ -27,6 +27,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/domain"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/federation"
@@ -229,9 +230,9 @@ func (p *unikornProvider) Configure(ctx context.Context, req provider.ConfigureR
 	resp.ActionData = meta
 }
 
-// Resources lists every resource of the provider.
+// Resources lists every resource of the provider, each with its resource identity.
 func (p *unikornProvider) Resources(_ context.Context) []func() resource.Resource {
-	return []func() resource.Resource{
+	return adapter.WithIdentities([]func() resource.Resource{
 		domain.NewDomainResource,
 		federation.NewResource,
 		flavor.NewFlavorResource,
@@ -245,7 +246,7 @@ func (p *unikornProvider) Resources(_ context.Context) []func() resource.Resourc
 		role.NewRoleResource,
 		server.NewResource,
 		server.NewSnapshotResource,
-	}
+	})
 }
 
 // DataSources lists every data source of the provider.
