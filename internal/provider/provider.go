@@ -228,6 +228,7 @@ func (p *unikornProvider) Configure(ctx context.Context, req provider.ConfigureR
 	resp.ResourceData = meta
 	resp.EphemeralResourceData = meta
 	resp.ActionData = meta
+	resp.ListResourceData = meta
 }
 
 // Resources lists every resource of the provider, each with its resource identity.
