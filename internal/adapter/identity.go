@@ -87,7 +87,7 @@ func (w *identified) isRegional(ctx context.Context) bool {
 	w.once.Do(func() {
 		var resp resource.SchemaResponse
 
-		w.kitResource.Schema(ctx, resource.SchemaRequest{}, &resp)
+		w.Schema(ctx, resource.SchemaRequest{}, &resp)
 		_, w.regional = resp.Schema.Attributes["region"]
 	})
 

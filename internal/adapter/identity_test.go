@@ -61,7 +61,7 @@ func (f *fakeResource) ImportState(_ context.Context, req resource.ImportStateRe
 
 // fakeData is a state (or identity) of type typ holding values, the rest null.
 func fakeData(typ tftypes.Type, values map[string]string) tftypes.Value {
-	obj, _ := typ.(tftypes.Object) //nolint:forcetypeassert // schemas are objects
+	obj, _ := typ.(tftypes.Object)
 	attrs := map[string]tftypes.Value{}
 
 	for name := range obj.AttributeTypes {
