@@ -1,18 +1,50 @@
 package cloud
 
-import "strings"
+import (
+	"context"
+	"strings"
 
-// Listed keeps, of the objects all of project projectID, those named <prefix><name> (the
-// provider's deterministic names; prefix "" keeps them all) and returns them as Located, with
-// Name the <name>: what a list resource shows of a tenant kind.
-func Listed[T any](all []T, projectID, prefix string, nameOf, idOf func(T) string) []Located {
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/pagination"
+)
+
+// TenantListing says how the objects of a tenant kind are listed in a project (for the kind's
+// list resource): with which service client, request and extraction, and which of them are the
+// provider's (named <Prefix><name>; Prefix "" keeps them all).
+type TenantListing[T any] struct {
+	What     string // "networks", in messages
+	Service  func(*Tenant) (*gophercloud.ServiceClient, error)
+	List     func(sc *gophercloud.ServiceClient, projectID string) pagination.Pager
+	Extract  func(pagination.Page) ([]T, error)
+	Prefix   string
+	Name, ID func(T) string
+}
+
+// In lists the objects of the kind in project projectID (an identity's) in region, bound in the
+// privileged scope; Located.Name is the <name>.
+func (l TenantListing[T]) In(ctx context.Context, c *Client, projectID, region string) ([]Located, error) {
+	t, err := c.Tenant(ctx, projectID, region, Privileged)
+	if err != nil {
+		return nil, err
+	}
+
+	sc, err := l.Service(t)
+	if err != nil {
+		return nil, err
+	}
+
+	all, err := ListAll(ctx, l.List(sc, projectID), l.Extract, "the "+l.What+" of "+t.String())
+	if err != nil {
+		return nil, err
+	}
+
 	var out []Located
 
 	for _, o := range all {
-		if name, ok := strings.CutPrefix(nameOf(o), prefix); ok && name != "" {
-			out = append(out, Located{ID: idOf(o), ProjectID: projectID, Name: name})
+		if name, ok := strings.CutPrefix(l.Name(o), l.Prefix); ok && name != "" {
+			out = append(out, Located{ID: l.ID(o), ProjectID: projectID, Name: name})
 		}
 	}
 
-	return out
+	return out, nil
 }

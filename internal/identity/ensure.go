@@ -558,16 +558,8 @@ func (e *ensurer) deleteLostCredentials(ctx context.Context, userID, name string
 		return err
 	}
 
-	for _, ac := range lost {
-		if err := deleteApplicationCredential(ctx, e.creds, userID, ac.ID); err != nil {
-			return err
-		}
-
-		tflog.Warn(ctx, "Deleted an application credential made by a create whose answer (and secret) was lost",
-			map[string]any{"application_credential_id": ac.ID})
-	}
-
-	return nil
+	return deleteEach(ctx, e.creds, userID, lost, tflog.Warn,
+		"Deleted an application credential made by a create whose answer (and secret) was lost")
 }
 
 // ensureTrust keeps the one trust (trustor: the user, trustee: the service user, the project)

@@ -138,16 +138,23 @@ func (e *ensurer) dropApplicationCredentials(ctx context.Context, userID string)
 		return err
 	}
 
-	for _, ac := range old {
-		if err := deleteApplicationCredential(ctx, e.creds, userID, ac.ID); err != nil {
+	e.out.ApplicationCredentialID, e.out.ApplicationCredentialSecret, e.out.ExpiresAt = "", "", nil
+
+	return deleteEach(ctx, e.creds, userID, old, tflog.Info, "Deleted the identity's application credential: none is to be kept")
+}
+
+// deleteEach deletes the credentials acs of user userID, logging each with message at log's
+// level.
+func deleteEach(ctx context.Context, sc *gophercloud.ServiceClient, userID string, acs []applicationCredential,
+	log func(context.Context, string, ...map[string]any), message string,
+) error {
+	for _, ac := range acs {
+		if err := deleteApplicationCredential(ctx, sc, userID, ac.ID); err != nil {
 			return err
 		}
 
-		tflog.Info(ctx, "Deleted the identity's application credential: none is to be kept",
-			map[string]any{"application_credential_id": ac.ID})
+		log(ctx, message, map[string]any{"application_credential_id": ac.ID})
 	}
-
-	e.out.ApplicationCredentialID, e.out.ApplicationCredentialSecret, e.out.ExpiresAt = "", "", nil
 
 	return nil
 }

@@ -1,52 +1,35 @@
 package network
 
 import (
-	"context"
-
+	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/security/groups"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/networks"
+	"github.com/gophercloud/gophercloud/v2/pagination"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
 
-// ListNetworks lists the networks of identity identityID in region (the unikorn_network list
-// resource): its Neutron networks named network-<name>.
-func ListNetworks(ctx context.Context, c *cloud.Client, identityID, region string) ([]cloud.Located, error) {
-	t, err := c.Tenant(ctx, identityID, region, cloud.Privileged)
-	if err != nil {
-		return nil, err
-	}
-
-	sc, err := t.Network()
-	if err != nil {
-		return nil, err
-	}
-
-	all, err := cloud.ListAll(ctx, networks.List(sc, networks.ListOpts{ProjectID: identityID}), networks.ExtractNetworks,
-		"the networks of "+t.String())
-
-	return cloud.Listed(all, identityID, naming.NetworkPrefix,
-		func(n networks.Network) string { return n.Name }, func(n networks.Network) string { return n.ID }), err
+// Networks lists the networks of an identity (the unikorn_network list resource): its Neutron
+// networks named network-<name>.
+var Networks = cloud.TenantListing[networks.Network]{
+	What: "networks", Service: (*cloud.Tenant).Network, Prefix: naming.NetworkPrefix,
+	List: func(sc *gophercloud.ServiceClient, projectID string) pagination.Pager {
+		return networks.List(sc, networks.ListOpts{ProjectID: projectID})
+	},
+	Extract: networks.ExtractNetworks,
+	Name:    func(n networks.Network) string { return n.Name },
+	ID:      func(n networks.Network) string { return n.ID },
 }
 
-// ListSecurityGroups lists the security groups of identity identityID in region (the
-// unikorn_security_group list resource): its Neutron security groups named
-// securitygroup-<name>.
-func ListSecurityGroups(ctx context.Context, c *cloud.Client, identityID, region string) ([]cloud.Located, error) {
-	t, err := c.Tenant(ctx, identityID, region, cloud.Privileged)
-	if err != nil {
-		return nil, err
-	}
-
-	sc, err := t.Network()
-	if err != nil {
-		return nil, err
-	}
-
-	all, err := cloud.ListAll(ctx, groups.List(sc, groups.ListOpts{ProjectID: identityID}), groups.ExtractGroups,
-		"the security groups of "+t.String())
-
-	return cloud.Listed(all, identityID, naming.SecurityGroupPrefix,
-		func(g groups.SecGroup) string { return g.Name }, func(g groups.SecGroup) string { return g.ID }), err
+// SecurityGroups lists the security groups of an identity (the unikorn_security_group list
+// resource): its Neutron security groups named securitygroup-<name>.
+var SecurityGroups = cloud.TenantListing[groups.SecGroup]{
+	What: "security groups", Service: (*cloud.Tenant).Network, Prefix: naming.SecurityGroupPrefix,
+	List: func(sc *gophercloud.ServiceClient, projectID string) pagination.Pager {
+		return groups.List(sc, groups.ListOpts{ProjectID: projectID})
+	},
+	Extract: groups.ExtractGroups,
+	Name:    func(g groups.SecGroup) string { return g.Name },
+	ID:      func(g groups.SecGroup) string { return g.ID },
 }

@@ -24,10 +24,10 @@ func (p *unikornProvider) ListResources(_ context.Context) []func() list.ListRes
 		adapter.GlobalList(identity.NewResource, func(ctx context.Context, m adapter.IdentityLister) ([]cloud.Located, error) {
 			return m.ListIdentities(ctx)
 		}),
-		adapter.TenantList(loadbalancer.NewResource, loadbalancer.List),
-		adapter.TenantList(network.NewNetworkResource, network.ListNetworks),
-		adapter.TenantList(network.NewSecurityGroupResource, network.ListSecurityGroups),
-		adapter.TenantList(server.NewResource, server.List),
+		adapter.TenantList(loadbalancer.NewResource, loadbalancer.LoadBalancers.In),
+		adapter.TenantList(network.NewNetworkResource, network.Networks.In),
+		adapter.TenantList(network.NewSecurityGroupResource, network.SecurityGroups.In),
+		adapter.TenantList(server.NewResource, server.Servers.In),
 	}
 }
 

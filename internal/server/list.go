@@ -1,28 +1,21 @@
 package server
 
 import (
-	"context"
-
+	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
+	"github.com/gophercloud/gophercloud/v2/pagination"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 )
 
-// List lists the servers of identity identityID in region (the unikorn_server list resource):
-// every Nova server of its project, by its display name.
-func List(ctx context.Context, c *cloud.Client, identityID, region string) ([]cloud.Located, error) {
-	t, err := c.Tenant(ctx, identityID, region, cloud.Privileged)
-	if err != nil {
-		return nil, err
-	}
-
-	sc, err := t.Compute()
-	if err != nil {
-		return nil, err
-	}
-
-	all, err := cloud.ListAll(ctx, servers.List(sc, servers.ListOpts{}), servers.ExtractServers, "the servers of "+t.String())
-
-	return cloud.Listed(all, identityID, "",
-		func(s servers.Server) string { return s.Name }, func(s servers.Server) string { return s.ID }), err
+// Servers lists the servers of an identity (the unikorn_server list resource): every Nova
+// server of its project, by its display name.
+var Servers = cloud.TenantListing[servers.Server]{
+	What: "servers", Service: (*cloud.Tenant).Compute,
+	List: func(sc *gophercloud.ServiceClient, _ string) pagination.Pager {
+		return servers.List(sc, servers.ListOpts{})
+	},
+	Extract: servers.ExtractServers,
+	Name:    func(s servers.Server) string { return s.Name },
+	ID:      func(s servers.Server) string { return s.ID },
 }
