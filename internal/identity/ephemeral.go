@@ -97,6 +97,10 @@ func (s *Service) IssueCredential(ctx context.Context, projectID string, ttl tim
 
 		return err
 	})
+	// The reset password revoked the user's tokens, and with them those the provider holds
+	// through the user's trust: the next identity-scoped call authenticates again.
+	s.cloud.ForgetProject(loc.ID)
+
 	if err != nil {
 		return nil, err
 	}

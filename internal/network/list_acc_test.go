@@ -15,7 +15,8 @@ import (
 // `terraform query`): three networks and a security group made directly in the cloud, in an
 // identity's project, plus a network without the provider's name, are listed by identity and
 // region; the results are exactly the provider's, each with its identity { region, id }, and
-// the full resource when asked for. The identity itself is among the identities listed.
+// the full resource when asked for. Servers and load balancers are listed there too (none), and
+// the identity itself is among the identities listed.
 func TestAccList_networks(t *testing.T) {
 	acctest.PreCheck(t)
 	t.Parallel()
@@ -67,6 +68,13 @@ func TestAccList_networks(t *testing.T) {
 		var v string
 		if err := groups[0].Resource[attr].As(&v); err != nil || v != want {
 			t.Errorf("the listed security group's %s is %q (%v), want %q", attr, v, err, want)
+		}
+	}
+
+	// Servers and load balancers are listed in the same project (none there).
+	for _, kind := range []string{"unikorn_server", "unikorn_loadbalancer"} {
+		if found := acctest.ListResources(t, kind, query, false); len(found) != 0 {
+			t.Errorf("%s listed %+v in a project without any", kind, found)
 		}
 	}
 
