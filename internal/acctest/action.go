@@ -40,30 +40,11 @@ func InvokeAction(t *testing.T, actionType string, config map[string]tftypes.Val
 
 	ctx := context.Background()
 
-	served, err := providerserver.NewProtocol6WithError(unikorn.New("acctest")())()
-	if err != nil {
-		t.Fatal(err)
-	}
+	served, schemas := ConfiguredServer(t)
 
 	server, ok := served.(actionServer)
 	if !ok {
 		t.Fatalf("the provider server %T serves no actions", served)
-	}
-
-	schemas, err := server.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	providerConfig := dynamicValue(t, schemas.Provider, nil)
-
-	configured, err := server.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{TerraformVersion: "1.14.0", Config: providerConfig})
-	if err == nil {
-		err = diagnosticsErr("ConfigureProvider", configured.Diagnostics)
-	}
-
-	if err != nil {
-		t.Fatal(err)
 	}
 
 	actionSchema := schemas.ActionSchemas[actionType]
@@ -99,6 +80,37 @@ func InvokeAction(t *testing.T, actionType string, config map[string]tftypes.Val
 	}
 
 	return out
+}
+
+// ConfiguredServer is a fresh provider server, configured from the environment (an all-null
+// provider block, as the tests' CLI runs give it) with ConfigureProvider, and its schemas.
+func ConfiguredServer(t *testing.T) (tfprotov6.ProviderServer, *tfprotov6.GetProviderSchemaResponse) {
+	t.Helper()
+
+	ctx := context.Background()
+
+	server, err := providerserver.NewProtocol6WithError(unikorn.New("acctest")())()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	schemas, err := server.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	providerConfig := dynamicValue(t, schemas.Provider, nil)
+
+	configured, err := server.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{TerraformVersion: "1.14.0", Config: providerConfig})
+	if err == nil {
+		err = diagnosticsErr("ConfigureProvider", configured.Diagnostics)
+	}
+
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	return server, schemas
 }
 
 // actionServer is the part of a provider server that runs actions.

@@ -29,29 +29,19 @@ type GlobalLocator func(ctx context.Context, idOrName string) (cloud.Located, er
 func (b *ResourceBase[T]) ImportRegional(ctx context.Context, req resource.ImportStateRequest,
 	resp *resource.ImportStateResponse, locate Locator,
 ) (cloud.Located, bool) {
-	return b.importWith(ctx, req, resp, func(ctx context.Context) (cloud.Located, map[string]string, error) {
+	return b.importWith(ctx, req, resp, func(ctx context.Context) (cloud.Located, string, error) {
 		region, idOrName, err := SplitImportID(req.ID)
 		if err == nil {
 			region, err = b.Cloud().ResolveRegion(region)
 		}
 
 		if err != nil {
-			return cloud.Located{}, nil, err
+			return cloud.Located{}, "", err
 		}
 
 		loc, err := locate(ctx, region, idOrName)
 
-		extra := map[string]string{"region": region}
-
-		switch {
-		case loc.ProjectID == "": // a region's own object (flavor, image)
-		case loc.InProject: // in a unikorn_project's project
-			extra["project_id"] = loc.ProjectID
-		default: // in an identity's project
-			extra["identity_id"] = loc.ProjectID
-		}
-
-		return loc, extra, err
+		return loc, region, err
 	})
 }
 
@@ -61,21 +51,21 @@ func (b *ResourceBase[T]) ImportRegional(ctx context.Context, req resource.Impor
 func (b *ResourceBase[T]) ImportGlobal(ctx context.Context, req resource.ImportStateRequest,
 	resp *resource.ImportStateResponse, locate GlobalLocator,
 ) (cloud.Located, bool) {
-	return b.importWith(ctx, req, resp, func(ctx context.Context) (cloud.Located, map[string]string, error) {
+	return b.importWith(ctx, req, resp, func(ctx context.Context) (cloud.Located, string, error) {
 		if req.ID == "" {
-			return cloud.Located{}, nil, errors.New("empty import ID: give the ID or the name")
+			return cloud.Located{}, "", errors.New("empty import ID: give the ID or the name")
 		}
 
 		loc, err := locate(ctx, req.ID)
 
-		return loc, nil, err
+		return loc, "", err
 	})
 }
 
-// importWith runs find as the import operation and writes `id`, `name` and the extra
-// attributes it returns.
+// importWith runs find as the import operation and writes the attributes an import sets
+// (importedAttributes) of what it found in the region it returns ("" for a global object).
 func (b *ResourceBase[T]) importWith(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse,
-	find func(context.Context) (cloud.Located, map[string]string, error),
+	find func(context.Context) (cloud.Located, string, error),
 ) (cloud.Located, bool) {
 	ctx, op, ok := b.Begin(ctx, Import, timeouts.Value{}, &resp.Diagnostics)
 	defer op.End(ctx)
@@ -85,13 +75,13 @@ func (b *ResourceBase[T]) importWith(ctx context.Context, req resource.ImportSta
 	}
 
 	var (
-		loc   cloud.Located
-		extra map[string]string
-		err   = errors.New("the provider is not configured")
+		loc    cloud.Located
+		region string
+		err    = errors.New("the provider is not configured")
 	)
 
 	if b.Configured() {
-		loc, extra, err = find(ctx)
+		loc, region, err = find(ctx)
 	}
 
 	if err == nil && loc.ID == "" {
@@ -103,12 +93,7 @@ func (b *ResourceBase[T]) importWith(ctx context.Context, req resource.ImportSta
 		return cloud.Located{}, false
 	}
 
-	attrs := map[string]string{"id": loc.ID}
-	if loc.Name != "" { // an object without a name (a federation) has no such attribute
-		attrs["name"] = loc.Name
-	}
-
-	maps.Copy(attrs, extra)
+	attrs := importedAttributes(loc, region)
 
 	for _, attr := range slices.Sorted(maps.Keys(attrs)) {
 		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(attr), attrs[attr])...)

@@ -194,7 +194,11 @@ func (e *ensurer) run(ctx context.Context) error {
 	// 8. Application credential, last: an identity whose credential and trust exist is whole
 	// (refuseTakeover), so a create interrupted at any earlier step is adopted by the next
 	// apply, and only one killed in the moment between this answer and the state being
-	// written is refused (and is to be imported).
+	// written is refused (and is to be imported). None is kept when the spec says so.
+	if e.spec.NoApplicationCredential {
+		return e.dropApplicationCredentials(ctx, user.ID)
+	}
+
 	return e.ensureApplicationCredential(ctx, user.ID, project.ID, rolesChanged)
 }
 
@@ -554,16 +558,8 @@ func (e *ensurer) deleteLostCredentials(ctx context.Context, userID, name string
 		return err
 	}
 
-	for _, ac := range lost {
-		if err := deleteApplicationCredential(ctx, e.creds, userID, ac.ID); err != nil {
-			return err
-		}
-
-		tflog.Warn(ctx, "Deleted an application credential made by a create whose answer (and secret) was lost",
-			map[string]any{"application_credential_id": ac.ID})
-	}
-
-	return nil
+	return deleteEach(ctx, e.creds, userID, lost, tflog.Warn,
+		"Deleted an application credential made by a create whose answer (and secret) was lost")
 }
 
 // ensureTrust keeps the one trust (trustor: the user, trustee: the service user, the project)

@@ -220,6 +220,10 @@ type Spec struct {
 	Quotas quota.Set
 	// ExpiresAt ends the application credential; nil: never.
 	ExpiresAt *time.Time
+	// NoApplicationCredential keeps no application credential of the identity (and deletes
+	// the one there is): its secret is then nowhere in Terraform's state
+	// (unikorn_identity_credential issues short-lived ones instead).
+	NoApplicationCredential bool
 	// ServerGroupPolicy asks for the server group; "": none.
 	ServerGroupPolicy string
 	// SSHPublicKey asks for the keypair; "": none.

@@ -28,8 +28,16 @@ func (r *identityResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	p.Save(ctx, resp)
 }
 
-// checkExpiry refuses a new expires_at that is not after now; false when it did.
+// checkExpiry refuses a new expires_at that is not after now, and one without a credential;
+// false when it did.
 func checkExpiry(plan identityModel, state *identityModel, now time.Time, diags *diag.Diagnostics) bool {
+	if plan.ApplicationCredential.Equal(types.BoolValue(false)) && !plan.ExpiresAt.IsNull() {
+		diags.AddAttributeError(path.Root("expires_at"), "expires_at without an application credential",
+			"expires_at is the expiry of the identity's application credential, and application_credential = false keeps none.")
+
+		return false
+	}
+
 	if plan.ExpiresAt.IsNull() || plan.ExpiresAt.IsUnknown() || (state != nil && plan.ExpiresAt.Equal(state.ExpiresAt)) {
 		return true
 	}
@@ -68,6 +76,12 @@ func planRepairs(plan, state *identityModel) {
 		plan.ServerGroupIDs = state.ServerGroupIDs
 	}
 
+	if plan.ApplicationCredential.Equal(types.BoolValue(false)) {
+		plan.ApplicationCredentialID = types.StringNull()
+		plan.ApplicationCredentialSecret = types.StringNull()
+		plan.CloudsYAML = types.StringNull()
+	}
+
 	if state != nil {
 		userMissing := state.UserID.IsNull()
 		rolesChanged := !plan.Roles.Equal(state.Roles)
@@ -76,8 +90,9 @@ func planRepairs(plan, state *identityModel) {
 			plan.UserID = types.StringUnknown()
 		}
 
-		if userMissing || rolesChanged || !plan.ExpiresAt.Equal(state.ExpiresAt) ||
-			state.ApplicationCredentialID.IsNull() || state.ApplicationCredentialSecret.IsNull() {
+		if !plan.ApplicationCredential.Equal(types.BoolValue(false)) && (userMissing || rolesChanged ||
+			!plan.ExpiresAt.Equal(state.ExpiresAt) || state.ApplicationCredentialID.IsNull() ||
+			state.ApplicationCredentialSecret.IsNull()) {
 			plan.ApplicationCredentialID = types.StringUnknown()
 			plan.ApplicationCredentialSecret = types.StringUnknown()
 			plan.CloudsYAML = types.StringUnknown()

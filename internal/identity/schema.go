@@ -45,6 +45,16 @@ func (r *identityResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"Keystone, so after an import `application_credential_secret` and `clouds_yaml` are empty and the next apply " +
 			"issues a fresh application credential (the old one is deleted).",
 		Attributes: map[string]schema.Attribute{
+			"application_credential": schema.BoolAttribute{
+				Optional: true,
+				Computed: true,
+				Default:  booldefault.StaticBool(true),
+				MarkdownDescription: "Keep an application credential of the identity and export it (`application_credential_secret`, " +
+					"`clouds_yaml`). Default `true`. With `false` the identity has no credential of its own (one there is is " +
+					"deleted), so no secret of it is in the plan or the state: open a short-lived one with the ephemeral " +
+					"resource `unikorn_identity_credential` where it is needed (the preferred pattern on Terraform 1.10 and " +
+					"later). `expires_at` is then not allowed.",
+			},
 			"application_credential_id": adapter.IDAttribute("ID of the identity's application credential `unikorn-identity-<name>`."),
 			"application_credential_secret": schema.StringAttribute{
 				Computed:  true,

@@ -73,6 +73,10 @@ func (r *identityResource) observed(ctx context.Context, s *identityModel, out *
 		s.ForceDestroy = types.BoolValue(false)
 	}
 
+	if s.ApplicationCredential.IsNull() { // an import: whether the identity has one
+		s.ApplicationCredential = types.BoolValue(out.ApplicationCredentialID != "")
+	}
+
 	switch {
 	case out.UserID != "":
 		s.Roles = adapter.StringSet(sortedUnique(out.Roles), s.Roles)
@@ -179,6 +183,8 @@ func expandSpec(ctx context.Context, m identityModel) (Spec, diag.Diagnostics) {
 		OrganizationID: m.OrganizationID.ValueString(),
 		ProjectID:      m.UnikornProjectID.ValueString(),
 		SSHPublicKey:   strings.TrimSpace(m.SSHPublicKey.ValueString()),
+
+		NoApplicationCredential: m.ApplicationCredential.Equal(types.BoolValue(false)),
 	}
 
 	diags.Append(m.Roles.ElementsAs(ctx, &spec.Roles, false)...)
@@ -276,6 +282,7 @@ func serverGroupObject(policy string, diags *diag.Diagnostics) types.Object {
 
 // identityModel is the resource's state.
 type identityModel struct {
+	ApplicationCredential       types.Bool     `tfsdk:"application_credential"`
 	ApplicationCredentialID     types.String   `tfsdk:"application_credential_id"`
 	ApplicationCredentialSecret types.String   `tfsdk:"application_credential_secret"`
 	CloudsYAML                  types.String   `tfsdk:"clouds_yaml"`

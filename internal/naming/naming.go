@@ -79,6 +79,9 @@ const (
 	// replaces the current one: Keystone keeps credential names unique per user, and the
 	// new credential is issued before the old one is deleted, so the two alternate.
 	NextCredentialSuffix = "-next"
+	// EphemeralCredentialInfix joins an identity's credential name and the random suffix of a
+	// short-lived credential (unikorn_identity_credential), which is never the identity's own.
+	EphemeralCredentialInfix = "-ephemeral-"
 
 	// HumanProjectTag is the Keystone tag of every project made by unikorn_project: the
 	// mark that lets unikorn_network and unikorn_security_group act in it (project_id),
@@ -99,6 +102,12 @@ func IdentityUser(name string) string { return IdentityPrefix + name }
 // IdentityApplicationCredential is the application credential name of
 // identity name.
 func IdentityApplicationCredential(name string) string { return IdentityPrefix + name }
+
+// IdentityEphemeralCredential is the name of a short-lived application credential of
+// identity name, told apart from the others by suffix.
+func IdentityEphemeralCredential(name, suffix string) string {
+	return IdentityApplicationCredential(name) + EphemeralCredentialInfix + suffix
+}
 
 // IdentityServerGroup is the Nova server group name of identity name.
 func IdentityServerGroup(name string) string { return IdentityPrefix + name }

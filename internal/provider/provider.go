@@ -27,6 +27,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/domain"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/federation"
@@ -227,11 +228,12 @@ func (p *unikornProvider) Configure(ctx context.Context, req provider.ConfigureR
 	resp.ResourceData = meta
 	resp.EphemeralResourceData = meta
 	resp.ActionData = meta
+	resp.ListResourceData = meta
 }
 
-// Resources lists every resource of the provider.
+// Resources lists every resource of the provider, each with its resource identity.
 func (p *unikornProvider) Resources(_ context.Context) []func() resource.Resource {
-	return []func() resource.Resource{
+	return adapter.WithIdentities([]func() resource.Resource{
 		domain.NewDomainResource,
 		federation.NewResource,
 		flavor.NewFlavorResource,
@@ -245,7 +247,7 @@ func (p *unikornProvider) Resources(_ context.Context) []func() resource.Resourc
 		role.NewRoleResource,
 		server.NewResource,
 		server.NewSnapshotResource,
-	}
+	})
 }
 
 // DataSources lists every data source of the provider.
@@ -266,6 +268,7 @@ func (p *unikornProvider) DataSources(_ context.Context) []func() datasource.Dat
 // EphemeralResources lists every ephemeral resource of the provider (Terraform 1.10 and later).
 func (p *unikornProvider) EphemeralResources(_ context.Context) []func() ephemeral.EphemeralResource {
 	return []func() ephemeral.EphemeralResource{
+		identity.NewCredentialResource,
 		server.NewConsoleSession,
 	}
 }

@@ -46,10 +46,18 @@ resource "unikorn_identity" "team_a" {
   }
 }
 
-# A ready clouds.yaml for the tenant (sensitive):
+# A ready clouds.yaml for the tenant (sensitive, and kept in the state):
 #   terraform output -raw team_a_clouds_yaml > clouds.yaml
 #   OS_CLOUD=unikorn-identity-team-a openstack server list
 output "team_a_clouds_yaml" {
   value     = unikorn_identity.team_a.clouds_yaml
   sensitive = true
+}
+
+# Preferred on Terraform 1.10 and later: keep no credential, so that no secret of the identity
+# is ever in the state, and open a short-lived one where it is needed with the ephemeral
+# resource unikorn_identity_credential.
+resource "unikorn_identity" "team_b" {
+  name                   = "team-b"
+  application_credential = false
 }
