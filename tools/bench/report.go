@@ -58,9 +58,13 @@ func (r Row) spread(f func(Run) float64) Spread {
 // Wall, Requests and Tokens are the row's spreads.
 func (r Row) Wall() Spread { return r.spread(func(x Run) float64 { return x.Wall.Seconds() }) }
 
-func (r Row) Requests() Spread { return r.spread(func(x Run) float64 { return float64(x.Counts.Requests) }) }
+func (r Row) Requests() Spread {
+	return r.spread(func(x Run) float64 { return float64(x.Counts.Requests) })
+}
 
-func (r Row) Tokens() Spread { return r.spread(func(x Run) float64 { return float64(x.Counts.Tokens) }) }
+func (r Row) Tokens() Spread {
+	return r.spread(func(x Run) float64 { return float64(x.Counts.Tokens) })
+}
 
 // Errors is the answers 4xx/5xx (and attempts without an answer, "none") by status, each as
 // min/median/max over the repetitions; "-" when there were none.
