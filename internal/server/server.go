@@ -131,6 +131,9 @@ type Service struct {
 	compute   *gophercloud.ServiceClient
 	network   *gophercloud.ServiceClient
 	keystone  *gophercloud.ServiceClient
+	// tenant is the identity's project in the region as bound: the run's listings and polling
+	// rounds (listing.go); nil for a core on fake endpoints (tests), which reads one by one.
+	tenant *cloud.Tenant
 }
 
 // NewService binds the core to t: bound with cloud.AsIdentity to make or change a server (so
@@ -152,7 +155,7 @@ func NewService(t *cloud.Tenant) (*Service, error) {
 		return nil, err
 	}
 
-	return &Service{projectID: t.ProjectID(), region: t.Region(), compute: compute, network: neutron, keystone: keystone}, nil
+	return &Service{projectID: t.ProjectID(), region: t.Region(), compute: compute, network: neutron, keystone: keystone, tenant: t}, nil
 }
 
 // Region is the resolved region of the service.
@@ -529,7 +532,7 @@ func (s *Service) Delete(ctx context.Context, name string, known Known) error {
 	ctx = tflog.SetField(ctx, "server", name)
 
 	if known.ServerID != "" {
-		if err := s.deleteServer(ctx, known.ServerID); err != nil {
+		if err := s.deleteServer(ctx, known.ServerID, naming.Server(name)); err != nil {
 			return err
 		}
 	}
@@ -551,7 +554,7 @@ func (s *Service) Delete(ctx context.Context, name string, known Known) error {
 	}
 
 	if err := network.RemoveFloatingIPs(ctx, s.network, network.PublicAddress{
-		ProjectID: s.projectID, PortID: portID, Description: floatingIPDescription(name),
+		ProjectID: s.projectID, PortID: portID, Description: floatingIPDescription(name), Tenant: s.tenant,
 	}); err != nil {
 		return err
 	}
