@@ -266,6 +266,20 @@ func TestRoundsPoll(t *testing.T) {
 		t.Errorf("Poll for a deletion = %v after %d gets; want done after the object was not listed and read 404", err, gets.Load())
 	}
 
+	// A state the rounds confirm is read by ID: the read's state is the one acted on.
+	failed := roundsOf(&calls, func([]string) []thing { return []thing{{"id-a", "a", "ERROR"}} })
+	failed.Confirm = func(o thing) bool { return o.Status == "ERROR" }
+
+	gets.Store(0)
+
+	got, err = failed.Poll(instant(t), tenant, "a", "id-a", spec, state, func(context.Context) (thing, error) {
+		gets.Add(1)
+		return thing{"id-a", "a", "ACTIVE"}, nil
+	})
+	if err != nil || got.Status != "ACTIVE" || gets.Load() != 1 {
+		t.Errorf("Poll of a listed ERROR = %v %v after %d gets; want the read's ACTIVE", got, err, gets.Load())
+	}
+
 	// Without a cloud behind the tenant the rounds do not serve; Poll reads by itself.
 	if _, ok, _ := r.Next(t.Context(), NewTenant(nil, "p1", "RegionOne"), "a"); ok {
 		t.Error("Next served a tenant without a cloud")

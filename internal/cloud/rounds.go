@@ -28,6 +28,9 @@ type Rounds[T any] struct {
 	List func(ctx context.Context, t *Tenant, names []string) ([]T, error)
 	// Name and ID are an object's name and ID.
 	Name, ID func(T) string
+	// Confirm, when set, picks the listed objects a poll reads by their ID before it acts on
+	// them: a failed state, whose detail only a read gives (and which a read confirms).
+	Confirm func(T) bool
 }
 
 // roundLoop is the loop of one kind in one tenant, running while it has waiters.
@@ -150,8 +153,9 @@ func (r Rounds[T]) run(ctx context.Context, t *Tenant, loop *roundLoop[T]) {
 }
 
 // Poll is [Poll] for the object id called name, refreshed by the rounds: each poll is the next
-// round's listing. When the rounds do not list the object (gone, or renamed out of band), get
-// reads it by its ID (a 404 then is the object's 404) and the polls go on. Without a cloud
+// round's listing. When the rounds do not list the object (gone, or renamed out of band), or list
+// it in a state to Confirm, get reads it by its ID (a 404 then is the object's 404) and the polls
+// go on from what it read. Without a cloud
 // behind the tenant (tests on fakes) it is [Poll] on get.
 func (r Rounds[T]) Poll(ctx context.Context, t *Tenant, name, id string, spec PollSpec,
 	state func(T) (state, detail string), get func(ctx context.Context) (T, error),
@@ -176,7 +180,7 @@ func (r Rounds[T]) Poll(ctx context.Context, t *Tenant, name, id string, spec Po
 			return zero, "", "", err
 		}
 
-		if i := slices.IndexFunc(objs, func(o T) bool { return r.ID(o) == id }); i >= 0 {
+		if i := slices.IndexFunc(objs, func(o T) bool { return r.ID(o) == id }); i >= 0 && (r.Confirm == nil || !r.Confirm(objs[i])) {
 			st, detail := state(objs[i])
 			return objs[i], st, detail, nil
 		}

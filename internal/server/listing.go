@@ -86,6 +86,8 @@ var serverRounds = cloud.Rounds[servers.Server]{
 	},
 	Name: func(s servers.Server) string { return s.Name },
 	ID:   func(s servers.Server) string { return s.ID },
+	// A listing carries no fault: a server listed in ERROR is read for it.
+	Confirm: func(s servers.Server) bool { return s.Status == statusError },
 }
 
 // prefixFilter is Nova's name filter for the servers whose names start like all of names do

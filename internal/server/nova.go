@@ -349,14 +349,6 @@ func (s *Service) waitFor(ctx context.Context, srv *servers.Server, pending, tar
 			return *got, nil
 		})
 
-	var state *cloud.StateError
-	if errors.As(err, &state) && state.State == statusError && next.Fault.Message == "" {
-		// A listing carries no fault: read the server for it.
-		if got, _, detail, gerr := s.getServer(ctx, srv.ID); gerr == nil {
-			next, state.Detail = *got, detail
-		}
-	}
-
 	if next.ServerGroups == nil {
 		// A listing leaves them out; a server's server groups are set at its boot.
 		next.ServerGroups = srv.ServerGroups
