@@ -47,35 +47,46 @@ func (s *Service) loadBalancerListing() cloud.Listing[loadbalancers.LoadBalancer
 }
 
 func (s *Service) listenerListing() cloud.Listing[listeners.Listener] {
-	return cloud.Listing[listeners.Listener]{
-		Kind: listenerKind,
-		List: func(ctx context.Context, _ *cloud.Tenant) ([]listeners.Listener, error) {
-			// Oldest first: each load balancer's listeners in the order the provider made them.
-			return cloud.ListAll(ctx, listeners.List(s.Octavia, listeners.ListOpts{ProjectID: s.ProjectID, SortKey: "created_at", SortDir: "asc"}),
-				listeners.ExtractListeners, "the listeners of project "+s.ProjectID)
-		},
-		Keys: func(l listeners.Listener) []string {
-			keys := []string{l.ID}
-			for _, lb := range l.Loadbalancers {
-				keys = append(keys, lbKey(lb.ID))
-			}
+	// Oldest first: each load balancer's listeners in the order the provider made them.
+	return childListing(listenerKind, func(ctx context.Context) ([]listeners.Listener, error) {
+		return cloud.ListAll(ctx, listeners.List(s.Octavia, listeners.ListOpts{ProjectID: s.ProjectID, SortKey: "created_at", SortDir: "asc"}),
+			listeners.ExtractListeners, "the listeners of project "+s.ProjectID)
+	}, func(l listeners.Listener) (string, []string) {
+		ids := make([]string, len(l.Loadbalancers))
+		for i, lb := range l.Loadbalancers {
+			ids[i] = lb.ID
+		}
 
-			return keys
-		},
-	}
+		return l.ID, ids
+	})
 }
 
 func (s *Service) poolListing() cloud.Listing[pools.Pool] {
-	return cloud.Listing[pools.Pool]{
-		Kind: poolKind,
-		List: func(ctx context.Context, _ *cloud.Tenant) ([]pools.Pool, error) {
-			return cloud.ListAll(ctx, pools.List(s.Octavia, pools.ListOpts{ProjectID: s.ProjectID}), pools.ExtractPools,
-				"the pools of project "+s.ProjectID)
-		},
-		Keys: func(p pools.Pool) []string {
-			keys := []string{p.ID}
-			for _, lb := range p.Loadbalancers {
-				keys = append(keys, lbKey(lb.ID))
+	return childListing(poolKind, func(ctx context.Context) ([]pools.Pool, error) {
+		return cloud.ListAll(ctx, pools.List(s.Octavia, pools.ListOpts{ProjectID: s.ProjectID}), pools.ExtractPools,
+			"the pools of project "+s.ProjectID)
+	}, func(p pools.Pool) (string, []string) {
+		ids := make([]string, len(p.Loadbalancers))
+		for i, lb := range p.Loadbalancers {
+			ids[i] = lb.ID
+		}
+
+		return p.ID, ids
+	})
+}
+
+// childListing is the listing of a kind of load balancer child: found by its ID and by the IDs
+// of its load balancers (lbKey), which ids tells.
+func childListing[T any](kind string, list func(ctx context.Context) ([]T, error), ids func(T) (string, []string)) cloud.Listing[T] {
+	return cloud.Listing[T]{
+		Kind: kind,
+		List: func(ctx context.Context, _ *cloud.Tenant) ([]T, error) { return list(ctx) },
+		Keys: func(obj T) []string {
+			id, lbs := ids(obj)
+			keys := []string{id}
+
+			for _, lb := range lbs {
+				keys = append(keys, lbKey(lb))
 			}
 
 			return keys

@@ -11,51 +11,44 @@ import (
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
-	"github.com/gophercloud/gophercloud/v2/openstack"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/flavors"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
-	"github.com/gophercloud/gophercloud/v2/openstack/config"
-	"github.com/gophercloud/gophercloud/v2/openstack/config/clouds"
 	"github.com/gophercloud/gophercloud/v2/openstack/image/v2/images"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/networks"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/subnets"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 )
 
 // Cloud is the local cloud as the service user of clouds.yaml sees it in its own project, in
-// the bench's region: for the flavor and image IDs, and for the direct Nova boots.
+// the bench's region: for the flavor and image IDs, and for the direct Nova boots. It is the
+// provider's own client (internal/cloud), authenticated once.
 type Cloud struct {
 	compute, network, image *gophercloud.ServiceClient
 }
 
 // Connect authenticates as cloud (of the clouds.yaml file) in region.
-func Connect(ctx context.Context, file, cloud, region string) (*Cloud, error) {
-	ao, eo, tlsConfig, err := clouds.Parse(clouds.WithLocations(file), clouds.WithCloudName(cloud), clouds.WithRegion(region))
+func Connect(ctx context.Context, file, name, region string) (*Cloud, error) {
+	c, err := cloud.New(ctx, cloud.Config{Cloud: name, CloudsYAML: file, Region: region, UserAgent: "terraform-provider-unikorn-bench"})
 	if err != nil {
-		return nil, fmt.Errorf("reading cloud %s of %s: %w", cloud, file, err)
+		return nil, fmt.Errorf("authenticating as cloud %s of %s: %w", name, file, err)
 	}
 
-	ao.AllowReauth = true
+	out := &Cloud{}
 
-	pc, err := config.NewProviderClient(ctx, ao, config.WithTLSConfig(tlsConfig))
-	if err != nil {
-		return nil, fmt.Errorf("authenticating as cloud %s: %w", cloud, err)
-	}
-
-	c := &Cloud{}
-
-	if c.compute, err = openstack.NewComputeV2(pc, eo); err != nil {
+	if out.compute, err = c.Base().Compute(region); err != nil {
 		return nil, err
 	}
 
-	if c.network, err = openstack.NewNetworkV2(pc, eo); err != nil {
+	if out.network, err = c.Base().Network(region); err != nil {
 		return nil, err
 	}
 
-	if c.image, err = openstack.NewImageV2(pc, eo); err != nil {
+	if out.image, err = c.Base().Image(region); err != nil {
 		return nil, err
 	}
 
-	return c, nil
+	return out, nil
 }
 
 // BootIDs are the IDs of the flavor and the image named so.
@@ -192,7 +185,7 @@ func bootDirect(ctx context.Context, c *Cloud, name string, n int, flavorID, ima
 	filter := "^" + regexp.QuoteMeta(name) + "-"
 
 	for len(active) < n {
-		if err := sleep(ctx, time.Second); err != nil {
+		if err := cloud.Sleep(ctx, time.Second); err != nil {
 			return 0, nil, err
 		}
 
@@ -247,19 +240,7 @@ func deleteDirect(ctx context.Context, c *Cloud, ids []string) {
 				break
 			}
 
-			_ = sleep(ctx, time.Second)
+			_ = cloud.Sleep(ctx, time.Second)
 		}
-	}
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
 	}
 }
