@@ -9,12 +9,15 @@ import (
 
 // A provider log as Terraform 1.11 writes it with TF_LOG_PROVIDER=DEBUG (hclog's text format),
 // with lines of other messages around the requests.
-const sampleLog = `2026-12-01T21:29:03.700Z [DEBUG] provider: starting plugin: path=/x/terraform-provider-unikorn
+const sampleLog = `2026-12-01T21:29:03.700Z [DEBUG] provider: starting plugin: path=/x/terraform-provider-unikorn args=["/x/terraform-provider-unikorn"]
 2026-12-01T21:29:03.719Z [DEBUG] provider.terraform-provider-unikorn: OpenStack API request: @caller=github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud/transport.go:415 @module=unikorn.openstack service=identity region="" status=201 attempt=1 duration_ms=43 method=POST path=/v3/auth/tokens timestamp=2026-12-01T21:29:03.719Z
 2026-12-01T21:29:03.756Z [DEBUG] provider.terraform-provider-unikorn: OpenStack API request: region=RegionOne service=compute @module=unikorn.openstack attempt=1 duration_ms=25 path=/v2.1/servers/0b6b3c1e-8d3a-4d7e-9f7a-2a1b3c4d5e6f method=GET status=404 timestamp=2026-12-01T21:29:03.756Z
 2026-12-01T21:29:03.760Z [DEBUG] provider.terraform-provider-unikorn: Read the server: server="a b"
 2026-12-01T21:29:03.819Z [DEBUG] provider.terraform-provider-unikorn: OpenStack API request: status=0 error="connection reset by peer" method=GET path=/v2.0/ports region=RegionOne service=network attempt=1 timestamp=2026-12-01T21:29:03.818Z
 2026-12-01T21:29:03.900Z [DEBUG] provider.terraform-provider-unikorn: OpenStack API request: status=200 method=GET path=/v2.0/ports region=RegionOne service=network attempt=2 timestamp=2026-12-01T21:29:03.818Z
+2026-12-01T21:29:04.000Z [DEBUG] provider: starting plugin: path=/x/terraform-provider-unikorn args=["/x/terraform-provider-unikorn"]
+2026-12-01T21:29:04.100Z [DEBUG] provider.terraform-provider-unikorn: OpenStack API request: service=identity status=201 method=POST path=/v3/auth/tokens
+2026-12-01T21:29:04.200Z [DEBUG] provider.terraform-provider-unikorn: OpenStack API request: service=identity status=201 method=POST path=/v3/auth/tokens/
 `
 
 func TestParseRequestLog(t *testing.T) {
@@ -23,17 +26,17 @@ func TestParseRequestLog(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if len(reqs) != 4 {
-		t.Fatalf("%d requests, want 4: %+v", len(reqs), reqs)
+	if len(reqs) != 6 {
+		t.Fatalf("%d requests, want 6: %+v", len(reqs), reqs)
 	}
 
-	want := Request{Method: "GET", Service: "compute", Path: "/v2.1/servers/0b6b3c1e-8d3a-4d7e-9f7a-2a1b3c4d5e6f", Status: 404}
-	if reqs[1] != want {
-		t.Errorf("second request %+v, want %+v", reqs[1], want)
+	want := Request{Method: "GET", Service: "compute", Path: "/v2.1/servers/0b6b3c1e-8d3a-4d7e-9f7a-2a1b3c4d5e6f", Status: 404, Process: 1}
+	if reqs[1] != want || reqs[5].Process != 2 {
+		t.Errorf("second request %+v, want %+v; the last of process %d, want 2", reqs[1], want, reqs[5].Process)
 	}
 
 	c := Count(reqs)
-	if c.Requests != 4 || c.Tokens != 1 || c.ByStatus[404] != 1 || c.ByStatus[0] != 1 || len(c.ByStatus) != 2 {
+	if c.Requests != 6 || c.Tokens != 3 || c.RunTokens != 2 || c.ByStatus[404] != 1 || c.ByStatus[0] != 1 || len(c.ByStatus) != 2 {
 		t.Errorf("counts %+v", c)
 	}
 

@@ -19,7 +19,13 @@ const requestMessage = "OpenStack API request:"
 type Request struct {
 	Method, Service, Path string
 	Status                int
+	// Process numbers the provider process that sent it, from 1 in the order the CLI started
+	// them (an apply starts one to plan and one to apply).
+	Process int
 }
+
+// startMessage is the CLI's log line for each provider process it starts.
+const startMessage = "provider: starting plugin:"
 
 // IsToken tells a Keystone token request: one authentication of a credential scope.
 func (r Request) IsToken() bool {
@@ -33,10 +39,18 @@ func ParseRequestLog(r io.Reader) ([]Request, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 
-	var out []Request
+	var (
+		out     []Request
+		process int
+	)
 
 	for sc.Scan() {
 		line := sc.Text()
+
+		if strings.Contains(line, startMessage) {
+			process++
+			continue
+		}
 
 		i := strings.Index(line, requestMessage)
 		if i < 0 {
@@ -44,7 +58,7 @@ func ParseRequestLog(r io.Reader) ([]Request, error) {
 		}
 
 		fields := parseFields(line[i+len(requestMessage):])
-		req := Request{Method: fields["method"], Service: fields["service"], Path: fields["path"]}
+		req := Request{Method: fields["method"], Service: fields["service"], Path: fields["path"], Process: process}
 		req.Status, _ = strconv.Atoi(fields["status"])
 
 		if req.Method == "" || req.Path == "" {
@@ -103,6 +117,8 @@ func parseFields(s string) map[string]string {
 type Counts struct {
 	Requests int
 	Tokens   int
+	// RunTokens is the most tokens one provider process asked for.
+	RunTokens int
 	// ByStatus counts the answers 4xx and 5xx, and the attempts without an answer (status 0).
 	ByStatus map[int]int
 	// ByCall counts the requests per call (method, service and path with IDs replaced by {id}).
@@ -112,10 +128,13 @@ type Counts struct {
 // Count sums a run's requests.
 func Count(reqs []Request) Counts {
 	c := Counts{Requests: len(reqs), ByStatus: map[int]int{}, ByCall: map[string]int{}}
+	perRun := map[int]int{}
 
 	for _, r := range reqs {
 		if r.IsToken() {
 			c.Tokens++
+			perRun[r.Process]++
+			c.RunTokens = max(c.RunTokens, perRun[r.Process])
 		}
 
 		if r.Status >= 400 || r.Status == 0 {
