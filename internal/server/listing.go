@@ -117,10 +117,11 @@ func prefixFilter(names []string) string {
 	return "^" + regexp.QuoteMeta(prefix)
 }
 
-// listedServer is the server id from the run's listing, with its server groups; ok is false
-// when the listing cannot answer (the caller reads the server itself). A server in ERROR is
-// not answered (the listing carries no fault).
-func (s *Service) listedServer(ctx context.Context, id string) (srv *servers.Server, exists, ok bool, err error) {
+// listedServer is the server id from the run's listing, with its server groups (none, without
+// a look, when noGroup says it was in none); ok is false when the listing cannot answer (the
+// caller reads the server itself). A server in ERROR is not answered (the listing carries no
+// fault).
+func (s *Service) listedServer(ctx context.Context, id string, noGroup bool) (srv *servers.Server, exists, ok bool, err error) {
 	listed, exists, ok, err := serverListing.FindOne(ctx, s.tenant, id)
 	if err != nil || !ok || !exists {
 		return nil, exists, ok, err
@@ -128,6 +129,12 @@ func (s *Service) listedServer(ctx context.Context, id string) (srv *servers.Ser
 
 	if listed.Status == statusError {
 		return nil, false, false, nil
+	}
+
+	if noGroup {
+		listed.ServerGroups = &[]string{}
+
+		return &listed, true, true, nil
 	}
 
 	return s.withServerGroups(ctx, listed)

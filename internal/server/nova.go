@@ -88,9 +88,9 @@ func nameFilter(name string) string {
 
 // findServer returns the server of knownID, or (knownID unknown or gone) the project's one
 // server named exactly name; nil when there is none.
-func (s *Service) findServer(ctx context.Context, name, knownID string) (*servers.Server, error) {
-	if knownID != "" {
-		srv, exists, ok, err := s.listedServer(ctx, knownID)
+func (s *Service) findServer(ctx context.Context, name string, known Known) (*servers.Server, error) {
+	if knownID := known.ServerID; knownID != "" {
+		srv, exists, ok, err := s.listedServer(ctx, knownID, known.NoServerGroup)
 
 		switch {
 		case err != nil:

@@ -82,6 +82,10 @@ type Known struct {
 	// names a server's flavor but does not give its ID, so the pair saves a flavor lookup.
 	FlavorID   string
 	FlavorName string
+	// NoServerGroup says that server ServerID was in no server group when last seen. Nova puts a
+	// server into a group only when it boots it, so it still is in none: a refresh from the
+	// run's listing need not list the server groups for it.
+	NoServerGroup bool
 }
 
 // Server is a server as found in the cloud.
@@ -393,7 +397,7 @@ func (s *Service) findPair(ctx context.Context, name string, known Known) (*Port
 		return nil, nil, err
 	}
 
-	srv, err := s.findServer(ctx, name, known.ServerID)
+	srv, err := s.findServer(ctx, name, known)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -468,7 +472,7 @@ func checkPairing(name string, port *Port, srv *servers.Server) error {
 func (s *Service) Observe(ctx context.Context, name string, known Known) (*Server, error) {
 	ctx = tflog.SetField(ctx, "server", name)
 
-	srv, err := s.findServer(ctx, name, known.ServerID)
+	srv, err := s.findServer(ctx, name, known)
 	if err != nil || srv == nil {
 		return nil, err
 	}
