@@ -315,18 +315,14 @@ func (s *Service) serverGroup(ctx context.Context, projectName string) (string, 
 	return sg.ID, nil
 }
 
-// getServer reads a server for a poll.
-func (s *Service) getServer(ctx context.Context, id string) (*servers.Server, string, string, error) {
+// readServer reads server id, for a poll.
+func (s *Service) readServer(ctx context.Context, id string) (servers.Server, error) {
 	srv, err := servers.Get(ctx, s.compute, id).Extract()
 	if err != nil {
-		return nil, "", "", err
+		return servers.Server{}, err
 	}
 
-	if srv.Status != statusError {
-		return srv, srv.Status, "", nil
-	}
-
-	return srv, srv.Status, faultOf(srv), nil
+	return *srv, nil
 }
 
 // waitFor polls srv until its status is in target, through pending; ERROR (or any status in
@@ -340,14 +336,7 @@ func (s *Service) waitFor(ctx context.Context, srv *servers.Server, pending, tar
 
 			return got.Status, faultOf(&got)
 		},
-		func(ctx context.Context) (servers.Server, error) {
-			got, err := servers.Get(ctx, s.compute, srv.ID).Extract()
-			if err != nil {
-				return servers.Server{}, err
-			}
-
-			return *got, nil
-		})
+		func(ctx context.Context) (servers.Server, error) { return s.readServer(ctx, srv.ID) })
 
 	if next.ServerGroups == nil {
 		// A listing leaves them out; a server's server groups are set at its boot.
@@ -591,14 +580,7 @@ func (s *Service) deleteServer(ctx context.Context, id, name string) error {
 
 			return taskDeleting, ""
 		},
-		func(ctx context.Context) (servers.Server, error) {
-			srv, err := servers.Get(ctx, s.compute, id).Extract()
-			if err != nil {
-				return servers.Server{}, err
-			}
-
-			return *srv, nil
-		})
+		func(ctx context.Context) (servers.Server, error) { return s.readServer(ctx, id) })
 
 	var state *cloud.StateError
 	if errors.As(err, &state) {
