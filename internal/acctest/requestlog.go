@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-log/tflogtest"
 
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	unikorn "github.com/unikorn-cloud/terraform-provider-unikorn/internal/provider"
 )
 
@@ -38,6 +39,9 @@ type ProviderRun struct {
 	mu    sync.Mutex
 	out   bytes.Buffer
 	reads int
+	// client is the run's cloud client, whose counters count every request of the run (the log
+	// holds those made with a context that carries its logger).
+	client *cloud.Client
 }
 
 // Request is one entry of the request log.
@@ -71,6 +75,25 @@ func (l *RequestLog) Runs() []*ProviderRun {
 	defer l.mu.Unlock()
 
 	return append([]*ProviderRun(nil), l.runs...)
+}
+
+// Mark is how many runs there are so far: what Since counts from.
+func (l *RequestLog) Mark() int {
+	return len(l.Runs())
+}
+
+// Since is what the runs after mark cost so far, from their cloud clients' counters (every
+// request of the run, its resources' too): the requests, and how many of them were Keystone token
+// requests (one per credential scope authenticated).
+func (l *RequestLog) Since(mark int) (requests, tokens int64) {
+	for _, run := range l.Runs()[mark:] {
+		if run.client != nil {
+			requests += run.client.RequestCount()
+			tokens += run.client.TokenCount()
+		}
+	}
+
+	return requests, tokens
 }
 
 // DataSourceReads is how many data sources were read in this run.
@@ -182,6 +205,10 @@ func (p *loggingProvider) Configure(ctx context.Context, req provider.ConfigureR
 	run := &ProviderRun{}
 
 	p.Provider.Configure(run.context(ctx), req, resp)
+
+	if m, ok := resp.ResourceData.(interface{ Cloud() *cloud.Client }); ok {
+		run.client = m.Cloud()
+	}
 
 	p.log.mu.Lock()
 	defer p.log.mu.Unlock()

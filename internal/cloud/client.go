@@ -289,6 +289,12 @@ func (c *Client) RequestCount() int64 {
 	return c.transport.counters.total.Load()
 }
 
+// TokenCount is how many of those requests asked Keystone for a token: one per credential scope
+// authenticated (and per re-authentication).
+func (c *Client) TokenCount() int64 {
+	return c.transport.counters.tokens.Load()
+}
+
 // RequestCountByMethod is RequestCount per HTTP method (methods not seen are left out).
 func (c *Client) RequestCountByMethod() map[string]int64 {
 	return c.transport.counters.snapshot()

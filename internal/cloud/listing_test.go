@@ -203,7 +203,7 @@ func TestRoundsServeManyWaitersWithOneListing(t *testing.T) {
 		go func() {
 			defer wg.Done()
 
-			got, ok, err := r.Next(ctx, tenant, n)
+			got, ok, err := r.Next(ctx, tenant, n, time.Now())
 			if err != nil || !ok || len(got) != 1 || got[0].Name != n {
 				t.Errorf("Next(%s) = %v %v %v", n, got, ok, err)
 			}
@@ -281,7 +281,7 @@ func TestRoundsPoll(t *testing.T) {
 	}
 
 	// Without a cloud behind the tenant the rounds do not serve; Poll reads by itself.
-	if _, ok, _ := r.Next(t.Context(), NewTenant(nil, "p1", "RegionOne"), "a"); ok {
+	if _, ok, _ := r.Next(t.Context(), NewTenant(nil, "p1", "RegionOne"), "a", time.Now()); ok {
 		t.Error("Next served a tenant without a cloud")
 	}
 
@@ -330,5 +330,32 @@ func TestGrantsFromTokens(t *testing.T) {
 
 	if n := f.api.Count("GET /v3/role_assignments"); n == 0 {
 		t.Errorf("%d role assignment listings without admin in the token, want some", n)
+	}
+}
+
+// TestRoundsPace: the next round comes after half the youngest wait, within the bounds.
+func TestRoundsPace(t *testing.T) {
+	t.Parallel()
+
+	r := Rounds[thing]{Interval: 2 * time.Second, MaxInterval: 8 * time.Second}
+
+	for _, tt := range []struct {
+		ages []time.Duration
+		want time.Duration
+	}{
+		{[]time.Duration{0}, 2 * time.Second},                   // a new wait: soon
+		{[]time.Duration{10 * time.Second}, 5 * time.Second},    // one wait of 10 s: in 5 s
+		{[]time.Duration{60 * time.Second}, 8 * time.Second},    // a long one: at most every 8 s
+		{[]time.Duration{60 * time.Second, 0}, 2 * time.Second}, // the youngest sets the pace
+		{[]time.Duration{60 * time.Second, 6 * time.Second}, 3 * time.Second},
+	} {
+		loop := &roundLoop[thing]{waiters: map[*roundWaiter[thing]]struct{}{}}
+		for _, age := range tt.ages {
+			loop.waiters[&roundWaiter[thing]{since: time.Now().Add(-age)}] = struct{}{}
+		}
+
+		if got := r.pause(loop); got < tt.want || got > tt.want+100*time.Millisecond {
+			t.Errorf("ages %v: pause %s, want %s", tt.ages, got, tt.want)
+		}
 	}
 }

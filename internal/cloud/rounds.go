@@ -13,16 +13,19 @@ import (
 
 // Rounds poll many objects of one kind in one tenant with one request a round (issue 17): while
 // anybody waits for an object of the kind (a server to be ACTIVE, a created object's name to be
-// listed once more), a loop lists, every Interval, the objects named as any of the waiters
-// ask, and hands every waiter its part. Fifty servers booting at once then cost one listing a
-// round, not fifty reads; the request count of waiting grows with the time waited, not with the
-// number of objects waited for.
+// listed once more), a loop lists the objects named as any of the waiters ask, and hands every
+// waiter its part. Fifty servers booting at once then cost one listing a round, not fifty
+// reads: the request count of waiting grows with the time waited, not with the number of
+// objects waited for. Rounds back off like a poll: the time to the next round is half the time
+// the youngest waiter has waited, within Interval and MaxInterval, so that a new wait is looked
+// at soon and one long wait alone costs a few rounds.
 type Rounds[T any] struct {
 	// Kind names the objects ("server").
 	Kind string
-	// Interval is the time between rounds: about the time the service takes to change an
-	// object's state, measured (a round sooner would mostly find nothing new).
-	Interval time.Duration
+	// Interval and MaxInterval bound the time between rounds; Interval is about the time the
+	// service takes to change an object's state, measured (a round sooner would mostly find
+	// nothing new). MaxInterval zero: Interval.
+	Interval, MaxInterval time.Duration
 	// List lists the tenant's objects named any of names (sorted), in one request: it may list
 	// more (a name filter is loose, or there is none), the results are compared exactly.
 	List func(ctx context.Context, t *Tenant, names []string) ([]T, error)
@@ -42,10 +45,12 @@ type roundLoop[T any] struct {
 	sleep func(ctx context.Context, d time.Duration) error
 }
 
-// roundWaiter waits for the next round's listing of the objects called name.
+// roundWaiter waits for the next round's listing of the objects called name; since is when it
+// began to wait.
 type roundWaiter[T any] struct {
-	name string
-	got  chan roundResult[T]
+	name  string
+	since time.Time
+	got   chan roundResult[T]
 }
 
 type roundResult[T any] struct {
@@ -54,16 +59,17 @@ type roundResult[T any] struct {
 }
 
 // Next waits for the next round of the tenant's kind (one that starts after the call) and
-// returns the objects named exactly name in it. ok is false for a tenant that the rounds
-// cannot serve (see Listing.Find): the caller lists by itself.
-func (r Rounds[T]) Next(ctx context.Context, t *Tenant, name string) (objs []T, ok bool, err error) {
+// returns the objects named exactly name in it; since is when the caller began to wait (the
+// rounds' pace follows the youngest wait). ok is false for a tenant that the rounds cannot serve
+// (see Listing.Find): the caller lists by itself.
+func (r Rounds[T]) Next(ctx context.Context, t *Tenant, name string, since time.Time) (objs []T, ok bool, err error) {
 	run := t.run()
 	if run == nil {
 		return nil, false, nil
 	}
 
 	loop := r.loop(run, t.listingKey(r.Kind))
-	w := &roundWaiter[T]{name: name, got: make(chan roundResult[T], 1)}
+	w := &roundWaiter[T]{name: name, since: since, got: make(chan roundResult[T], 1)}
 
 	loop.mu.Lock()
 	loop.waiters[w] = struct{}{}
@@ -112,7 +118,7 @@ func (r Rounds[T]) loop(run *runState, k listingKey) *roundLoop[T] {
 // run makes rounds until no one waits.
 func (r Rounds[T]) run(ctx context.Context, t *Tenant, loop *roundLoop[T]) {
 	for {
-		_ = loop.sleep(ctx, r.Interval)
+		_ = loop.sleep(ctx, r.pause(loop))
 
 		loop.mu.Lock()
 		if len(loop.waiters) == 0 {
@@ -152,6 +158,23 @@ func (r Rounds[T]) run(ctx context.Context, t *Tenant, loop *roundLoop[T]) {
 	}
 }
 
+// pause is the time to the next round: half the age of the youngest wait, within Interval and
+// MaxInterval.
+func (r Rounds[T]) pause(loop *roundLoop[T]) time.Duration {
+	loop.mu.Lock()
+	defer loop.mu.Unlock()
+
+	var youngest time.Time
+
+	for w := range loop.waiters {
+		if w.since.After(youngest) {
+			youngest = w.since
+		}
+	}
+
+	return min(max(time.Since(youngest)/2, r.Interval), max(r.MaxInterval, r.Interval))
+}
+
 // Poll is [Poll] for the object id called name, refreshed by the rounds: each poll is the next
 // round's listing. When the rounds do not list the object (gone, or renamed out of band), or list
 // it in a state to Confirm, get reads it by its ID (a 404 then is the object's 404) and the polls
@@ -173,8 +196,10 @@ func (r Rounds[T]) Poll(ctx context.Context, t *Tenant, name, id string, spec Po
 		})
 	}
 
+	since := time.Now()
+
 	refresh := func(ctx context.Context) (T, string, string, error) {
-		objs, _, err := r.Next(ctx, t, name)
+		objs, _, err := r.Next(ctx, t, name, since)
 		if err != nil {
 			var zero T
 			return zero, "", "", err
