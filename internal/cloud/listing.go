@@ -3,8 +3,11 @@ package cloud
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"slices"
 	"sync"
+
+	"github.com/gophercloud/gophercloud/v2"
 )
 
 // Per-run listings (issue 17): a refresh of many objects of one kind in one tenant (servers,
@@ -179,4 +182,13 @@ func (l Listing[T]) FindOne(ctx context.Context, t *Tenant, key string) (obj T, 
 	}
 
 	return found[0], true, true, nil
+}
+
+// NotFoundError is a 404 for an object that a listing no longer holds, so that [Poll] and the
+// cores treat it as Nova or Neutron's own 404.
+func NotFoundError(kind, id string) error {
+	return gophercloud.ErrUnexpectedResponseCode{
+		Method: http.MethodGet, URL: kind + "/" + id, Expected: []int{http.StatusOK}, Actual: http.StatusNotFound,
+		Body: []byte(fmt.Sprintf("%s %s not found", kind, id)),
+	}
 }

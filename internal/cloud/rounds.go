@@ -3,12 +3,9 @@ package cloud
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"slices"
 	"sync"
 	"time"
-
-	"github.com/gophercloud/gophercloud/v2"
 )
 
 // Rounds poll many objects of one kind in one tenant with one request a round (issue 17): while
@@ -234,13 +231,4 @@ func sleeperOf(ctx context.Context) func(ctx context.Context, d time.Duration) e
 	}
 
 	return sleepContext
-}
-
-// NotFoundError is a 404 for an object that a listing no longer holds, so that [Poll] and the
-// cores treat it as Nova or Neutron's own 404.
-func NotFoundError(kind, id string) error {
-	return gophercloud.ErrUnexpectedResponseCode{
-		Method: http.MethodGet, URL: kind + "/" + id, Expected: []int{http.StatusOK}, Actual: http.StatusNotFound,
-		Body: []byte(fmt.Sprintf("%s %s not found", kind, id)),
-	}
 }
