@@ -104,12 +104,12 @@ type measurement struct {
 // printed); a Terraform step counts everything its provider runs sent (their clients' counters),
 // polls and the refresh of the identity and its network included.
 const (
-	coreCreateBudget  = 30
+	coreCreateBudget  = 36
 	coreMemberBudget  = 14
 	coreDestroyBudget = 8
 	stepMemberBudget  = 90
-	stepCreateBudget  = 250
-	stepDestroyBudget = 100
+	stepCreateBudget  = 200
+	stepDestroyBudget = 80
 )
 
 func (m measurement) String() string {

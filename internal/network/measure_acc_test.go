@@ -62,7 +62,7 @@ func TestAccMeasure_requestCounts(t *testing.T) {
 
 	var svc *network.Service
 
-	measure("privileged scope (one Keystone token)", 2, func() error {
+	measure("privileged scope: the identity check and its token", 4, func() error {
 		tenant, err := c.Tenant(ctx, project, def, cloud.Privileged)
 		if err == nil {
 			svc, err = network.NewService(tenant, network.NewConfig(network.ExternalNetworkSelector{}, nil))

@@ -22,7 +22,7 @@ const (
 	// refreshBudget is the refresh through the core of one server, and of ten: the same.
 	refreshBudget = 3
 	createBudget  = 24 // with a floating IP: the listings, port, server, twin checks, polls, metadata, floating IP
-	deleteBudget  = 12
+	deleteBudget  = 16
 
 	// applyStepBudget and refreshStepBudget are what the provider's runs of the Terraform steps
 	// cost in all: the apply that adds ten servers to the fixture (its plan and apply, with the
