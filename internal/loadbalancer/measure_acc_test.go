@@ -108,8 +108,8 @@ const (
 	coreMemberBudget  = 14
 	coreDestroyBudget = 8
 	stepMemberBudget  = 90
-	stepCreateBudget  = 200
-	stepDestroyBudget = 80
+	stepCreateBudget  = 250
+	stepDestroyBudget = 110
 )
 
 func (m measurement) String() string {
