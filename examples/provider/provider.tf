@@ -36,6 +36,16 @@ provider "unikorn" {
     },
   ]
 
+  # The Cinder volume types the volume class data sources offer, and what Cinder does not say
+  # about them.
+  volume_classes = {
+    ids = ["4c0d6e1a-0000-4000-8000-0000000000c1", "8a9e2f3b-0000-4000-8000-0000000000c2"]
+    metadata = [
+      { id = "4c0d6e1a-0000-4000-8000-0000000000c1", media = "nvme", performance = "high", encrypted = true },
+      { id = "8a9e2f3b-0000-4000-8000-0000000000c2", media = "hdd", performance = "standard" },
+    ]
+  }
+
   # Only images signed with this key (ECDSA, PEM) are offered by unikorn_images / unikorn_image.
   image_signing_key = file("${path.module}/image-signing-key.pem")
 }

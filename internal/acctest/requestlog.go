@@ -126,6 +126,24 @@ func (r *ProviderRun) Entries(message string) ([]map[string]any, error) {
 	return out, nil
 }
 
+// ByRegion counts the run's log entries with the given message by their region field: what a
+// per-region listing logs ("Listed Nova flavors"), since the request log has no region.
+func (r *ProviderRun) ByRegion(message string) (map[string]int, error) {
+	entries, err := r.Entries(message)
+	if err != nil {
+		return nil, err
+	}
+
+	out := map[string]int{}
+
+	for _, e := range entries {
+		region, _ := e["region"].(string)
+		out[region]++
+	}
+
+	return out, nil
+}
+
 // Requests are the OpenStack requests of the run, in order.
 func (r *ProviderRun) Requests() ([]Request, error) {
 	entries, err := r.Entries("OpenStack API request")
@@ -282,4 +300,18 @@ func (d *loggingDataSource) ValidateConfig(ctx context.Context, req datasource.V
 	if v, ok := d.DataSource.(datasource.DataSourceWithValidateConfig); ok {
 		v.ValidateConfig(ctx, req, resp)
 	}
+}
+
+// RequestsSince are the requests per HTTP method between two snapshots of
+// cloud.Client.RequestCountByMethod (methods without any left out).
+func RequestsSince(before, after map[string]int64) map[string]int64 {
+	out := map[string]int64{}
+
+	for m, n := range after {
+		if d := n - before[m]; d > 0 {
+			out[m] = d
+		}
+	}
+
+	return out
 }

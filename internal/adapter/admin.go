@@ -100,3 +100,19 @@ func OpenAdmin[T Meta, M any, PM interface {
 
 	do(ctx, op, core, &m, subject)
 }
+
+// OpenGlobal is OpenAdmin for a global object (a domain, a role, a project, a federation): the
+// core is bound without a region, and subject names the object by its recorded ID.
+func OpenGlobal[T Meta, M any, PM interface {
+	*M
+	AdminModel
+}, C any](ctx context.Context, b *ResourceBase[T], opKind Op, src Source, diags *diag.Diagnostics,
+	bind func(c *cloud.Client) (C, error),
+	do func(ctx context.Context, op *Operation, core C, m *M, subject string),
+) {
+	OpenAdmin[T, M, PM, C](ctx, b, opKind, src, diags,
+		func(c *cloud.Client, _ string) (C, error) { return bind(c) },
+		func(ctx context.Context, op *Operation, core C, m *M, subject func(string) string) {
+			do(ctx, op, core, m, subject(PM(m).Opening().ID.ValueString()))
+		})
+}

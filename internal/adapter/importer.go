@@ -23,8 +23,8 @@ type GlobalLocator func(ctx context.Context, idOrName string) (cloud.Located, er
 
 // ImportRegional imports a regional object from `REGION/ID`, `REGION/name`, `ID` or `name` (a
 // bare one means the provider's default region): it finds the object with locate and sets
-// `id`, `name`, `region` and, for a tenant object (Located.ProjectID set), `identity_id`; Read
-// fills in the rest. It returns what was
+// `id`, `name`, `region` and, for a tenant object (Located.ProjectID set), `identity_id` (or
+// `project_id` when Located.InProject); Read fills in the rest. It returns what was
 // found, false on failure (reported under "Error importing <noun>").
 func (b *ResourceBase[T]) ImportRegional(ctx context.Context, req resource.ImportStateRequest,
 	resp *resource.ImportStateResponse, locate Locator,
@@ -42,7 +42,12 @@ func (b *ResourceBase[T]) ImportRegional(ctx context.Context, req resource.Impor
 		loc, err := locate(ctx, region, idOrName)
 
 		extra := map[string]string{"region": region}
-		if loc.ProjectID != "" { // a tenant object; a region's own (flavor, image) has none
+
+		switch {
+		case loc.ProjectID == "": // a region's own object (flavor, image)
+		case loc.InProject: // in a unikorn_project's project
+			extra["project_id"] = loc.ProjectID
+		default: // in an identity's project
 			extra["identity_id"] = loc.ProjectID
 		}
 
@@ -51,7 +56,8 @@ func (b *ResourceBase[T]) ImportRegional(ctx context.Context, req resource.Impor
 }
 
 // ImportGlobal imports a global object from `ID` or `name`: it finds the object with locate
-// and sets `id` and `name`; Read fills in the rest. Like ImportRegional otherwise.
+// and sets `id` and `name` (when the object has one); Read fills in the rest. Like
+// ImportRegional otherwise.
 func (b *ResourceBase[T]) ImportGlobal(ctx context.Context, req resource.ImportStateRequest,
 	resp *resource.ImportStateResponse, locate GlobalLocator,
 ) (cloud.Located, bool) {
@@ -97,7 +103,11 @@ func (b *ResourceBase[T]) importWith(ctx context.Context, req resource.ImportSta
 		return cloud.Located{}, false
 	}
 
-	attrs := map[string]string{"id": loc.ID, "name": loc.Name}
+	attrs := map[string]string{"id": loc.ID}
+	if loc.Name != "" { // an object without a name (a federation) has no such attribute
+		attrs["name"] = loc.Name
+	}
+
 	maps.Copy(attrs, extra)
 
 	for _, attr := range slices.Sorted(maps.Keys(attrs)) {

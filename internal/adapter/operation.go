@@ -2,6 +2,7 @@ package adapter
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"time"
@@ -117,6 +118,21 @@ func (o *Operation) Summary() string {
 // "network-a (ID) in project P, region R") failed with err.
 func (o *Operation) Fail(subject string, err error) {
 	o.diags.AddError(o.Summary(), fmt.Sprintf("%s: %s", subject, err))
+}
+
+// FailOrRefuse reports err, when there is one: a guard's refusal of type E (a delete refused
+// because something is still there, with its remedy in its message) under summary, as it is;
+// any other error as the operation's failure on subject.
+func FailOrRefuse[E error](o *Operation, subject string, err error, summary string) {
+	var refusal E
+
+	switch {
+	case err == nil:
+	case errors.As(err, &refusal):
+		o.diags.AddError(summary, err.Error())
+	default:
+		o.Fail(subject, err)
+	}
 }
 
 // Failed tells whether the operation has reported an error.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
@@ -33,6 +34,33 @@ func IdentityIDAttribute(noun string) schema.StringAttribute {
 		PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 		Validators:    []validator.String{stringvalidator.LengthAtLeast(1)},
 	}
+}
+
+// OwnerAttributes are the `identity_id` and `project_id` of a tenant object that lives either
+// in a unikorn_identity's project or in a unikorn_project's: exactly one of the two is set
+// (checked at plan time, the error at `identity_id`), and changing either replaces the object.
+func OwnerAttributes(noun string) (identityID, projectID schema.StringAttribute) {
+	identityID = schema.StringAttribute{
+		Optional: true,
+		MarkdownDescription: "ID of the `unikorn_identity` (its Keystone project) the " + noun + " belongs to. Exactly one of " +
+			"`identity_id` and `project_id`. Changing it replaces the " + noun + ".",
+		PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+		Validators: []validator.String{
+			stringvalidator.LengthAtLeast(1),
+			stringvalidator.ExactlyOneOf(path.MatchRoot("identity_id"), path.MatchRoot("project_id")),
+		},
+	}
+
+	projectID = schema.StringAttribute{
+		Optional: true,
+		MarkdownDescription: "ID of the `unikorn_project` (its Keystone project) the " + noun + " belongs to, instead of an " +
+			"identity: the " + noun + " is then made in that project, in the privileged scope. Exactly one of `identity_id` " +
+			"and `project_id`. Changing it replaces the " + noun + ".",
+		PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+		Validators:    []validator.String{stringvalidator.LengthAtLeast(1)},
+	}
+
+	return identityID, projectID
 }
 
 // NameAttribute is the required user-given `name` of kind (a naming kind), from which the

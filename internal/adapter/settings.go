@@ -3,6 +3,7 @@ package adapter
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
@@ -85,4 +86,28 @@ func StringSetArgument(description string) schema.SetAttribute {
 			setvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1)),
 		},
 	}
+}
+
+// UnknownIn reports (UnknownArgument) every value of the provider argument v at p, however deep
+// inside objects, that is only known after apply, in attribute order; true when there is one.
+// It is the check of one element of a list of objects (flavors[i], volume_classes.metadata[i]).
+func UnknownIn(p path.Path, v attr.Value, diags *diag.Diagnostics) bool {
+	if v.IsUnknown() {
+		diags.Append(UnknownArgument(p))
+		return true
+	}
+
+	obj, ok := v.(types.Object)
+	if !ok || obj.IsNull() {
+		return false
+	}
+
+	attributes := obj.Attributes()
+	found := false
+
+	for _, name := range slices.Sorted(maps.Keys(attributes)) {
+		found = UnknownIn(p.AtName(name), attributes[name], diags) || found
+	}
+
+	return found
 }

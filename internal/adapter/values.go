@@ -65,6 +65,15 @@ func SetOf(t attr.Type, elems []attr.Value, prior types.Set) types.Set {
 	return types.SetValueMust(t, elems)
 }
 
+// ListOfValues is the list of elems of type t; an empty one stays null where prior was null.
+func ListOfValues(t attr.Type, elems []attr.Value, prior types.List) types.List {
+	if emptyStaysNull(len(elems), prior) {
+		return types.ListNull(t)
+	}
+
+	return types.ListValueMust(t, elems)
+}
+
 // StringMap is the map of values; an empty one stays null where prior was null.
 func StringMap(values map[string]string, prior types.Map) types.Map {
 	if emptyStaysNull(len(values), prior) {

@@ -46,6 +46,8 @@ type Client struct {
 	// identityProjects holds the projects checked to be identities (CheckIdentityProject), as
 	// read once per run (IdentityProject).
 	identityProjects OnceCache[string, *projects.Project]
+	// humanProjects holds the projects checked to be unikorn_project's (CheckHumanProject).
+	humanProjects OnceCache[string, struct{}]
 	// runs holds the per-run listings, what the process wrote, and the polling rounds.
 	runs runState
 }

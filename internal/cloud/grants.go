@@ -17,7 +17,10 @@ import (
 
 // The service user's grants (DESIGN.md §4). Stock policy reserves some calls for `admin`:
 // quota updates in Nova, Neutron, Cinder and Octavia, deleting Neutron's `default` security
-// groups, VLAN provider networks. The provider supports two grant models:
+// groups, VLAN provider networks, Nova's hypervisors and Placement (the pinned servers'
+// preflight), and host-targeted server creates (ProjectAdminRefusal: those must be made inside
+// the identity's project, so only the inherited model, or a policy that lets manager do them,
+// allows them). The provider supports two grant models:
 //
 //   - cloud admin (the common case): `admin` on the service user's own project and `admin` or
 //     `manager` on the managed domain, nothing inherited. Admin-only calls are made in the
@@ -436,4 +439,21 @@ func (c *Client) AdminRefusal(service, call string, err error) error {
 	}
 
 	return fmt.Errorf("%s refused %s in %s: %w; what allows it: %s", service, call, scope, err, allow)
+}
+
+// ProjectAdminRefusal wraps the error of a call that stock policy reserves for admin but that
+// must be made inside the identity's project, in the privileged scope, because it makes an
+// object there (a server on a named host: Nova's host targeting). No cloud-admin detour exists
+// for it: it needs admin (or a role that the service's policy accepts in its place) inside the
+// project. A refusal names the service, the call, the scope and what would allow it; other
+// errors are returned as they are.
+func (c *Client) ProjectAdminRefusal(service, call string, err error) error {
+	if !gophercloud.ResponseCodeIs(err, http.StatusForbidden) {
+		return err
+	}
+
+	return fmt.Errorf("%s refused %s in the identity's project (privileged scope, %s grant model): %w; it is admin-only "+
+		"under stock policy and must be made inside the project; what allows it: admin on the managed domain, inherited "+
+		"to its projects (%s), or a %s policy that lets the service user's manager role do it (as Unikorn's regions have)",
+		service, call, c.GrantModel(), err, c.roleAddAdmin("--domain "+c.settings.domain+" --inherited"), service)
 }

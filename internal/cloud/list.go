@@ -43,3 +43,13 @@ func FindOne[T any](ctx context.Context, pager pagination.Pager, extract func(pa
 
 	return &v, nil
 }
+
+// Optional is the one object a lookup found (FindOne), as a list: empty when it found none.
+// It is what a CreateSpec's Find of an object with a unique name answers.
+func Optional[T any](v *T, err error) ([]*T, error) {
+	if err != nil || v == nil {
+		return nil, err
+	}
+
+	return []*T{v}, nil
+}

@@ -112,12 +112,20 @@ func (t *Tenant) WroteAll(kind string) {
 	r.wroteAll[t.listingKey(kind)] = true
 }
 
+// WroteEverything records a write that may touch any object of any kind in the tenant (a
+// force_destroy of what is left in a project): no listing answers for the tenant any more in
+// this process.
+func (t *Tenant) WroteEverything() { t.WroteAll(everyKind) }
+
+// everyKind is the kind of WroteEverything's record.
+const everyKind = ""
+
 // unwritten tells whether none of keys of kind was written by this process.
 func (r *runState) unwritten(k listingKey, keys ...string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 
-	if r.wroteAll[k] {
+	if r.wroteAll[k] || r.wroteAll[listingKey{project: k.project, region: k.region, kind: everyKind}] {
 		return false
 	}
 

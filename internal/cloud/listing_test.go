@@ -118,6 +118,34 @@ func TestListingNeverHidesAWrite(t *testing.T) {
 	}
 }
 
+// TestListingAfterWroteEverything: a write of everything in the tenant (a force_destroy)
+// silences every kind's listing of the tenant, and only the tenant's.
+func TestListingAfterWroteEverything(t *testing.T) {
+	t.Parallel()
+
+	_, tenant := privilegedTenant(t)
+
+	var calls atomic.Int32
+
+	l := listingOf(&calls, func() []thing { return []thing{{"id-a", "a", ""}} })
+
+	if _, ok, err := l.Find(t.Context(), tenant, "a"); !ok || err != nil {
+		t.Fatalf("Find(a) before the write: ok %v, err %v", ok, err)
+	}
+
+	otherRegion := &Tenant{session: tenant.session, projectID: tenant.projectID, region: "RegionTwo"}
+
+	tenant.WroteEverything()
+
+	if _, ok, _ := l.Find(t.Context(), tenant, "a"); ok {
+		t.Error("Find(a) answered from the listing after a write of everything in the tenant")
+	}
+
+	if _, ok, err := l.Find(t.Context(), otherRegion, "a"); !ok || err != nil {
+		t.Errorf("Find(a) in another region: ok %v, err %v, want answered", ok, err)
+	}
+}
+
 func TestListingNeedsATenantScopedToItsProject(t *testing.T) {
 	t.Parallel()
 

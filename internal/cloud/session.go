@@ -9,7 +9,12 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack"
 )
 
-// Microversions the provider is written against.
+// Microversions the provider is written against. Every Nova call uses 2.88, which carries
+// what the provider relies on: remote consoles (2.6), the image ID in a create-image answer
+// (2.45), a server's flavor by name (2.47), hypervisors identified by their resource provider's
+// UUID (2.53, the pinned servers' Placement preflight), the keypair and user data of a rebuild
+// (2.54, 2.57), extra specs in the flavor list (2.61) and a create's compute host (2.74,
+// pinned servers).
 const (
 	ComputeMicroversion      = "2.88"
 	LoadBalancerMicroversion = "2.22" // PROXYV2 pools
@@ -105,6 +110,14 @@ func (s *Session) LoadBalancer(region string) (*gophercloud.ServiceClient, error
 func (s *Session) BlockStorage(region string) (*gophercloud.ServiceClient, error) {
 	return s.regional(region, "block-storage", func(eo gophercloud.EndpointOpts) (*gophercloud.ServiceClient, error) {
 		return openstack.NewBlockStorageV3(s.provider, eo)
+	})
+}
+
+// Placement is the Placement client of region ("" = default): resource providers, their
+// inventories and usages (the pinned servers' preflight).
+func (s *Session) Placement(region string) (*gophercloud.ServiceClient, error) {
+	return s.regional(region, "placement", func(eo gophercloud.EndpointOpts) (*gophercloud.ServiceClient, error) {
+		return openstack.NewPlacementV1(s.provider, eo)
 	})
 }
 

@@ -51,6 +51,8 @@ type Tenant struct {
 	session   *Session
 	projectID string
 	region    string
+	// human says that the project is a unikorn_project's (ProjectTenant), not an identity's.
+	human bool
 }
 
 // Tenant binds the identity whose Keystone project is projectID in region ("" = the
@@ -60,12 +62,23 @@ func (c *Client) Tenant(ctx context.Context, projectID, region string, scope Sco
 		return nil, errors.New("empty identity (project) ID")
 	}
 
+	return c.bind(ctx, projectID, region, scope, false)
+}
+
+// bind binds projectID in region with scope, once the project passed its check: an identity's
+// (CheckIdentityProject), or a unikorn_project's when human (CheckHumanProject).
+func (c *Client) bind(ctx context.Context, projectID, region string, scope Scope, human bool) (*Tenant, error) {
 	resolved, err := c.ResolveRegion(region)
 	if err != nil {
 		return nil, err
 	}
 
-	if err := c.CheckIdentityProject(ctx, projectID); err != nil {
+	check := c.CheckIdentityProject
+	if human {
+		check = c.CheckHumanProject
+	}
+
+	if err := check(ctx, projectID); err != nil {
 		return nil, err
 	}
 
@@ -84,7 +97,7 @@ func (c *Client) Tenant(ctx context.Context, projectID, region string, scope Sco
 		return nil, err
 	}
 
-	return &Tenant{session: sess, projectID: projectID, region: resolved}, nil
+	return &Tenant{session: sess, projectID: projectID, region: resolved, human: human}, nil
 }
 
 // IdentityProjectError is an identity_id that names no identity of this provider: a project
@@ -227,6 +240,10 @@ func (t *Tenant) IdentityProject(ctx context.Context) (*projects.Project, bool, 
 
 // As is the same project and region bound with another scope.
 func (t *Tenant) As(ctx context.Context, scope Scope) (*Tenant, error) {
+	if t.human {
+		return t.session.client.ProjectTenant(ctx, t.projectID, t.region, scope)
+	}
+
 	return t.session.client.Tenant(ctx, t.projectID, t.region, scope)
 }
 
@@ -238,6 +255,16 @@ func (t *Tenant) AdminRefusal(service, call string, err error) error {
 	}
 
 	return t.session.client.AdminRefusal(service, call, err)
+}
+
+// ProjectAdminRefusal is Client.ProjectAdminRefusal for a call made in this tenant's privileged
+// scope; err as it is for a tenant without a cloud behind it (tests).
+func (t *Tenant) ProjectAdminRefusal(service, call string, err error) error {
+	if t == nil || t.session == nil {
+		return err
+	}
+
+	return t.session.client.ProjectAdminRefusal(service, call, err)
 }
 
 // ProjectID is the identity's Keystone project (also under the Admin scope, whose token may
@@ -274,6 +301,11 @@ func (t *Tenant) BlockStorage() (*gophercloud.ServiceClient, error) {
 	return t.session.BlockStorage(t.region)
 }
 
+// Placement is the tenant's Placement client.
+func (t *Tenant) Placement() (*gophercloud.ServiceClient, error) {
+	return t.session.Placement(t.region)
+}
+
 // Keystone is the Keystone client of the tenant's scope (global).
 func (t *Tenant) Keystone() (*gophercloud.ServiceClient, error) { return t.session.Keystone() }
 
@@ -283,6 +315,8 @@ type Located struct {
 	ID        string
 	ProjectID string
 	Name      string
+	// InProject says that ProjectID is a unikorn_project's project, not an identity's.
+	InProject bool
 }
 
 // uuidPattern is the form of the IDs of Nova, Neutron, Octavia and Glance objects.

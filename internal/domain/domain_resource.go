@@ -47,15 +47,11 @@ type domainResource struct {
 	adapter.ResourceBase[adapter.Meta]
 }
 
-// open is the kit's opening of an admin resource (adapter.OpenAdmin).
+// open is the kit's opening of a global admin resource (adapter.OpenGlobal).
 func (r *domainResource) open(ctx context.Context, opKind adapter.Op, src adapter.Source, diags *diag.Diagnostics,
 	do func(ctx context.Context, op *adapter.Operation, svc *Service, m *domainModel, subject string),
 ) {
-	adapter.OpenAdmin[adapter.Meta, domainModel](ctx, &r.ResourceBase, opKind, src, diags,
-		func(c *cloud.Client, _ string) (*Service, error) { return NewService(c) },
-		func(ctx context.Context, op *adapter.Operation, svc *Service, m *domainModel, subject func(string) string) {
-			do(ctx, op, svc, m, subject(m.ID.ValueString()))
-		})
+	adapter.OpenGlobal[adapter.Meta, domainModel](ctx, &r.ResourceBase, opKind, src, diags, NewService, do)
 }
 
 // Create creates the domain; one of the name that exists already is an error that says how to
@@ -153,14 +149,7 @@ func (r *domainResource) Delete(ctx context.Context, req resource.DeleteRequest,
 				len(deleted), subject, strings.Join(names, ", ")))
 		}
 
-		var notEmpty *NotEmptyError
-
-		switch {
-		case errors.As(err, &notEmpty):
-			resp.Diagnostics.AddError(summaryNotEmpty, err.Error())
-		case err != nil:
-			op.Fail(subject, err)
-		}
+		adapter.FailOrRefuse[*NotEmptyError](op, subject, err, summaryNotEmpty)
 	})
 }
 

@@ -55,7 +55,7 @@ func flavorAttributes() map[string]schema.Attribute {
 			MarkdownDescription: "Memory in GiB: the provider's `flavors[*].memory_gib`, else Nova's `ram` / 1024.",
 		},
 		"name":        schema.StringAttribute{Computed: true, MarkdownDescription: "Nova flavor name."},
-		"pinned_only": schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the flavor only offers pinned (dedicated) CPUs."},
+		"pinned_only": schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the flavor is for pinned servers only (a server of it must set `host`)."},
 	}
 }
 

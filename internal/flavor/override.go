@@ -69,8 +69,9 @@ type GPU struct {
 type Override struct {
 	CPU CPU
 	// MemoryGiB, when set, replaces Nova's RAM.
-	MemoryGiB  *int
-	Baremetal  bool
+	MemoryGiB *int
+	Baremetal bool
+	// PinnedOnly: servers of the flavor must be pinned to a host (unikorn_server's host).
 	PinnedOnly bool
 	GPU        *GPU
 }

@@ -4,13 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
@@ -69,9 +67,13 @@ func overrideAttributes() map[string]schema.Attribute {
 				"vendor":         oneOf(true, "GPU vendor: `NVIDIA` or `AMD`.", GPUVendors()),
 			},
 		},
-		"id":          text(true, "Nova flavor ID."),
-		"memory_gib":  atLeastOne(false, "Memory in GiB to report instead of Nova's `ram`."),
-		"pinned_only": schema.BoolAttribute{Optional: true, MarkdownDescription: "The flavor only offers pinned (dedicated) CPUs. Default `false`."},
+		"id":         text(true, "Nova flavor ID."),
+		"memory_gib": atLeastOne(false, "Memory in GiB to report instead of Nova's `ram`."),
+		"pinned_only": schema.BoolAttribute{
+			Optional: true,
+			MarkdownDescription: "The flavor is for pinned servers only (dedicated hosts and CPUs): a `unikorn_server` of this " +
+				"flavor must set `host` (a plan-time error otherwise). Default `false`.",
+		},
 	}
 }
 
@@ -149,7 +151,7 @@ func ExpandOverrides(ctx context.Context, list types.List) (Overrides, diag.Diag
 	index := make(map[string]int, len(models))
 
 	for i, m := range models {
-		if unknownIn(root.AtListIndex(i), list.Elements()[i], &diags) {
+		if adapter.UnknownIn(root.AtListIndex(i), list.Elements()[i], &diags) {
 			continue
 		}
 
@@ -213,29 +215,6 @@ func (m OverrideModel) override(ctx context.Context, diags *diag.Diagnostics) Ov
 	}
 
 	return o
-}
-
-// unknownIn reports every value at p, however deep inside objects, that is only known after
-// apply (in attribute order); true when there is one.
-func unknownIn(p path.Path, v attr.Value, diags *diag.Diagnostics) bool {
-	if v.IsUnknown() {
-		diags.Append(adapter.UnknownArgument(p))
-		return true
-	}
-
-	obj, ok := v.(types.Object)
-	if !ok || obj.IsNull() {
-		return false
-	}
-
-	attributes := obj.Attributes()
-	found := false
-
-	for _, name := range slices.Sorted(maps.Keys(attributes)) {
-		found = unknownIn(p.AtName(name), attributes[name], diags) || found
-	}
-
-	return found
 }
 
 // ExpandAllowList turns the provider argument `flavor_ids` into the

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/leftovers"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
 
@@ -90,7 +91,7 @@ func (d *deletion) run(ctx context.Context, force bool) error {
 	}
 
 	// Tenant objects first: refuse, or remove them with force.
-	if err := s.clearTenantObjects(ctx, priv, force); err != nil {
+	if err := leftovers.Clear(ctx, priv, leftovers.Options{Owner: "identity", Force: force}); err != nil {
 		return err
 	}
 
@@ -137,25 +138,13 @@ func (d *deletion) run(ctx context.Context, force bool) error {
 		}
 	}
 
-	// Stock policy lets only admin remove a project's default security group.
+	// Stock policy lets only admin remove a project's default security group and reset its quotas.
 	admin, err := s.tenants(ctx, projectID, cloud.Admin)
 	if err != nil {
 		return err
 	}
 
-	for _, t := range admin {
-		network, err := t.Network()
-		if err != nil {
-			return err
-		}
-
-		if err := deleteDefaultSecurityGroups(ctx, network, projectID); err != nil {
-			return fmt.Errorf("region %s: %w", t.Region(),
-				c.AdminRefusal("Neutron", "deleting the default security group of project "+projectID, err))
-		}
-	}
-
-	if err := s.resetQuotas(ctx, projectID); err != nil {
+	if err := leftovers.Forget(ctx, admin); err != nil {
 		return err
 	}
 

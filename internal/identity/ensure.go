@@ -15,6 +15,7 @@ import (
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/quota"
 )
 
 // Ensure makes the cloud hold the identity of spec, adopting every object that already
@@ -122,9 +123,15 @@ func (e *ensurer) run(ctx context.Context) error {
 		}
 	}
 
-	// 3. Quotas in every served region (privileged scope).
+	// 3. Quotas in every served region (admin scope: stock policy reserves quota updates for
+	// admin, and lets admin read and set any project's).
 	if e.prior.Quotas == nil || !e.prior.Quotas.Equal(e.spec.Quotas) {
-		if e.out.Quotas, err = e.svc.applyQuotas(ctx, project.ID, e.spec.Quotas); err != nil {
+		admin, err := e.svc.tenants(ctx, project.ID, cloud.Admin)
+		if err != nil {
+			return err
+		}
+
+		if e.out.Quotas, err = quota.Apply(ctx, admin, e.spec.Quotas); err != nil {
 			return err
 		}
 	} else {

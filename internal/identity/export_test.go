@@ -7,12 +7,36 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/users"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/leftovers"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/quota"
 )
+
+// The quota groups and values the identity's tests speak of: internal/quota holds them.
+const (
+	QuotaCompute      = quota.Compute
+	QuotaNetwork      = quota.Network
+	QuotaBlockStorage = quota.BlockStorage
+	QuotaLoadBalancer = quota.LoadBalancer
+)
+
+// LeftoversError refuses to delete an identity whose project still holds tenant objects.
+type LeftoversError = leftovers.Error
+
+// Quotas is an identity's quotas.
+type Quotas = quota.Set
+
+// UnlimitedQuotas is every quota at -1.
+func UnlimitedQuotas() Quotas { return quota.AllUnlimited() }
 
 // RegionQuotas reads the quotas of projectID in every region c serves, region by region, for
 // the acceptance tests' direct checks.
 func RegionQuotas(ctx context.Context, c *cloud.Client, projectID string) (map[string]Quotas, error) {
-	perRegion, err := NewService(c, nil).regionQuotas(ctx, projectID)
+	admin, err := NewService(c, nil).tenants(ctx, projectID, cloud.Admin)
+	if err != nil {
+		return nil, err
+	}
+
+	perRegion, err := quota.PerRegion(ctx, admin)
 	if err != nil {
 		return nil, err
 	}

@@ -13,14 +13,16 @@
 // safe to re-run after a crash at any point (every step looks its object up by its
 // deterministic name and adopts it), [Service.Observe] (observe.go) re-reads every object, and
 // [Service.Delete] (delete.go) removes them in order. The steps against each API live in
-// keystone.go, quotas.go, nova.go and leftovers.go; resource.go adapts the core to
-// terraform-plugin-framework.
+// keystone.go and nova.go, the quotas in internal/quota and the check for tenant objects left
+// in the project in internal/leftovers (both shared with unikorn_project); resource.go adapts
+// the core to terraform-plugin-framework.
 package identity
 
 import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -33,6 +35,7 @@ import (
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/quota"
 )
 
 // Role names as identities and the provider block speak of them. The provider's `roles`
@@ -104,10 +107,54 @@ func (c *Config) roleOf(keystoneName string) (string, bool) {
 // roleIDsFor resolves role names to Keystone role IDs, listing Keystone's roles once per run
 // (and again when a name is not in the cache).
 func (c *Config) roleIDsFor(ctx context.Context, sc *gophercloud.ServiceClient, names []string) (map[string]string, error) {
+	keystoneNames := make([]string, len(names))
+	for i, name := range names {
+		keystoneNames[i] = c.KeystoneRole(name)
+	}
+
+	ids, err := c.KeystoneRoleIDs(ctx, sc, keystoneNames)
+
+	var unknown *UnknownRolesError
+	if errors.As(err, &unknown) {
+		quoted := make([]string, len(unknown.Names))
+		for i, n := range unknown.Names {
+			quoted[i] = fmt.Sprintf("%q", n)
+		}
+
+		return nil, fmt.Errorf("keystone has no role named %s: create it, or map the role onto an existing one "+
+			"with the provider's roles argument", strings.Join(quoted, ", "))
+	}
+
+	if err != nil {
+		return nil, err
+	}
+
+	out := make(map[string]string, len(names))
+	for _, name := range names {
+		out[name] = ids[c.KeystoneRole(name)]
+	}
+
+	return out, nil
+}
+
+// UnknownRolesError names the Keystone role names that are no global role of Keystone.
+type UnknownRolesError struct {
+	Names []string
+}
+
+func (e *UnknownRolesError) Error() string {
+	return fmt.Sprintf("keystone has no global role named %s", strings.Join(e.Names, ", "))
+}
+
+// KeystoneRoleIDs resolves Keystone role names to the IDs of global roles from the run's one
+// listing of Keystone's roles, which it lists again when a name is missing from it (a role made
+// since). Names that are no global role are an *UnknownRolesError. Identities and the role
+// bindings of unikorn_project (and their plan-time check) share the listing.
+func (c *Config) KeystoneRoleIDs(ctx context.Context, sc *gophercloud.ServiceClient, keystoneNames []string) (map[string]string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 
-	if missing := c.missingRoleIDs(names); len(missing) > 0 {
+	if missing := c.missingRoleIDs(keystoneNames); len(missing) > 0 {
 		all, err := cloud.ListAll(ctx, roles.List(sc, roles.ListOpts{}), roles.ExtractRoles, "Keystone roles")
 		if err != nil {
 			return nil, err
@@ -119,30 +166,44 @@ func (c *Config) roleIDsFor(ctx context.Context, sc *gophercloud.ServiceClient, 
 			}
 		}
 
-		if missing = c.missingRoleIDs(names); len(missing) > 0 {
-			return nil, fmt.Errorf("keystone has no role named %s: create it, or map the role onto an existing one "+
-				"with the provider's roles argument", strings.Join(missing, ", "))
+		if missing = c.missingRoleIDs(keystoneNames); len(missing) > 0 {
+			return nil, &UnknownRolesError{Names: missing}
 		}
 	}
 
-	out := make(map[string]string, len(names))
-	for _, name := range names {
-		out[name] = c.roleIDs[c.KeystoneRole(name)]
+	out := make(map[string]string, len(keystoneNames))
+	for _, name := range keystoneNames {
+		out[name] = c.roleIDs[name]
 	}
 
 	return out, nil
 }
 
-func (c *Config) missingRoleIDs(names []string) []string {
+// missingRoleIDs are the Keystone role names of names that the cache lacks, sorted, once each.
+func (c *Config) missingRoleIDs(keystoneNames []string) []string {
 	var missing []string
 
-	for _, name := range names {
-		if _, ok := c.roleIDs[c.KeystoneRole(name)]; !ok {
-			missing = append(missing, fmt.Sprintf("%q", c.KeystoneRole(name)))
+	for _, name := range keystoneNames {
+		if _, ok := c.roleIDs[name]; !ok {
+			missing = append(missing, name)
 		}
 	}
 
-	return missing
+	return sortedUnique(missing)
+}
+
+// ServiceRoles are the Keystone names of the roles the service user holds in every project it
+// works in (an identity's with the default roles, a unikorn_project's): manager, member and
+// load-balancer_member, as the provider's roles argument maps them.
+func (c *Config) ServiceRoles() []string {
+	names := withManager(DefaultRoles)
+	out := make([]string, len(names))
+
+	for i, name := range names {
+		out[i] = c.KeystoneRole(name)
+	}
+
+	return out
 }
 
 // Spec is what an identity should be.
@@ -156,7 +217,7 @@ type Spec struct {
 	ProjectID      string
 	// Roles of the identity's user (and delegated by its credential and trust).
 	Roles  []string
-	Quotas Quotas
+	Quotas quota.Set
 	// ExpiresAt ends the application credential; nil: never.
 	ExpiresAt *time.Time
 	// ServerGroupPolicy asks for the server group; "": none.
@@ -175,7 +236,7 @@ type Prior struct {
 	// wants neither (to delete them).
 	Ref
 	// Quotas last applied or read; nil: apply them.
-	Quotas Quotas
+	Quotas quota.Set
 	// ExpiresAt of the credential that was issued.
 	ExpiresAt *time.Time
 }
@@ -201,7 +262,7 @@ type Identity struct {
 	TrustID string // "" when missing
 
 	// Quotas as found (see Service.Observe for how regions are merged); nil when not read.
-	Quotas Quotas
+	Quotas quota.Set
 
 	// Notices are what the user should be told (adoptions, re-finds by name).
 	Notices []Notice

@@ -92,7 +92,7 @@ func ensureProject(ctx context.Context, sc *gophercloud.ServiceClient, domainID 
 				}).Extract()
 			},
 			Find: func(ctx context.Context) ([]*projects.Project, error) {
-				return optional(findProject(ctx, sc, domainID, projectName))
+				return cloud.Optional(findProject(ctx, sc, domainID, projectName))
 			},
 			ID: func(p *projects.Project) string { return p.ID },
 		})
@@ -147,15 +147,6 @@ func ensureProject(ctx context.Context, sc *gophercloud.ServiceClient, domainID 
 	}
 
 	return updated, nil
-}
-
-// optional is the one object a lookup found as a list: empty when it found none.
-func optional[T any](v *T, err error) ([]*T, error) {
-	if err != nil || v == nil {
-		return nil, err
-	}
-
-	return []*T{v}, nil
 }
 
 // mergeProjectTags keeps every tag that is not ours and adds ours.
@@ -257,7 +248,7 @@ func ensureUser(ctx context.Context, sc *gophercloud.ServiceClient, domainID, na
 			return u, scrub(err, password)
 		},
 		Find: func(ctx context.Context) ([]*users.User, error) {
-			return optional(lookupUser(ctx, sc, domainID, "", userName))
+			return cloud.Optional(lookupUser(ctx, sc, domainID, "", userName))
 		},
 		ID: func(u *users.User) string { return u.ID },
 	})

@@ -162,8 +162,10 @@ func ensureKeypair(ctx context.Context, sc *gophercloud.ServiceClient, name, pub
 		Create: func(ctx context.Context) (*keypairs.KeyPair, error) {
 			return keypairs.Create(ctx, sc, keypairs.CreateOpts{Name: name, PublicKey: strings.TrimSpace(publicKey)}).Extract()
 		},
-		Find: func(ctx context.Context) ([]*keypairs.KeyPair, error) { return optional(getKeypair(ctx, sc, name)) },
-		ID:   func(kp *keypairs.KeyPair) string { return kp.Name },
+		Find: func(ctx context.Context) ([]*keypairs.KeyPair, error) {
+			return cloud.Optional(getKeypair(ctx, sc, name))
+		},
+		ID: func(kp *keypairs.KeyPair) string { return kp.Name },
 	})
 	if err != nil {
 		return false, fmt.Errorf("importing keypair %q: %w", name, err)

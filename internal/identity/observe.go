@@ -13,6 +13,7 @@ import (
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/quota"
 )
 
 // Ref names an identity to observe or delete: by the IDs recorded in state, or by its name (or
@@ -42,7 +43,7 @@ type Ref struct {
 // Quotas are merged over the regions: a value is the one every region has, or else the first
 // region's (in the order served) that differs from want, so that drift anywhere shows. want may
 // be nil (import).
-func (s *Service) Observe(ctx context.Context, ref Ref, want Quotas) (*Identity, error) {
+func (s *Service) Observe(ctx context.Context, ref Ref, want quota.Set) (*Identity, error) {
 	sc, domainID, err := s.manager(ctx)
 	if err != nil {
 		return nil, err
@@ -97,7 +98,12 @@ func (s *Service) Observe(ctx context.Context, ref Ref, want Quotas) (*Identity,
 		}
 	}
 
-	if out.Quotas, err = s.readQuotas(ctx, project.ID, want); err != nil {
+	admin, err := s.tenants(ctx, project.ID, cloud.Admin)
+	if err != nil {
+		return nil, err
+	}
+
+	if out.Quotas, err = quota.Read(ctx, admin, want); err != nil {
 		return nil, err
 	}
 

@@ -2,7 +2,6 @@ package identity
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -12,7 +11,9 @@ import (
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/leftovers"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/quota"
 )
 
 // The resource unikorn_identity adapts the core (Service) to terraform-plugin-framework: this
@@ -150,7 +151,7 @@ func (r *identityResource) Read(ctx context.Context, req resource.ReadRequest, r
 		return
 	}
 
-	out, err := r.service().Observe(ctx, ref, expandQuotas(state.Quotas))
+	out, err := r.service().Observe(ctx, ref, quota.Expand(state.Quotas))
 	if err != nil {
 		op.Fail(subject(ref.Name, ref.ProjectID), err)
 		return
@@ -183,14 +184,7 @@ func (r *identityResource) Delete(ctx context.Context, req resource.DeleteReques
 	notices, err := r.service().Delete(ctx, ref, state.ForceDestroy.ValueBool())
 	warn(notices, &resp.Diagnostics)
 
-	var leftovers *LeftoversError
-
-	switch {
-	case errors.As(err, &leftovers):
-		resp.Diagnostics.AddError(summaryLeftovers, err.Error())
-	case err != nil:
-		op.Fail(subject(ref.Name, ref.ProjectID), err)
-	}
+	adapter.FailOrRefuse[*leftovers.Error](op, subject(ref.Name, ref.ProjectID), err, summaryLeftovers)
 }
 
 // warn shows the core's notices as warnings.

@@ -9,15 +9,12 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/setdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
@@ -27,10 +24,8 @@ import (
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/quota"
 )
-
-// maxQuota is the largest quota the services accept (a 32-bit signed integer).
-const maxQuota = 1<<31 - 1
 
 func (r *identityResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
@@ -99,7 +94,7 @@ func (r *identityResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 				Validators:          []validator.String{tagValueCheck},
 			},
 			"project_id": adapter.IDAttribute("The Keystone project ID (the same as `id`)."),
-			"quotas":     quotasAttribute(),
+			"quotas":     quota.Attribute("the identity's"),
 			"roles": schema.SetAttribute{
 				Optional:    true,
 				Computed:    true,
@@ -157,86 +152,6 @@ func (r *identityResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"user_id": adapter.IDAttribute("ID of the Keystone user `unikorn-identity-<name>`."),
 		},
 	}
-}
-
-// quotasAttribute is the `quotas` attribute: one nested object per service, each quota
-// defaulting to unlimited.
-func quotasAttribute() schema.SingleNestedAttribute {
-	groups := map[string]schema.Attribute{}
-
-	for _, g := range QuotaGroups {
-		fields := map[string]schema.Attribute{}
-
-		for _, f := range g.Fields {
-			fields[f.Key] = schema.Int64Attribute{
-				Optional:            true,
-				Computed:            true,
-				Default:             int64default.StaticInt64(Unlimited),
-				MarkdownDescription: f.Description + " `-1` (the default) means unlimited.",
-				Validators:          []validator.Int64{int64validator.Between(Unlimited, maxQuota)},
-			}
-		}
-
-		groups[g.Name] = schema.SingleNestedAttribute{
-			Optional:            true,
-			Computed:            true,
-			Default:             objectdefault.StaticValue(quotaGroupValue(g, nil)),
-			MarkdownDescription: g.Description + " Every quota left out is unlimited.",
-			Attributes:          fields,
-		}
-	}
-
-	return schema.SingleNestedAttribute{
-		Optional: true,
-		Computed: true,
-		Default:  objectdefault.StaticValue(quotasValue(UnlimitedQuotas())),
-		MarkdownDescription: "Quotas of the identity's project, set in every region the provider serves. Every quota left " +
-			"out is unlimited (`-1`), as in Unikorn. Updated in place.",
-		Attributes: groups,
-	}
-}
-
-func quotaGroupType(g QuotaGroup) types.ObjectType {
-	attrs := map[string]attr.Type{}
-	for _, f := range g.Fields {
-		attrs[f.Key] = types.Int64Type
-	}
-
-	return types.ObjectType{AttrTypes: attrs}
-}
-
-func quotasType() types.ObjectType {
-	attrs := map[string]attr.Type{}
-	for _, g := range QuotaGroups {
-		attrs[g.Name] = quotaGroupType(g)
-	}
-
-	return types.ObjectType{AttrTypes: attrs}
-}
-
-// quotaGroupValue is one group's object; quotas missing from values are unlimited.
-func quotaGroupValue(g QuotaGroup, values map[string]int64) types.Object {
-	attrs := map[string]attr.Value{}
-
-	for _, f := range g.Fields {
-		v, ok := values[f.Key]
-		if !ok {
-			v = Unlimited
-		}
-
-		attrs[f.Key] = types.Int64Value(v)
-	}
-
-	return types.ObjectValueMust(quotaGroupType(g).AttrTypes, attrs)
-}
-
-func quotasValue(q Quotas) types.Object {
-	attrs := map[string]attr.Value{}
-	for _, g := range QuotaGroups {
-		attrs[g.Name] = quotaGroupValue(g, q[g.Name])
-	}
-
-	return types.ObjectValueMust(quotasType().AttrTypes, attrs)
 }
 
 // nameAttribute is the identity's `name`: the kit's name fragment, with Unikorn's narrower rule

@@ -91,9 +91,9 @@ func TestDelete(t *testing.T) {
 					t.Fatalf("err = %v, want a LeftoversError", err)
 				}
 
-				if len(le.Leftovers) != 1 || le.Leftovers[0].ID != "n-1" || le.Leftovers[0].Region != "RegionOne" ||
+				if len(le.Objects) != 1 || le.Objects[0].ID != "n-1" || le.Objects[0].Region != "RegionOne" ||
 					!strings.Contains(err.Error(), `network "network-web" (n-1)`) {
-					t.Fatalf("leftovers %+v / %q, want network n-1 in RegionOne", le.Leftovers, err)
+					t.Fatalf("leftovers %+v / %q, want network n-1 in RegionOne", le.Objects, err)
 				}
 
 				if len(deletes) > 0 || f.Count("GET /v3/users/u-1") > 0 || f.Count("GET /v3/users") > 0 {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/quota"
 )
 
 // applied is the state after Ensure: configuration from the plan, everything else from
@@ -28,7 +29,7 @@ func (r *identityResource) applied(ctx context.Context, plan identityModel, out 
 	if out.Quotas == nil {
 		// Not set, or set in part and unreadable: unknown to the state, so that the next plan
 		// sets them again (never the planned values, which the cloud may not hold).
-		s.Quotas = types.ObjectNull(quotasType().AttrTypes)
+		s.Quotas = quota.Null()
 	}
 
 	if out.Roles != nil {
@@ -146,7 +147,7 @@ func (r *identityResource) found(s *identityModel, out *Identity, diags *diag.Di
 	}
 
 	if out.Quotas != nil {
-		s.Quotas = quotasValue(out.Quotas)
+		s.Quotas = quota.Value(out.Quotas)
 	}
 }
 
@@ -183,9 +184,9 @@ func expandSpec(ctx context.Context, m identityModel) (Spec, diag.Diagnostics) {
 	diags.Append(m.Roles.ElementsAs(ctx, &spec.Roles, false)...)
 	spec.Roles = sortedUnique(spec.Roles)
 
-	spec.Quotas = expandQuotas(m.Quotas)
+	spec.Quotas = quota.Expand(m.Quotas)
 	if spec.Quotas == nil {
-		spec.Quotas = UnlimitedQuotas()
+		spec.Quotas = quota.AllUnlimited()
 	}
 
 	var err error
@@ -231,7 +232,7 @@ func (m identityModel) recorded(ctx context.Context) (Ref, diag.Diagnostics) {
 // expandPrior turns the state into what Ensure may keep.
 func expandPrior(ctx context.Context, m identityModel) (Prior, diag.Diagnostics) {
 	ref, diags := m.recorded(ctx)
-	prior := Prior{Ref: ref, Quotas: expandQuotas(m.Quotas)}
+	prior := Prior{Ref: ref, Quotas: quota.Expand(m.Quotas)}
 	prior.ExpiresAt, _ = parseTime(m.ExpiresAt) // as recorded; an unreadable one is re-issued
 
 	return prior, diags
@@ -262,34 +263,6 @@ func keepTime(current types.String, found *time.Time) types.String {
 	}
 
 	return types.StringValue(found.UTC().Format(time.RFC3339))
-}
-
-// expandQuotas reads the quotas object; nil when it is null or unknown. Unknown or null
-// quotas inside are unlimited.
-func expandQuotas(o types.Object) Quotas {
-	if o.IsNull() || o.IsUnknown() {
-		return nil
-	}
-
-	q := UnlimitedQuotas()
-
-	for _, g := range QuotaGroups {
-		gv, ok := o.Attributes()[g.Name].(types.Object)
-		if !ok || gv.IsNull() || gv.IsUnknown() {
-			continue
-		}
-
-		for _, f := range g.Fields {
-			v, ok := gv.Attributes()[f.Key].(types.Int64)
-			if !ok || v.IsNull() || v.IsUnknown() {
-				continue
-			}
-
-			q[g.Name][f.Key] = v.ValueInt64()
-		}
-	}
-
-	return q
 }
 
 var serverGroupAttrTypes = map[string]attr.Type{"policy": types.StringType}

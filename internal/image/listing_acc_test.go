@@ -97,12 +97,12 @@ func checkListings(t *testing.T, log *acctest.RequestLog, logged *int, wantReads
 			}
 
 			// The request log has no region; the catalog's own "Listed ..." entries have.
-			glanceByRegion, err := perRegion(run, "Listed Glance images")
+			glanceByRegion, err := run.ByRegion("Listed Glance images")
 			if err != nil {
 				return err
 			}
 
-			novaByRegion, err := perRegion(run, "Listed Nova flavors")
+			novaByRegion, err := run.ByRegion("Listed Nova flavors")
 			if err != nil {
 				return err
 			}
@@ -186,21 +186,4 @@ func TestAccCatalog_singleListing(t *testing.T) {
 			},
 		},
 	})
-}
-
-// perRegion counts the run's log entries with message by their region field.
-func perRegion(run *acctest.ProviderRun, message string) (map[string]int, error) {
-	entries, err := run.Entries(message)
-	if err != nil {
-		return nil, err
-	}
-
-	out := map[string]int{}
-
-	for _, e := range entries {
-		region, _ := e["region"].(string)
-		out[region]++
-	}
-
-	return out, nil
 }

@@ -114,6 +114,19 @@ func (m *Manager) Find(ctx context.Context, name string) (*images.Image, error) 
 	return &img, nil
 }
 
+// Named lists the owner's images named exactly name, whatever their visibility: the lookup of a
+// create that goes through cloud.Create.
+func (m *Manager) Named(ctx context.Context, name string) ([]*images.Image, error) {
+	all, err := m.named(ctx, name)
+
+	out := make([]*images.Image, len(all))
+	for i := range all {
+		out[i] = &all[i]
+	}
+
+	return out, err
+}
+
 // named lists the owner's images named exactly name, whatever their visibility.
 func (m *Manager) named(ctx context.Context, name string) ([]images.Image, error) {
 	all, err := cloud.ListAll(ctx, images.List(m.client, images.ListOpts{Name: name, Owner: m.owner, Visibility: visibilityAll, Limit: pageLimit}),
@@ -163,16 +176,7 @@ func (m *Manager) Create(ctx context.Context, spec Spec) (Created, error) {
 		Create: func(ctx context.Context) (*images.Image, error) {
 			return images.Create(ctx, m.client, opts).Extract()
 		},
-		Find: func(ctx context.Context) ([]*images.Image, error) {
-			all, err := m.named(ctx, spec.Name)
-
-			out := make([]*images.Image, len(all))
-			for i := range all {
-				out[i] = &all[i]
-			}
-
-			return out, err
-		},
+		Find:   func(ctx context.Context) ([]*images.Image, error) { return m.Named(ctx, spec.Name) },
 		ID:     func(i *images.Image) string { return i.ID },
 		Delete: func(ctx context.Context, id string) error { return images.Delete(ctx, m.client, id).ExtractErr() },
 	})

@@ -15,16 +15,21 @@
 //	Neutron security group                             securitygroup-<name>
 //	Neutron server port                                server-<name>
 //	Nova server (display name)                         <name>
+//	Glance snapshot image of a server (identity's      <name>
+//	  project)
 //	Octavia load balancer                              lb-<name>
 //	Octavia listener                                   lb-<name>-<listener>-listener
 //	Octavia pool                                       lb-<name>-<listener>-pool
 //	Octavia health monitor                             lb-<name>-<listener>-monitor
+//	Keystone group of a unikorn_project                <name>-members (unless group_name is set)
+//	Keystone mapping of a unikorn_federation           <idp_id>-mapping
 //
 // Every server carries the system metadata of [SystemMetadata] (legacy and
 // namespaced keys, see the Metadata* constants) plus the user's tags
 // translated by [MetadataKeyForTag]; system keys win collisions
 // ([MergeMetadata]). Identity projects carry the Keystone tags
-// "organization=<id>" and "project=<id>" ([ProjectTags]).
+// "organization=<id>" and "project=<id>" ([ProjectTags]); the projects of
+// unikorn_project carry the tag [HumanProjectTag].
 //
 // Nova, Neutron and Octavia name filters are fuzzy, so every lookup by one
 // of these names must be post-filtered with [Exact] or [One].
@@ -74,6 +79,15 @@ const (
 	// replaces the current one: Keystone keeps credential names unique per user, and the
 	// new credential is issued before the old one is deleted, so the two alternate.
 	NextCredentialSuffix = "-next"
+
+	// HumanProjectTag is the Keystone tag of every project made by unikorn_project: the
+	// mark that lets unikorn_network and unikorn_security_group act in it (project_id),
+	// never in a project this provider did not make.
+	HumanProjectTag = "unikorn:human-project"
+	// ProjectGroupSuffix ends the name of the user group made with a project.
+	ProjectGroupSuffix = "-members"
+	// FederationMappingSuffix ends the ID of the Keystone mapping of a federation.
+	FederationMappingSuffix = "-mapping"
 )
 
 // IdentityProject is the Keystone project name of identity name.
@@ -88,6 +102,12 @@ func IdentityApplicationCredential(name string) string { return IdentityPrefix +
 
 // IdentityServerGroup is the Nova server group name of identity name.
 func IdentityServerGroup(name string) string { return IdentityPrefix + name }
+
+// ProjectGroup is the default name of the Keystone group of project name.
+func ProjectGroup(name string) string { return name + ProjectGroupSuffix }
+
+// FederationMapping is the Keystone mapping ID of the federation of identity provider idpID.
+func FederationMapping(idpID string) string { return idpID + FederationMappingSuffix }
 
 // Network is the Neutron network name of network name.
 func Network(name string) string { return NetworkPrefix + name }
@@ -106,6 +126,10 @@ func ServerPort(name string) string { return ServerPortPrefix + name }
 
 // Server is the Nova display name of server name: the name itself.
 func Server(name string) string { return name }
+
+// SnapshotImage is the Glance name of the snapshot image name of a server: the name itself,
+// unique in the identity's project (the image data sources find it by it).
+func SnapshotImage(name string) string { return name }
 
 // LoadBalancer is the Octavia load balancer name of load balancer name.
 func LoadBalancer(name string) string { return LoadBalancerPrefix + name }
@@ -508,6 +532,7 @@ const (
 	KindServer        = "server"
 	KindLoadBalancer  = "load balancer"
 	KindListener      = "listener"
+	KindSnapshot      = "snapshot"
 )
 
 // Length limits of names in the services, in characters.
@@ -535,6 +560,7 @@ var nameLimits = map[string]struct {
 	// checks the actual pair.
 	KindLoadBalancer: {Listener("<name>", "<listener>") + " (Octavia)", openStackNameMax - lbChildOverhead - 1},
 	KindListener:     {Listener("<name>", "<listener>") + " (Octavia)", openStackNameMax - lbChildOverhead - 1},
+	KindSnapshot:     {SnapshotImage("<name>") + " (Glance)", openStackNameMax},
 }
 
 // limitFor returns the limit of the service behind a kind.

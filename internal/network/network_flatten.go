@@ -108,9 +108,7 @@ func flattenNetwork(m *networkModel, n *Network) {
 	m.ID = types.StringValue(n.ID)
 	m.Description = types.StringValue(n.Description)
 
-	if n.ProjectID != "" {
-		m.IdentityID = types.StringValue(n.ProjectID)
-	}
+	m.owned(n.ProjectID)
 
 	m.VLANID = types.Int64Null()
 	if n.VLANID != nil {

@@ -30,12 +30,15 @@ var cidrValidator = adapter.StringCheck("CIDR",
 	func(s string) error { _, err := ParseCIDR(s); return err })
 
 func (r *networkResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	identityID, projectID := adapter.OwnerAttributes("network")
+
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "A tenant network in an identity's project: a Neutron network, an IPv4 subnet, a router to an " +
-			"external network and the router's interface on the subnet, all named `network-<name>`. When the provider " +
+		MarkdownDescription: "A tenant network in an identity's project (or, with `project_id`, in a `unikorn_project`'s): " +
+			"a Neutron network, an IPv4 subnet, a router to an external network and the router's interface on the " +
+			"subnet, all named `network-<name>`. When the provider " +
 			"configures `provider_network`, the network is a VLAN provider network whose VLAN ID is chosen from what " +
 			"Neutron reports in use.\n\n" +
-			"Every part is found again by its exact name in the identity's project: a create adopts what an interrupted " +
+			"Every part is found again by its exact name in its project: a create adopts what an interrupted " +
 			"apply left behind (never a twin), two objects with the name are an error that names both, and a part " +
 			"deleted out of band is restored by the next apply. Destroying deletes the router interface, the router, the " +
 			"subnet and the network, in that order, and fails naming any port still on them.\n\n" +
@@ -99,10 +102,11 @@ func (r *networkResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				MarkdownDescription: "The subnet's gateway: the first address of `cidr`, on the router.",
 			},
 			"id":          adapter.IDAttribute("ID of the Neutron network."),
-			"identity_id": adapter.IdentityIDAttribute("network"),
+			"identity_id": identityID,
 			"name": adapter.NameAttribute(naming.KindNetwork,
 				"Name of the network; the Neutron network, subnet and router are called `network-<name>`."),
-			"region": adapter.RegionAttribute("network"),
+			"project_id": projectID,
+			"region":     adapter.RegionAttribute("network"),
 			"router_id": schema.StringAttribute{
 				Computed: true,
 				MarkdownDescription: "ID of the router `network-<name>` attached to the subnet. Null when the router or its " +

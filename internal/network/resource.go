@@ -38,11 +38,29 @@ type tenantFields struct {
 	ID         types.String   `tfsdk:"id"`
 	IdentityID types.String   `tfsdk:"identity_id"`
 	Name       types.String   `tfsdk:"name"`
+	ProjectID  types.String   `tfsdk:"project_id"`
 	Region     types.String   `tfsdk:"region"`
 	Timeouts   timeouts.Value `tfsdk:"timeouts"`
 }
 
 func (f *tenantFields) fields() *tenantFields { return f }
+
+// inProject tells whether the object lives in a unikorn_project's project (project_id) rather
+// than in an identity's.
+func (f *tenantFields) inProject() bool {
+	return !f.ProjectID.IsNull() && !f.ProjectID.IsUnknown()
+}
+
+// owned records the project Neutron says the object is in, under the attribute that names it.
+func (f *tenantFields) owned(projectID string) {
+	switch {
+	case projectID == "":
+	case f.inProject():
+		f.ProjectID = types.StringValue(projectID)
+	default:
+		f.IdentityID = types.StringValue(projectID)
+	}
+}
 
 // model is a resource model M (through its pointer) that embeds tenantFields.
 type model[M any] interface {
@@ -87,14 +105,26 @@ func newTenantResource[M any, S any, O any, PM model[M]](k adapter.Kind, kind te
 	return tenantResource[M, S, O, PM]{ResourceBase: adapter.NewResourceBase[meta](k), kind: kind}
 }
 
-// service binds the core to the model's tenant, in the privileged scope.
+// service binds the core to the model's tenant, in the privileged scope: the identity's
+// project, or the unikorn_project's.
 func (r *tenantResource[M, S, O, PM]) service(ctx context.Context, f *tenantFields) (*Service, error) {
 	c := r.Cloud()
 	if c == nil {
 		return nil, errors.New("the provider is not configured")
 	}
 
-	t, err := c.Tenant(ctx, f.IdentityID.ValueString(), f.Region.ValueString(), cloud.Privileged)
+	bind := c.Tenant
+	projectID := f.IdentityID.ValueString()
+
+	if f.inProject() {
+		if !f.IdentityID.IsNull() {
+			return nil, errors.New("both identity_id and project_id are set: set exactly one")
+		}
+
+		bind, projectID = c.ProjectTenant, f.ProjectID.ValueString()
+	}
+
+	t, err := bind(ctx, projectID, f.Region.ValueString(), cloud.Privileged)
 	if err != nil {
 		return nil, err
 	}

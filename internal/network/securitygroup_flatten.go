@@ -35,9 +35,7 @@ func flattenSecurityGroup(m *securityGroupModel, g *SecurityGroup, complete bool
 	m.ID = types.StringValue(g.ID)
 	m.Description = types.StringValue(g.Description)
 
-	if g.ProjectID != "" {
-		m.IdentityID = types.StringValue(g.ProjectID)
-	}
+	m.owned(g.ProjectID)
 
 	if complete && !m.Rules.IsUnknown() && !m.Rules.IsNull() {
 		return

@@ -47,13 +47,15 @@ func (r *securityGroupResource) Schema(ctx context.Context, _ resource.SchemaReq
 		}
 	}
 
+	identityID, projectID := adapter.OwnerAttributes("security group")
+
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "A Neutron security group `securitygroup-<name>` in an identity's project, with its rules " +
-			"reconciled as a set: one request reads the group with its rules, the rules that are not configured are " +
+		MarkdownDescription: "A Neutron security group `securitygroup-<name>` in an identity's project (or, with " +
+			"`project_id`, in a `unikorn_project`'s), with its rules reconciled as a set: one request reads the group with its rules, the rules that are not configured are " +
 			"deleted, and the missing ones are created together in one bulk request. Neutron's default egress rules " +
 			"(any protocol to anywhere, IPv4 and IPv6) are never deleted. A rule added or removed out of band shows in " +
 			"the next plan.\n\n" +
-			"The group is found again by its exact name in the identity's project: a create adopts a group an " +
+			"The group is found again by its exact name in its project: a create adopts a group an " +
 			"interrupted apply left behind (never a twin), and two groups with the name are an error that names both.\n\n" +
 			"**Import** with `REGION/ID` or `REGION/name` (a bare `ID` or `name` means the provider's default region).",
 		Attributes: map[string]schema.Attribute{
@@ -64,10 +66,11 @@ func (r *securityGroupResource) Schema(ctx context.Context, _ resource.SchemaReq
 				MarkdownDescription: "Description of the security group. Updated in place.",
 			},
 			"id":          adapter.IDAttribute("ID of the Neutron security group."),
-			"identity_id": adapter.IdentityIDAttribute("security group"),
+			"identity_id": identityID,
 			"name": adapter.NameAttribute(naming.KindSecurityGroup,
 				"Name of the group; the Neutron security group is called `securitygroup-<name>`."),
-			"region": adapter.RegionAttribute("security group"),
+			"project_id": projectID,
+			"region":     adapter.RegionAttribute("security group"),
 			"rules": schema.SetNestedAttribute{
 				Optional: true,
 				Computed: true,

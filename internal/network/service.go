@@ -203,7 +203,15 @@ func locate[T any](ctx context.Context, c *cloud.Client, region, prefix, idOrNam
 				l.kind, l.id(obj), l.name(obj), prefix)
 		}
 
-		return cloud.Located{ID: l.id(obj), Name: user, ProjectID: projectOf(obj)}, nil
+		loc := cloud.Located{ID: l.id(obj), Name: user, ProjectID: projectOf(obj)}
+
+		// An identity's project (checked as a tenant's is, once per run), else a
+		// unikorn_project's; neither is left to Read's check of identity_id.
+		if c.CheckIdentityProject(ctx, loc.ProjectID) != nil {
+			loc.InProject = c.CheckHumanProject(ctx, loc.ProjectID) == nil
+		}
+
+		return loc, nil
 	}
 
 	if cloud.LooksLikeID(idOrName) {

@@ -23,6 +23,7 @@ type providerModel struct {
 	identitySettings
 	networkSettings
 	loadbalancerSettings
+	volumeSettings
 
 	AuthURL           types.String `tfsdk:"auth_url"`
 	CACertFile        types.String `tfsdk:"cacert_file"`

@@ -12,6 +12,7 @@ type Meta struct {
 	networkMeta
 	loadbalancerMeta
 	serverMeta
+	volumeMeta
 
 	cloud *cloud.Client
 }

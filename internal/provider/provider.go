@@ -15,8 +15,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
@@ -27,18 +29,25 @@ import (
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/domain"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/federation"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/flavor"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/identity"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/image"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/loadbalancer"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/network"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/project"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/providernetwork"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/region"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/role"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/server"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/volume"
 )
 
-var _ provider.Provider = (*unikornProvider)(nil)
+var (
+	_ provider.Provider                       = (*unikornProvider)(nil)
+	_ provider.ProviderWithEphemeralResources = (*unikornProvider)(nil)
+	_ provider.ProviderWithActions            = (*unikornProvider)(nil)
+)
 
 // New returns the provider factory for the given release version.
 func New(version string) func() provider.Provider {
@@ -155,7 +164,7 @@ func (p *unikornProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 				MarkdownDescription: "Name of the service user. Falls back to `OS_USERNAME`.",
 			},
 		}, catalogAttributes(), identityAttributes(), networkAttributes(),
-			loadbalancerAttributes()),
+			loadbalancerAttributes(), volume.ProviderAttributes()),
 	}
 }
 
@@ -209,6 +218,7 @@ func (p *unikornProvider) Configure(ctx context.Context, req provider.ConfigureR
 	resp.Diagnostics.Append(data.identitySettings.configure(ctx, &meta.identityMeta)...)
 	resp.Diagnostics.Append(data.networkSettings.configure(ctx, &meta.networkMeta)...)
 	resp.Diagnostics.Append(data.loadbalancerSettings.configure(ctx, &meta.loadbalancerMeta)...)
+	resp.Diagnostics.Append(data.volumeSettings.configure(ctx, &meta.volumeMeta)...)
 
 	if resp.Diagnostics.HasError() {
 		return
@@ -216,21 +226,25 @@ func (p *unikornProvider) Configure(ctx context.Context, req provider.ConfigureR
 	resp.DataSourceData = meta
 	resp.ResourceData = meta
 	resp.EphemeralResourceData = meta
+	resp.ActionData = meta
 }
 
 // Resources lists every resource of the provider.
 func (p *unikornProvider) Resources(_ context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
 		domain.NewDomainResource,
+		federation.NewResource,
 		flavor.NewFlavorResource,
 		identity.NewResource,
 		image.NewImageResource,
 		loadbalancer.NewResource,
 		network.NewNetworkResource,
 		network.NewSecurityGroupResource,
+		project.NewResource,
 		providernetwork.NewResource,
 		role.NewRoleResource,
 		server.NewResource,
+		server.NewSnapshotResource,
 	}
 }
 
@@ -243,6 +257,24 @@ func (p *unikornProvider) DataSources(_ context.Context) []func() datasource.Dat
 		image.NewImagesDataSource,
 		network.NewExternalNetworksDataSource,
 		region.NewRegionsDataSource,
+		server.NewConsoleDataSource,
+		volume.NewVolumeClassDataSource,
+		volume.NewVolumeClassesDataSource,
+	}
+}
+
+// EphemeralResources lists every ephemeral resource of the provider (Terraform 1.10 and later).
+func (p *unikornProvider) EphemeralResources(_ context.Context) []func() ephemeral.EphemeralResource {
+	return []func() ephemeral.EphemeralResource{
+		server.NewConsoleSession,
+	}
+}
+
+// Actions lists every action of the provider (Terraform 1.14 and later).
+func (p *unikornProvider) Actions(_ context.Context) []func() action.Action {
+	return []func() action.Action{
+		server.NewRebootAction,
+		server.NewSnapshotNowAction,
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"text/tabwriter"
 
+	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
@@ -20,9 +21,9 @@ import (
 )
 
 // TestSchemas is the one schema check over the whole provider: the provider's own schema and
-// that of every resource, ephemeral resource and data source it lists pass the framework's
+// that of every resource, ephemeral resource, data source and action it lists pass the framework's
 // ValidateImplementation, and every attribute and block, however deeply nested, has a
-// description. It needs no CLI and no cloud.
+// description (actions included). It needs no CLI and no cloud.
 func TestSchemas(t *testing.T) {
 	t.Parallel()
 
@@ -93,6 +94,15 @@ func schemaProblems(ctx context.Context, p provider.Provider) []problem {
 			name, s := &ephemeral.MetadataResponse{}, &ephemeral.SchemaResponse{}
 			e.Metadata(ctx, ephemeral.MetadataRequest{ProviderTypeName: meta.TypeName}, name)
 			e.Schema(ctx, ephemeral.SchemaRequest{}, s)
+			return name.TypeName, s.Diagnostics, s.Schema.ValidateImplementation(ctx)
+		})...)
+	}
+
+	if pa, ok := p.(provider.ProviderWithActions); ok {
+		problems = append(problems, checkKind(pa.Actions(ctx), "action.", func(a action.Action) (string, diag.Diagnostics, diag.Diagnostics) {
+			name, s := &action.MetadataResponse{}, &action.SchemaResponse{}
+			a.Metadata(ctx, action.MetadataRequest{ProviderTypeName: meta.TypeName}, name)
+			a.Schema(ctx, action.SchemaRequest{}, s)
 			return name.TypeName, s.Diagnostics, s.Schema.ValidateImplementation(ctx)
 		})...)
 	}
@@ -168,6 +178,15 @@ func undescribed(ctx context.Context, p provider.Provider) []problem {
 		for name, s := range schemas {
 			w.schema(prefix+name, s)
 		}
+	}
+
+	for name, s := range resp.ActionSchemas {
+		if s == nil {
+			w.schema("action."+name, nil)
+			continue
+		}
+
+		w.schema("action."+name, s.Schema)
 	}
 
 	return out

@@ -41,15 +41,11 @@ type roleResource struct {
 	adapter.ResourceBase[adapter.Meta]
 }
 
-// open is the kit's opening of an admin resource (adapter.OpenAdmin).
+// open is the kit's opening of a global admin resource (adapter.OpenGlobal).
 func (r *roleResource) open(ctx context.Context, opKind adapter.Op, src adapter.Source, diags *diag.Diagnostics,
 	do func(ctx context.Context, op *adapter.Operation, svc *Service, m *roleModel, subject string),
 ) {
-	adapter.OpenAdmin[adapter.Meta, roleModel](ctx, &r.ResourceBase, opKind, src, diags,
-		func(c *cloud.Client, _ string) (*Service, error) { return NewService(c) },
-		func(ctx context.Context, op *adapter.Operation, svc *Service, m *roleModel, subject func(string) string) {
-			do(ctx, op, svc, m, subject(m.ID.ValueString()))
-		})
+	adapter.OpenGlobal[adapter.Meta, roleModel](ctx, &r.ResourceBase, opKind, src, diags, NewService, do)
 }
 
 // record writes what exists of the role, whatever happened to its rules: a failed apply leaves

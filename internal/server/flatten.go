@@ -31,6 +31,7 @@ func expandSpec(ctx context.Context, m serverModel, userData types.String) (Spec
 		ServerGroup: m.ServerGroup.ValueBool(),
 		SSHKey:      m.SSHKey.ValueBool(),
 		PowerState:  m.PowerState.ValueString(),
+		Host:        m.Host.ValueString(),
 	}
 
 	if !userData.IsNull() && !userData.IsUnknown() && userData.ValueString() != "" {
@@ -144,6 +145,12 @@ func flatten(m *serverModel, region string, out *Server, prior serverModel) {
 	m.PublicIPAddress = adapter.StringOrNull(out.PublicIPAddress)
 	m.Metadata = adapter.StringMap(out.Metadata, prior.Metadata)
 	m.UserData = types.StringNull()
+
+	// Nova tells a server's host to admins only; a pinned server whose host it tells and that
+	// moved (migrated) shows it, and the plan replaces it.
+	if out.Host != "" && !prior.Host.IsNull() && !prior.Host.IsUnknown() {
+		m.Host = types.StringValue(out.Host)
+	}
 
 	if out.ProjectID != "" {
 		m.IdentityID = types.StringValue(out.ProjectID)
@@ -262,6 +269,7 @@ func toPrefix(s string) (netip.Prefix, error) {
 type serverModel struct {
 	AllowedAddressPairs types.Set      `tfsdk:"allowed_address_pairs"`
 	FlavorID            types.String   `tfsdk:"flavor_id"`
+	Host                types.String   `tfsdk:"host"`
 	ID                  types.String   `tfsdk:"id"`
 	IdentityID          types.String   `tfsdk:"identity_id"`
 	ImageID             types.String   `tfsdk:"image_id"`

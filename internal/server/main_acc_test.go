@@ -6,6 +6,7 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
+	"github.com/gophercloud/gophercloud/v2/openstack/image/v2/images"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/layer3/floatingips"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/ports"
 	"github.com/gophercloud/gophercloud/v2/pagination"
@@ -17,7 +18,8 @@ import (
 
 // TestMain registers the sweeper of unikorn_server: in every served region and every project,
 // the servers whose name carries the acceptance tests' prefix, then the floating IPs made for
-// them (description "unikorn_server server-<name>"), then their ports. Run with
+// them (description "unikorn_server server-<name>"), then their ports, then the snapshot images
+// of the prefix. Run with
 // `go test ./internal/server/ -sweep=all` and the environment of the local cloud.
 func TestMain(m *testing.M) {
 	acctest.AddSweeper("unikorn_server", nil,
@@ -42,6 +44,14 @@ func TestMain(m *testing.M) {
 			ports.ExtractPorts, func(p ports.Port) (string, string) { return p.Name, p.ID },
 			func(ctx context.Context, sc *gophercloud.ServiceClient, id string) error {
 				return ports.Delete(ctx, sc, id).ExtractErr()
+			}),
+		acctest.PagedSweep(acctest.Glance, "snapshot image", "",
+			func(sc *gophercloud.ServiceClient) pagination.Pager {
+				return images.List(sc, images.ListOpts{Visibility: "all", Limit: 1000})
+			},
+			images.ExtractImages, func(i images.Image) (string, string) { return i.Name, i.ID },
+			func(ctx context.Context, sc *gophercloud.ServiceClient, id string) error {
+				return images.Delete(ctx, sc, id).ExtractErr()
 			}),
 	)
 

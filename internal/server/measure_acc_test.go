@@ -192,7 +192,7 @@ func measureOne(t *testing.T, f fixture, ids fixtureIDs, publicIP bool) {
 
 	created := c.RequestCount() - before
 	t.Logf("MEASURE create %s: %d requests %v in %s (+%d to authenticate the identity scope: trust lookup, token)",
-		label, created, delta(methods, c.RequestCountByMethod()), time.Since(start).Round(100*time.Millisecond), auth)
+		label, created, acctest.RequestsSince(methods, c.RequestCountByMethod()), time.Since(start).Round(100*time.Millisecond), auth)
 
 	known := server.Known{ServerID: out.ID, PortID: out.Port.ID, FlavorID: out.FlavorID, FlavorName: out.FlavorName}
 
@@ -223,7 +223,7 @@ func measureOne(t *testing.T, f fixture, ids fixtureIDs, publicIP bool) {
 	}
 
 	deleted := c.RequestCount() - before
-	t.Logf("MEASURE destroy %s: %d requests %v in %s", label, deleted, delta(methods, c.RequestCountByMethod()),
+	t.Logf("MEASURE destroy %s: %d requests %v in %s", label, deleted, acctest.RequestsSince(methods, c.RequestCountByMethod()),
 		time.Since(start).Round(100*time.Millisecond))
 
 	switch {
@@ -256,15 +256,66 @@ func bind(t *testing.T, c *cloud.Client, projectID, region string, scope cloud.S
 	return svc, c.RequestCount() - before
 }
 
-// delta is the requests per method between two snapshots.
-func delta(before, after map[string]int64) map[string]int64 {
-	out := map[string]int64{}
+// Request budgets of the operations on a server, without the authentication of the scope.
+const (
+	consoleBudget  = 1  // the console output
+	snapshotBudget = 12 // name lookup, create-image, the twin check, polls until active, a patch when needed
+)
 
-	for m, n := range after {
-		if d := n - before[m]; d > 0 {
-			out[m] = d
-		}
+// measureOperations logs (and bounds) the requests of one console read and one snapshot of
+// server serverID through the core, each from a cold client, the scope's authentication
+// counted apart.
+func measureOperations(t *testing.T, f fixture, projectID, serverID string) error {
+	t.Helper()
+
+	ctx := context.Background()
+
+	c := acctest.FreshClient(t)
+	svc, auth := bind(t, c, projectID, f.region, cloud.AsIdentity)
+	before := c.RequestCount()
+
+	if _, err := svc.ConsoleOutput(ctx, serverID, 0); err != nil {
+		return err
 	}
 
-	return out
+	console := c.RequestCount() - before
+	t.Logf("MEASURE console read: %d requests (+%d to authenticate the identity scope)", console, auth)
+
+	c = acctest.FreshClient(t)
+	before = c.RequestCount()
+
+	tenant, err := c.Tenant(ctx, projectID, f.region, cloud.AsIdentity)
+	if err != nil {
+		return err
+	}
+
+	snaps, err := server.NewSnapshots(tenant)
+	if err != nil {
+		return err
+	}
+
+	auth = c.RequestCount() - before
+	start, before, methods := time.Now(), c.RequestCount(), c.RequestCountByMethod()
+
+	img, err := snaps.Snap(ctx, server.SnapshotSpec{Name: f.name + "-measure", ServerID: serverID, OrganizationID: "org-" + f.name}, nil)
+	if img != nil {
+		acctest.DeleteImageOnCleanup(t, f.region, img.ID)
+	}
+
+	if err != nil {
+		return err
+	}
+
+	snapshot := c.RequestCount() - before
+	t.Logf("MEASURE snapshot until active and published: %d requests %v in %s (+%d to authenticate the identity scope)",
+		snapshot, acctest.RequestsSince(methods, c.RequestCountByMethod()), time.Since(start).Round(100*time.Millisecond), auth)
+
+	switch {
+	case console > consoleBudget:
+		return fmt.Errorf("a console read took %d requests, budget %d", console, consoleBudget)
+	case snapshot > snapshotBudget:
+		return fmt.Errorf("a snapshot took %d requests, budget %d", snapshot, snapshotBudget)
+	}
+
+	return nil
 }

@@ -159,6 +159,7 @@ func listServers(ctx context.Context, sc *gophercloud.ServiceClient, opts server
 type bootRequest struct {
 	opts    servers.CreateOpts
 	keyName string // "": none
+	host    string // "": scheduled anywhere
 	hints   servers.SchedulerHintOptsBuilder
 }
 
@@ -184,6 +185,10 @@ func (s *Service) newBootRequest(ctx context.Context, spec Spec, project project
 
 	if spec.SSHKey {
 		boot.keyName = naming.KeypairName
+	}
+
+	if boot.host = spec.Host; boot.host != "" && s.pinned == nil {
+		return bootRequest{}, fmt.Errorf("server %q is pinned to host %s, but no privileged scope is bound to create it", spec.Name, spec.Host)
 	}
 
 	if spec.ServerGroup {
@@ -213,11 +218,11 @@ func (b bootRequest) onPort(portID string) servers.CreateOptsBuilder {
 	opts := b.opts
 	opts.Networks = []servers.Network{{Port: portID}}
 
-	if b.keyName == "" {
+	if b.keyName == "" && b.host == "" {
 		return opts
 	}
 
-	return keyNameOpts{CreateOptsBuilder: opts, keyName: b.keyName}
+	return bootExtras{CreateOptsBuilder: opts, keyName: b.keyName, host: b.host}
 }
 
 // createServer boots the server on port through cloud.Create: a lost answer is followed by a
@@ -231,11 +236,21 @@ func (s *Service) createServer(ctx context.Context, spec Spec, boot bootRequest,
 	s.wrote(name)
 	s.tenant.Wrote(network.PortKind, portID) // Nova binds the port to the server
 
+	// A pinned server is made in the privileged scope: Nova's host targeting is admin-only.
+	compute := s.compute
+	if boot.host != "" {
+		compute = s.pinned
+	}
+
 	srv, err := cloud.Create(ctx, cloud.CreateSpec[servers.Server]{
 		Kind: "server",
 		Name: name,
 		Create: func(ctx context.Context) (servers.Server, error) {
-			made, err := servers.Create(ctx, s.compute, create, boot.hints).Extract()
+			made, err := servers.Create(ctx, compute, create, boot.hints).Extract()
+			if err != nil && boot.host != "" && s.refusal != nil {
+				err = s.refusal("a server create on host "+boot.host+" (policy compute:servers:create:requested_destination)", err)
+			}
+
 			if err != nil {
 				return servers.Server{}, err
 			}
@@ -264,14 +279,15 @@ func (s *Service) createServer(ctx context.Context, spec Spec, boot bootRequest,
 	return &srv, err
 }
 
-// keyNameOpts adds the keypair to a server create (key_name is not in gophercloud's CreateOpts).
-type keyNameOpts struct {
+// bootExtras adds to a server create what gophercloud's CreateOpts does not carry: the keypair
+// (key_name) and the compute host (host, microversion 2.74, which the scheduler still checks).
+type bootExtras struct {
 	servers.CreateOptsBuilder
 
-	keyName string
+	keyName, host string
 }
 
-func (o keyNameOpts) ToServerCreateMap() (map[string]any, error) {
+func (o bootExtras) ToServerCreateMap() (map[string]any, error) {
 	b, err := o.CreateOptsBuilder.ToServerCreateMap()
 	if err != nil {
 		return nil, err
@@ -282,7 +298,13 @@ func (o keyNameOpts) ToServerCreateMap() (map[string]any, error) {
 		return nil, errors.New("unexpected server create body")
 	}
 
-	server["key_name"] = o.keyName
+	if o.keyName != "" {
+		server["key_name"] = o.keyName
+	}
+
+	if o.host != "" {
+		server["host"] = o.host
+	}
 
 	return b, nil
 }

@@ -7,6 +7,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
@@ -110,6 +112,11 @@ func preflightOf(ctx context.Context, plan serverModel, state *serverModel) Pref
 		}
 	}
 
+	pre.HostSet = !plan.Host.IsNull()
+	if making {
+		pre.Host = known(plan.Host)
+	}
+
 	pre.ServerGroup = making && plan.ServerGroup.ValueBool()
 	pre.SSHKey = plan.SSHKey.ValueBool() && (making || !state.SSHKey.ValueBool())
 
@@ -121,7 +128,33 @@ func preflightOf(ctx context.Context, plan serverModel, state *serverModel) Pref
 func replaces(plan, state serverModel) bool {
 	return !plan.Name.Equal(state.Name) || !plan.IdentityID.Equal(state.IdentityID) ||
 		!plan.NetworkID.Equal(state.NetworkID) || !plan.Region.Equal(state.Region) ||
-		!plan.ServerGroup.Equal(state.ServerGroup)
+		!plan.ServerGroup.Equal(state.ServerGroup) || movesHost(state.Host, plan.Host)
+}
+
+// movesHost tells whether a planned host moves a pinned server to another host (a replace):
+// setting a host on a server without one (an import) only records where it runs, and unsetting
+// it leaves the server where it is.
+func movesHost(state, plan types.String) bool {
+	return !state.IsNull() && !plan.IsNull() && !plan.IsUnknown() && !plan.Equal(state)
+}
+
+// hostReplaces is host's RequiresReplaceIf: movesHost.
+func hostReplaces(_ context.Context, req planmodifier.StringRequest, resp *stringplanmodifier.RequiresReplaceIfFuncResponse) {
+	resp.RequiresReplace = movesHost(req.StateValue, req.PlanValue)
+}
+
+// ValidateConfig refuses ssh_key on a pinned server: the server is made by the service user,
+// and Nova takes a keypair only from the user who makes the server.
+func (r *serverResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	m, ok := adapter.Get[serverModel](ctx, req.Config, &resp.Diagnostics)
+	if !ok || m.Host.IsNull() || !m.SSHKey.ValueBool() {
+		return
+	}
+
+	resp.Diagnostics.AddAttributeError(path.Root("ssh_key"), "ssh_key on a pinned server", "A server with host is created "+
+		"by the service user (Nova's host targeting is admin-only), and Nova injects only a keypair of the user who creates "+
+		"the server, while the identity's keypair belongs to the identity's user. Install the key with user_data "+
+		"(cloud-init's ssh_authorized_keys) instead.")
 }
 
 // known is a string's value, "" while it is unknown or null.

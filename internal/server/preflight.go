@@ -3,6 +3,7 @@ package server
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 
@@ -34,6 +35,11 @@ type Preflight struct {
 	// ServerGroup and SSHKey ask that the identity has its server group and its keypair.
 	ServerGroup bool
 	SSHKey      bool
+	// Host is the compute host a new server is pinned to, checked against Placement with the
+	// flavor. HostSet tells whether host is set at all (known or not): a flavor described as
+	// pinned_only requires it.
+	Host    string
+	HostSet bool
 }
 
 // Checker checks servers' input against the cloud through the run's caches: the flavor and
@@ -59,18 +65,63 @@ func (c Checker) Check(ctx context.Context, p Preflight) ([]Problem, error) {
 		return nil, err
 	}
 
-	out, err := c.checkBoot(ctx, region, p.FlavorID, p.ImageID)
-	if err != nil || p.IdentityID == "" || (p.NetworkID == "" && len(p.SecurityGroupIDs) == 0 && !p.ServerGroup && !p.SSHKey) {
+	out, err := c.checkBoot(ctx, region, p)
+	if err != nil || p.IdentityID == "" {
 		return out, err
 	}
 
-	more, err := c.checkTenant(ctx, region, p)
+	if p.NetworkID != "" || len(p.SecurityGroupIDs) > 0 || p.ServerGroup || p.SSHKey {
+		more, err := c.checkTenant(ctx, region, p)
+		if err != nil {
+			return nil, err
+		}
+
+		out = append(out, more...)
+	}
+
+	if p.Host == "" || p.FlavorID == "" || len(out) > 0 {
+		return out, nil
+	}
+
+	more, err := c.checkHost(ctx, region, p)
 
 	return append(out, more...), err
 }
 
-// checkBoot checks that the flavor and the image exist and make a server together.
-func (c Checker) checkBoot(ctx context.Context, region, flavorID, imageID string) ([]Problem, error) {
+// checkHost runs the Placement preflight of a pinned server (HostCheck), in the admin scope,
+// never memoized: what is free changes as servers are made.
+func (c Checker) checkHost(ctx context.Context, region string, p Preflight) ([]Problem, error) {
+	admin, err := c.Cloud.Tenant(ctx, p.IdentityID, region, cloud.Admin)
+	if err != nil {
+		return nil, err
+	}
+
+	h, err := NewHostCheck(admin)
+	if err != nil {
+		return nil, err
+	}
+
+	err = h.Check(ctx, p.Host, p.FlavorID)
+
+	var he *HostError
+
+	switch {
+	case errors.As(err, &he) && len(he.Short) > 0:
+		return []Problem{{Attribute: "host", Summary: "Host has no room for the flavor", Detail: he.Error() + "."}}, nil
+	case errors.As(err, &he):
+		return []Problem{{Attribute: "host", Summary: "Unknown host", Detail: he.Error() + "."}}, nil
+	case err != nil:
+		return nil, admin.AdminRefusal("Nova or Placement", "reading the compute host "+p.Host, err)
+	}
+
+	return nil, nil
+}
+
+// checkBoot checks that the flavor and the image exist and make a server together, and that a
+// flavor described as pinned_only gets a host.
+func (c Checker) checkBoot(ctx context.Context, region string, p Preflight) ([]Problem, error) {
+	flavorID, imageID := p.FlavorID, p.ImageID
+
 	var out []Problem
 
 	base := c.Cloud.Base()
@@ -87,6 +138,12 @@ func (c Checker) checkBoot(ctx context.Context, region, flavorID, imageID string
 
 	if fOK && iOK {
 		out = append(out, Compatibility(f, img)...)
+	}
+
+	if fOK && f.PinnedOnly && !p.HostSet {
+		out = append(out, Problem{Attribute: "host", Summary: "Flavor requires a host", Detail: fmt.Sprintf(
+			"The flavor %s (%s) is for pinned servers only (pinned_only in the provider's flavors): set host to the "+
+				"compute host the server runs on.", f.Name, f.ID)})
 	}
 
 	return out, nil

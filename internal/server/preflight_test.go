@@ -158,6 +158,13 @@ func model(identity, flavor, image, network string, groups []string, serverGroup
 	}
 }
 
+// pinned is m with host.
+func pinned(m serverModel, host string) serverModel {
+	m.Host = types.StringValue(host)
+
+	return m
+}
+
 func TestPreflightOf(t *testing.T) {
 	t.Parallel()
 
@@ -189,6 +196,16 @@ func TestPreflightOf(t *testing.T) {
 			IdentityID: "p1", Region: "RegionOne", FlavorID: "f1", ImageID: "i1", NetworkID: "n2",
 			SecurityGroupIDs: []string{"sg-1"}, ServerGroup: true, SSHKey: true,
 		}},
+		{"create pinned: the host with the flavor", pinned(made, "node-a"), nil, Preflight{
+			IdentityID: "p1", Region: "RegionOne", FlavorID: "f1", ImageID: "i1", NetworkID: "n1",
+			SecurityGroupIDs: []string{"sg-1"}, ServerGroup: true, SSHKey: true, Host: "node-a", HostSet: true,
+		}},
+		{"another host replaces: everything", pinned(made, "node-b"), ptr(pinned(made, "node-a")), Preflight{
+			IdentityID: "p1", Region: "RegionOne", FlavorID: "f1", ImageID: "i1", NetworkID: "n1",
+			SecurityGroupIDs: []string{"sg-1"}, ServerGroup: true, SSHKey: true, Host: "node-b", HostSet: true,
+		}},
+		{"a host set on a server without one (import): not checked again", pinned(made, "node-a"), ptr(made),
+			Preflight{IdentityID: "p1", Region: "RegionOne", HostSet: true}},
 	}
 
 	for _, tt := range tests {

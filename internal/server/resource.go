@@ -17,9 +17,10 @@ import (
 )
 
 var (
-	_ resource.ResourceWithConfigure   = (*serverResource)(nil)
-	_ resource.ResourceWithImportState = (*serverResource)(nil)
-	_ resource.ResourceWithModifyPlan  = (*serverResource)(nil)
+	_ resource.ResourceWithConfigure      = (*serverResource)(nil)
+	_ resource.ResourceWithImportState    = (*serverResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*serverResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*serverResource)(nil)
 )
 
 // meta is what this package needs from the provider's client bundle: the cloud, and for the
@@ -65,6 +66,48 @@ func (r *serverResource) service(ctx context.Context, m serverModel, scope cloud
 	}
 
 	return NewService(t)
+}
+
+// makingService is the core bound to make or change the server of m: as the identity, and,
+// for a pinned server, with the privileged scope that creates it (Service.Pin).
+func (r *serverResource) makingService(ctx context.Context, m serverModel) (*Service, error) {
+	svc, err := r.service(ctx, m, cloud.AsIdentity)
+	if err != nil || m.Host.ValueString() == "" {
+		return svc, err
+	}
+
+	priv, err := r.Cloud().Tenant(ctx, m.IdentityID.ValueString(), m.Region.ValueString(), cloud.Privileged)
+	if err != nil {
+		return nil, err
+	}
+
+	return svc, svc.Pin(priv)
+}
+
+// confirmHost checks, in the admin scope, that the server id of m runs on m's host: a host set
+// on a server recorded without one (an import) is recorded only when it is where the server is.
+func (r *serverResource) confirmHost(ctx context.Context, m serverModel, id string) error {
+	admin, err := r.Cloud().Tenant(ctx, m.IdentityID.ValueString(), m.Region.ValueString(), cloud.Admin)
+	if err != nil {
+		return err
+	}
+
+	compute, err := admin.Compute()
+	if err != nil {
+		return err
+	}
+
+	host, err := hostOf(ctx, compute, id)
+	if err != nil {
+		return admin.AdminRefusal("Nova", "reading the host of server "+id, err)
+	}
+
+	if want := m.Host.ValueString(); host != want {
+		return fmt.Errorf("server %s runs on host %q, not on %q: set host = %q, or replace the server "+
+			"(terraform apply -replace) to pin it to %s", id, host, want, host, want)
+	}
+
+	return nil
 }
 
 // where names m's tenant for messages before it is bound.
@@ -118,7 +161,7 @@ func (r *serverResource) Create(ctx context.Context, req resource.CreateRequest,
 		return
 	}
 
-	svc, err := r.service(ctx, plan, cloud.AsIdentity)
+	svc, err := r.makingService(ctx, plan)
 	if err != nil {
 		op.Fail(subject, err)
 		return
@@ -220,7 +263,14 @@ func (r *serverResource) Update(ctx context.Context, req resource.UpdateRequest,
 		return
 	}
 
-	svc, err := r.service(ctx, plan, cloud.AsIdentity)
+	if !plan.Host.IsNull() && !plan.Host.Equal(state.Host) && known.ServerID != "" {
+		if err := r.confirmHost(ctx, plan, known.ServerID); err != nil {
+			op.Fail(subject, err)
+			return
+		}
+	}
+
+	svc, err := r.makingService(ctx, plan)
 	if err != nil {
 		op.Fail(subject, err)
 		return

@@ -37,7 +37,7 @@ func (r *serverResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 			"Updated in place: `security_group_ids` and `allowed_address_pairs` (port update), `public_ip`, `tags`, " +
 			"`power_state` (start / stop), `flavor_id` (resize, confirmed), `image_id`, `ssh_key` and `user_data` (rebuild, " +
 			"which keeps the port and its addresses but re-images the root disk). Changing `name`, `network_id`, `region`, " +
-			"`identity_id` or `server_group` replaces the server.\n\n" +
+			"`identity_id`, `server_group` or `host` replaces the server.\n\n" +
 			"**Import** with `REGION/ID` or `REGION/name` (a bare `ID` or `name` means the provider's default region); the " +
 			"provider's configured scope must see every project's servers, as an admin's does. Tags cannot be read back " +
 			"from the metadata they become, and user data cannot be read at all: after an import the next apply writes the " +
@@ -68,6 +68,21 @@ func (r *serverResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 					"against the image's `min_ram`, CPU architecture, root disk size, baremetal), from the flavor and image " +
 					"catalogs. Changing it resizes the server (and confirms the resize).",
 				Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
+			},
+			"host": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "Compute host (Nova's service host name) to pin the server to. Before anything is made, " +
+					"Nova must know the host and its Placement resource provider must have room for the flavor (VCPU, " +
+					"MEMORY_MB, DISK_GB: inventory less allocations), else the error names the host and the shortfall. A " +
+					"pinned server is created by the service user in the identity's project (privileged scope) with Nova's " +
+					"host targeting (microversion 2.74), which stock policy reserves for admin: it needs the domain-inherited " +
+					"admin grant model, or a Nova policy that lets `manager` do `compute:servers:create:requested_destination`. " +
+					"It cannot take `ssh_key` (the identity's keypair belongs to the identity's user; use `user_data`). " +
+					"Required by a flavor described as `pinned_only` in the provider's `flavors`. Changing it replaces the " +
+					"server; setting it on a server that has none (an import) checks that the server runs there.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIf(hostReplaces,
+					"Changing host replaces the server.", "Changing `host` replaces the server.")},
+				Validators: []validator.String{stringvalidator.LengthBetween(1, 255)},
 			},
 			"id":          adapter.IDAttribute("ID of the Nova server."),
 			"identity_id": adapter.IdentityIDAttribute("server"),

@@ -72,6 +72,9 @@ type Spec struct {
 	Tags map[string]string
 	// PowerState is PowerRunning or PowerStopped.
 	PowerState string
+	// Host pins a new server to this compute host ("": the scheduler picks one). It is made in
+	// the privileged scope (Service.Pin): Nova's host targeting is admin-only.
+	Host string
 }
 
 // Known is what an earlier apply recorded (Terraform state, private state); any may be "".
@@ -102,6 +105,8 @@ type Server struct {
 	FlavorName string
 	ImageID    string
 	KeyName    string
+	// Host is the server's compute host: "" when Nova does not say (it tells admins only).
+	Host string
 	// ServerGroupIDs are the server groups the server was scheduled into.
 	ServerGroupIDs []string
 	Metadata       map[string]string
@@ -138,6 +143,11 @@ type Service struct {
 	// tenant is the identity's project in the region as bound: the run's listings and polling
 	// rounds (listing.go); nil for a core on fake endpoints (tests), which reads one by one.
 	tenant *cloud.Tenant
+
+	// pinned is the privileged scope's Nova client, which creates pinned servers (Pin);
+	// refusal explains its 403.
+	pinned  *gophercloud.ServiceClient
+	refusal func(call string, err error) error
 }
 
 // NewService binds the core to t: bound with cloud.AsIdentity to make or change a server (so
@@ -160,6 +170,22 @@ func NewService(t *cloud.Tenant) (*Service, error) {
 	}
 
 	return &Service{projectID: t.ProjectID(), region: t.Region(), compute: compute, network: neutron, keystone: keystone, tenant: t}, nil
+}
+
+// Pin lets the service create servers pinned to a host (Spec.Host) through t, the same
+// tenant bound with cloud.Privileged: Nova's host targeting is admin-only under stock policy,
+// and the server must be made inside the identity's project, so it is made there as the
+// service user (whose roles there allow it where Nova's policy lets them, or where it is admin).
+func (s *Service) Pin(t *cloud.Tenant) error {
+	compute, err := t.Compute()
+	if err != nil {
+		return err
+	}
+
+	s.pinned = compute
+	s.refusal = func(call string, err error) error { return t.ProjectAdminRefusal("Nova", call, err) }
+
+	return nil
 }
 
 // Region is the resolved region of the service.
@@ -576,6 +602,7 @@ func toServer(srv *servers.Server) *Server {
 		Status:    srv.Status,
 		Created:   srv.Created,
 		KeyName:   srv.KeyName,
+		Host:      srv.Host,
 		Metadata:  srv.Metadata,
 	}
 

@@ -40,3 +40,11 @@ data "unikorn_external_networks" "region_two" {
 output "web_static_range" {
   value = unikorn_network.web.static_range
 }
+
+# A network in a unikorn_project's project (people's, e.g. an SSO domain's) instead of an
+# identity's: project_id in place of identity_id.
+resource "unikorn_network" "research" {
+  project_id = unikorn_project.research.id
+  name       = "research"
+  cidr       = "10.10.0.0/24"
+}

@@ -29,3 +29,10 @@ resource "unikorn_security_group" "services" {
     remote_ip_prefix = "10.0.0.0/24"
   }]
 }
+
+# A security group in a unikorn_project's project: project_id in place of identity_id.
+resource "unikorn_security_group" "allow_ssh" {
+  project_id = unikorn_project.research.id
+  name       = "allow-ssh"
+  rules      = [{ direction = "ingress", protocol = "tcp", port = 22 }]
+}

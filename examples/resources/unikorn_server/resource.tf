@@ -42,6 +42,19 @@ resource "unikorn_server" "web" {
   }
 }
 
+# A server pinned to a compute host: made by the service user in the identity's project after
+# a Placement preflight (the host exists and has room for the flavor). It needs admin inside the
+# identity's project (the domain-inherited admin grant model) or a Nova policy that lets manager
+# target hosts. A flavor described as pinned_only in the provider block requires host.
+resource "unikorn_server" "db" {
+  identity_id = unikorn_identity.team_a.id
+  name        = "db-1"
+  network_id  = unikorn_network.team_a.id
+  flavor_id   = data.unikorn_flavor.dedicated.id
+  image_id    = data.unikorn_image.node.id
+  host        = "compute-12"
+}
+
 # For a Kubernetes node: spec.providerID.
 output "web_provider_id" {
   value = unikorn_server.web.provider_id

@@ -1,4 +1,4 @@
-package identity
+package quota
 
 import (
 	"context"
@@ -9,10 +9,10 @@ import (
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloudtest"
 )
 
-func groupOf(t *testing.T, name string) QuotaGroup {
+func groupOf(t *testing.T, name string) Group {
 	t.Helper()
 
-	for _, g := range QuotaGroups {
+	for _, g := range Groups {
 		if g.Name == name {
 			return g
 		}
@@ -20,22 +20,22 @@ func groupOf(t *testing.T, name string) QuotaGroup {
 
 	t.Fatalf("no quota group %s", name)
 
-	return QuotaGroup{}
+	return Group{}
 }
 
-func TestQuotaGroupsCoverTheIssueList(t *testing.T) {
+func TestGroupsCoverTheIssueList(t *testing.T) {
 	t.Parallel()
 
 	want := map[string][]string{
-		QuotaCompute:      {"cores", "instances", "key_pairs", "metadata_items", "ram", "server_group_members", "server_groups"},
-		QuotaNetwork:      {"floatingip", "network", "port", "rbac_policy", "router", "security_group", "security_group_rule", "subnet", "subnetpool"},
-		QuotaBlockStorage: {"backup_gigabytes", "backups", "gigabytes", "groups", "per_volume_gigabytes", "snapshots", "volumes"},
-		QuotaLoadBalancer: {"health_monitor", "listener", "load_balancer", "member", "pool"},
+		Compute:      {"cores", "instances", "key_pairs", "metadata_items", "ram", "server_group_members", "server_groups"},
+		Network:      {"floatingip", "network", "port", "rbac_policy", "router", "security_group", "security_group_rule", "subnet", "subnetpool"},
+		BlockStorage: {"backup_gigabytes", "backups", "gigabytes", "groups", "per_volume_gigabytes", "snapshots", "volumes"},
+		LoadBalancer: {"health_monitor", "listener", "load_balancer", "member", "pool"},
 	}
 
 	got := map[string][]string{}
 
-	for _, g := range QuotaGroups {
+	for _, g := range Groups {
 		for _, f := range g.Fields {
 			got[g.Name] = append(got[g.Name], f.Key)
 		}
@@ -45,7 +45,7 @@ func TestQuotaGroupsCoverTheIssueList(t *testing.T) {
 		t.Fatalf("quota fields (-want +got):\n%s", diff)
 	}
 
-	for g, fields := range UnlimitedQuotas() {
+	for g, fields := range AllUnlimited() {
 		for k, v := range fields {
 			if v != -1 {
 				t.Fatalf("default %s.%s = %d, want -1", g, k, v)
@@ -58,7 +58,7 @@ func TestQuotaParse(t *testing.T) {
 	t.Parallel()
 
 	// Nova's answer carries the project ID among the numbers.
-	nova, err := groupOf(t, QuotaCompute).parse([]byte(`{"quota_set": {"id": "p-1", "instances": 20, "cores": -1, "ram": 51200,
+	nova, err := groupOf(t, Compute).parse([]byte(`{"quota_set": {"id": "p-1", "instances": 20, "cores": -1, "ram": 51200,
 		"key_pairs": 100, "metadata_items": 128, "server_groups": 10, "server_group_members": 10}}`))
 	if err != nil {
 		t.Fatal(err)
@@ -69,7 +69,7 @@ func TestQuotaParse(t *testing.T) {
 	}
 
 	// Octavia answers null for "no limit set", and may leave fields out.
-	lb, err := groupOf(t, QuotaLoadBalancer).parse([]byte(`{"quota": {"load_balancer": null, "listener": 5, "pool": 1.0}}`))
+	lb, err := groupOf(t, LoadBalancer).parse([]byte(`{"quota": {"load_balancer": null, "listener": 5, "pool": 1.0}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,11 +78,11 @@ func TestQuotaParse(t *testing.T) {
 		t.Fatalf("octavia = %v, want %v", lb, want)
 	}
 
-	if _, err := groupOf(t, QuotaNetwork).parse([]byte(`{"quota": {"port": "many"}}`)); err == nil {
+	if _, err := groupOf(t, Network).parse([]byte(`{"quota": {"port": "many"}}`)); err == nil {
 		t.Fatal("a non-number quota must be an error")
 	}
 
-	if _, err := groupOf(t, QuotaNetwork).parse([]byte(`{"quota_set": {}}`)); err == nil {
+	if _, err := groupOf(t, Network).parse([]byte(`{"quota_set": {}}`)); err == nil {
 		t.Fatal("a missing envelope must be an error")
 	}
 }
@@ -93,10 +93,10 @@ func TestPutQuotasSendsEveryField(t *testing.T) {
 	f := cloudtest.New(t)
 	f.Reply("PUT", "/network/v2.0/quotas/p-1", 200, map[string]any{"quota": map[string]any{"port": 7, "network": -1}})
 
-	q := UnlimitedQuotas()
-	q[QuotaNetwork]["port"] = 7
+	q := AllUnlimited()
+	q[Network]["port"] = 7
 
-	got, err := putQuotas(context.Background(), f.ServiceClient("/network/v2.0/", "/network/v2.0/"), groupOf(t, QuotaNetwork), "p-1", q)
+	got, err := put(context.Background(), f.ServiceClient("/network/v2.0/", "/network/v2.0/"), groupOf(t, Network), "p-1", q)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestPutQuotasSendsEveryField(t *testing.T) {
 	g := cloudtest.New(t)
 	g.Reply("PUT", "/lb/v2.0/lbaas/quotas/p-1", 202, map[string]any{"quota": map[string]any{"load_balancer": 2}})
 
-	if _, err := putQuotas(context.Background(), g.ServiceClient("/lb/v2.0/", "/lb/v2.0/"), groupOf(t, QuotaLoadBalancer), "p-1", q); err != nil {
+	if _, err := put(context.Background(), g.ServiceClient("/lb/v2.0/", "/lb/v2.0/"), groupOf(t, LoadBalancer), "p-1", q); err != nil {
 		t.Fatalf("octavia quotas at /v2.0/lbaas/quotas: %v", err)
 	}
 }
@@ -121,25 +121,25 @@ func TestPutQuotasSendsEveryField(t *testing.T) {
 func TestMergeQuotasShowsDriftInAnyRegion(t *testing.T) {
 	t.Parallel()
 
-	want := UnlimitedQuotas()
-	want[QuotaCompute]["instances"] = 10
+	want := AllUnlimited()
+	want[Compute]["instances"] = 10
 
 	one := want.Clone()
 	two := want.Clone()
-	two[QuotaCompute]["instances"] = 3 // changed out of band in the second region
-	two[QuotaNetwork]["port"] = 50
+	two[Compute]["instances"] = 3 // changed out of band in the second region
+	two[Network]["port"] = 50
 
-	got := mergeQuotas([]Quotas{one, two}, want)
+	got := Merge([]Set{one, two}, want)
 
-	if got[QuotaCompute]["instances"] != 3 || got[QuotaNetwork]["port"] != 50 || got[QuotaCompute]["cores"] != -1 {
+	if got[Compute]["instances"] != 3 || got[Network]["port"] != 50 || got[Compute]["cores"] != -1 {
 		t.Fatalf("merged = %v", got)
 	}
 
-	if !mergeQuotas([]Quotas{one, one.Clone()}, want).Equal(want) {
+	if !Merge([]Set{one, one.Clone()}, want).Equal(want) {
 		t.Fatal("regions in agreement with want must merge to want")
 	}
 
-	if got := mergeQuotas([]Quotas{two, one}, nil); got[QuotaCompute]["instances"] != 3 {
-		t.Fatalf("without want the first region wins, got %v", got[QuotaCompute])
+	if got := Merge([]Set{two, one}, nil); got[Compute]["instances"] != 3 {
+		t.Fatalf("without want the first region wins, got %v", got[Compute])
 	}
 }

@@ -1,4 +1,9 @@
-package identity
+// Package quota is the one implementation of the quotas a Keystone project gets in every
+// served region, shared by unikorn_identity and unikorn_project: the quota groups of Nova,
+// Neutron, Cinder and Octavia (unlimited where left out, as in Unikorn), setting, reading,
+// merging over regions and resetting them. This file is the core (gophercloud only); schema.go
+// is the `quotas` attribute both resources serve.
+package quota
 
 import (
 	"context"
@@ -16,41 +21,41 @@ import (
 
 // Quota groups: one per service, named as in the `quotas` attribute.
 const (
-	QuotaCompute      = "compute"
-	QuotaNetwork      = "network"
-	QuotaBlockStorage = "block_storage"
-	QuotaLoadBalancer = "load_balancer"
+	Compute      = "compute"
+	Network      = "network"
+	BlockStorage = "block_storage"
+	LoadBalancer = "load_balancer"
 )
 
 // Unlimited is the quota value that means no limit, and the default of every quota.
 const Unlimited int64 = -1
 
-// Quotas maps a quota group onto its quotas, keyed by the services' own API names.
-type Quotas map[string]map[string]int64
+// Set maps a quota group onto its quotas, keyed by the services' own API names.
+type Set map[string]map[string]int64
 
-// QuotaField is one quota of a service.
-type QuotaField struct {
+// Field is one quota of a service.
+type Field struct {
 	Key         string // the service's API name, also the attribute name
 	Description string
 }
 
-// QuotaGroup is the quota API of one service.
-type QuotaGroup struct {
+// Group is the quota API of one service.
+type Group struct {
 	Name        string // the attribute name
 	Service     string // for humans
 	Description string
-	Fields      []QuotaField
+	Fields      []Field
 
 	client   func(t *cloud.Tenant) (*gophercloud.ServiceClient, error)
 	path     []string // URL parts before the project ID
 	envelope string   // JSON key around the quotas
 }
 
-// QuotaGroups are the quotas an identity sets in every served region, in schema order.
-var QuotaGroups = []QuotaGroup{
+// Groups are the quotas a project gets in every served region, in schema order.
+var Groups = []Group{
 	{
-		Name: QuotaBlockStorage, Service: "Cinder", Description: "Cinder (block storage) quotas.",
-		Fields: []QuotaField{
+		Name: BlockStorage, Service: "Cinder", Description: "Cinder (block storage) quotas.",
+		Fields: []Field{
 			{"backup_gigabytes", "Total size of backups, in GiB."},
 			{"backups", "Number of volume backups."},
 			{"gigabytes", "Total size of volumes and snapshots, in GiB."},
@@ -64,8 +69,8 @@ var QuotaGroups = []QuotaGroup{
 		envelope: "quota_set",
 	},
 	{
-		Name: QuotaCompute, Service: "Nova", Description: "Nova (compute) quotas.",
-		Fields: []QuotaField{
+		Name: Compute, Service: "Nova", Description: "Nova (compute) quotas.",
+		Fields: []Field{
 			{"cores", "Number of vCPUs of all servers."},
 			{"instances", "Number of servers."},
 			{"key_pairs", "Number of keypairs per user."},
@@ -79,8 +84,8 @@ var QuotaGroups = []QuotaGroup{
 		envelope: "quota_set",
 	},
 	{
-		Name: QuotaLoadBalancer, Service: "Octavia", Description: "Octavia (load balancer) quotas.",
-		Fields: []QuotaField{
+		Name: LoadBalancer, Service: "Octavia", Description: "Octavia (load balancer) quotas.",
+		Fields: []Field{
 			{"health_monitor", "Number of health monitors."},
 			{"listener", "Number of listeners."},
 			{"load_balancer", "Number of load balancers."},
@@ -92,8 +97,8 @@ var QuotaGroups = []QuotaGroup{
 		envelope: "quota",
 	},
 	{
-		Name: QuotaNetwork, Service: "Neutron", Description: "Neutron (network) quotas.",
-		Fields: []QuotaField{
+		Name: Network, Service: "Neutron", Description: "Neutron (network) quotas.",
+		Fields: []Field{
 			{"floatingip", "Number of floating IPs."},
 			{"network", "Number of networks."},
 			{"port", "Number of ports."},
@@ -110,11 +115,11 @@ var QuotaGroups = []QuotaGroup{
 	},
 }
 
-// UnlimitedQuotas is every quota at -1.
-func UnlimitedQuotas() Quotas {
-	q := Quotas{}
+// AllUnlimited is every quota at -1.
+func AllUnlimited() Set {
+	q := Set{}
 
-	for _, g := range QuotaGroups {
+	for _, g := range Groups {
 		q[g.Name] = map[string]int64{}
 		for _, f := range g.Fields {
 			q[g.Name][f.Key] = Unlimited
@@ -125,12 +130,12 @@ func UnlimitedQuotas() Quotas {
 }
 
 // Clone is a deep copy.
-func (q Quotas) Clone() Quotas {
+func (q Set) Clone() Set {
 	if q == nil {
 		return nil
 	}
 
-	out := make(Quotas, len(q))
+	out := make(Set, len(q))
 	for g, fields := range q {
 		out[g] = maps.Clone(fields)
 	}
@@ -139,7 +144,7 @@ func (q Quotas) Clone() Quotas {
 }
 
 // Equal compares every quota of both.
-func (q Quotas) Equal(other Quotas) bool {
+func (q Set) Equal(other Set) bool {
 	if len(q) != len(other) {
 		return false
 	}
@@ -154,7 +159,7 @@ func (q Quotas) Equal(other Quotas) bool {
 }
 
 // body is the request body of a group's PUT.
-func (g QuotaGroup) body(q Quotas) map[string]any {
+func (g Group) body(q Set) map[string]any {
 	fields := map[string]any{}
 
 	for _, f := range g.Fields {
@@ -168,7 +173,7 @@ func (g QuotaGroup) body(q Quotas) map[string]any {
 
 // parse reads a group's GET answer. A quota the service leaves out or answers null with is
 // reported as unlimited (Octavia answers null for "no limit set").
-func (g QuotaGroup) parse(raw []byte) (map[string]int64, error) {
+func (g Group) parse(raw []byte) (map[string]int64, error) {
 	var doc map[string]map[string]json.RawMessage
 
 	if err := json.Unmarshal(raw, &doc); err != nil {
@@ -209,13 +214,13 @@ func (g QuotaGroup) parse(raw []byte) (map[string]int64, error) {
 	return out, nil
 }
 
-func (g QuotaGroup) url(sc *gophercloud.ServiceClient, projectID string) string {
+func (g Group) url(sc *gophercloud.ServiceClient, projectID string) string {
 	return sc.ServiceURL(append(slices.Clone(g.path), projectID)...)
 }
 
-// putQuotas sets one group's quotas of projectID through sc and returns what the service
-// answers it now holds.
-func putQuotas(ctx context.Context, sc *gophercloud.ServiceClient, g QuotaGroup, projectID string, q Quotas) (map[string]int64, error) {
+// put sets one group's quotas of projectID through sc and returns what the service answers
+// it now holds.
+func put(ctx context.Context, sc *gophercloud.ServiceClient, g Group, projectID string, q Set) (map[string]int64, error) {
 	var raw json.RawMessage
 
 	_, err := sc.Put(ctx, g.url(sc, projectID), g.body(q), &raw, &gophercloud.RequestOpts{OkCodes: []int{200, 202}})
@@ -226,8 +231,8 @@ func putQuotas(ctx context.Context, sc *gophercloud.ServiceClient, g QuotaGroup,
 	return g.parse(raw)
 }
 
-// getQuotas reads one group's quotas of projectID through sc.
-func getQuotas(ctx context.Context, sc *gophercloud.ServiceClient, g QuotaGroup, projectID string) (map[string]int64, error) {
+// get reads one group's quotas of projectID through sc.
+func get(ctx context.Context, sc *gophercloud.ServiceClient, g Group, projectID string) (map[string]int64, error) {
 	var raw json.RawMessage
 
 	_, err := sc.Get(ctx, g.url(sc, projectID), &raw, &gophercloud.RequestOpts{OkCodes: []int{200}})
@@ -238,25 +243,29 @@ func getQuotas(ctx context.Context, sc *gophercloud.ServiceClient, g QuotaGroup,
 	return g.parse(raw)
 }
 
-// deleteQuotas resets one group's quotas of projectID to the defaults, which removes the
-// service's record of the project.
-func deleteQuotas(ctx context.Context, sc *gophercloud.ServiceClient, g QuotaGroup, projectID string) error {
+// remove resets one group's quotas of projectID to the defaults, which removes the service's
+// record of the project.
+func remove(ctx context.Context, sc *gophercloud.ServiceClient, g Group, projectID string) error {
 	_, err := sc.Delete(ctx, g.url(sc, projectID), &gophercloud.RequestOpts{OkCodes: []int{200, 202, 204}})
+	if err == nil || gophercloud.ResponseCodeIs(err, 404) {
+		return nil
+	}
 
-	return gone(err, "resetting %s quotas of project %s", g.Service, projectID)
+	return fmt.Errorf("resetting %s quotas of project %s: %w", g.Service, projectID, err)
 }
 
-// applyQuotas sets q in every served region, in the admin scope, and returns the quotas
-// the services answered with, merged over the regions as by mergeQuotas. When setting them
-// fails somewhere, it returns with the error what the regions hold then, read back (some
-// groups and regions may have been set, the failed one too): never the values it meant to set.
-// Those are nil when they cannot be read either.
-func (s *Service) applyQuotas(ctx context.Context, projectID string, q Quotas) (Quotas, error) {
-	perRegion, err := s.eachQuotaGroup(ctx, projectID, func(ctx context.Context, sc *gophercloud.ServiceClient, g QuotaGroup) (map[string]int64, error) {
-		return putQuotas(ctx, sc, g, projectID, q)
+// Apply sets q in every region of admin (one project bound in the admin scope, cloud.Admin,
+// per served region: stock policy reserves quota updates for admin), and returns the quotas the
+// services answered with, merged over the regions as by Merge. When setting them fails
+// somewhere, it returns with the error what the regions hold then, read back (some groups and
+// regions may have been set, the failed one too): never the values it meant to set. Those are
+// nil when they cannot be read either.
+func Apply(ctx context.Context, admin []*cloud.Tenant, q Set) (Set, error) {
+	perRegion, err := eachGroup(ctx, admin, func(ctx context.Context, sc *gophercloud.ServiceClient, g Group, projectID string) (map[string]int64, error) {
+		return put(ctx, sc, g, projectID, q)
 	})
 	if err != nil {
-		held, rerr := s.readQuotas(ctx, projectID, q)
+		held, rerr := Read(ctx, admin, q)
 		if rerr != nil {
 			tflog.Warn(ctx, "Cannot read the quotas back after failing to set them", map[string]any{"error": rerr.Error()})
 
@@ -266,63 +275,57 @@ func (s *Service) applyQuotas(ctx context.Context, projectID string, q Quotas) (
 		return held, err
 	}
 
-	tflog.Debug(ctx, "Set the identity's quotas", map[string]any{"regions": s.cloud.Regions()})
+	tflog.Debug(ctx, "Set the project's quotas", map[string]any{"regions": len(admin)})
 
-	return mergeQuotas(perRegion, q), nil
+	return Merge(perRegion, q), nil
 }
 
-// readQuotas reads the quotas of every served region and merges them (see mergeQuotas).
-func (s *Service) readQuotas(ctx context.Context, projectID string, want Quotas) (Quotas, error) {
-	perRegion, err := s.regionQuotas(ctx, projectID)
+// Read reads the quotas of every region of admin and merges them (see Merge).
+func Read(ctx context.Context, admin []*cloud.Tenant, want Set) (Set, error) {
+	perRegion, err := PerRegion(ctx, admin)
 	if err != nil {
 		return nil, err
 	}
 
-	return mergeQuotas(perRegion, want), nil
+	return Merge(perRegion, want), nil
 }
 
-// regionQuotas reads the quotas of every served region, in the order served.
-func (s *Service) regionQuotas(ctx context.Context, projectID string) ([]Quotas, error) {
-	return s.eachQuotaGroup(ctx, projectID, func(ctx context.Context, sc *gophercloud.ServiceClient, g QuotaGroup) (map[string]int64, error) {
-		return getQuotas(ctx, sc, g, projectID)
+// PerRegion reads the quotas of every region of admin, in its order.
+func PerRegion(ctx context.Context, admin []*cloud.Tenant) ([]Set, error) {
+	return eachGroup(ctx, admin, func(ctx context.Context, sc *gophercloud.ServiceClient, g Group, projectID string) (map[string]int64, error) {
+		return get(ctx, sc, g, projectID)
 	})
 }
 
-// resetQuotas removes the project's quota records in every served region, so that no service
-// keeps a row for a project that is about to disappear.
-func (s *Service) resetQuotas(ctx context.Context, projectID string) error {
-	_, err := s.eachQuotaGroup(ctx, projectID, func(ctx context.Context, sc *gophercloud.ServiceClient, g QuotaGroup) (map[string]int64, error) {
-		return nil, deleteQuotas(ctx, sc, g, projectID)
+// Reset removes the project's quota records in every region of admin, so that no service keeps
+// a row for a project that is about to disappear.
+func Reset(ctx context.Context, admin []*cloud.Tenant) error {
+	_, err := eachGroup(ctx, admin, func(ctx context.Context, sc *gophercloud.ServiceClient, g Group, projectID string) (map[string]int64, error) {
+		return nil, remove(ctx, sc, g, projectID)
 	})
 
 	return err
 }
 
-// eachQuotaGroup calls do with the client of every quota group in every served region, in the
-// admin scope (cloud.Admin), and collects what it returns: one Quotas per region, in the order served.
-func (s *Service) eachQuotaGroup(ctx context.Context, projectID string,
-	do func(ctx context.Context, sc *gophercloud.ServiceClient, g QuotaGroup) (map[string]int64, error),
-) ([]Quotas, error) {
-	// Stock policy reserves quota updates for admin (and lets admin read and set any project's).
-	ts, err := s.tenants(ctx, projectID, cloud.Admin)
-	if err != nil {
-		return nil, err
-	}
+// eachGroup calls do with the client of every quota group in every region of admin, and
+// collects what it returns: one Set per region, in admin's order.
+func eachGroup(ctx context.Context, admin []*cloud.Tenant,
+	do func(ctx context.Context, sc *gophercloud.ServiceClient, g Group, projectID string) (map[string]int64, error),
+) ([]Set, error) {
+	perRegion := make([]Set, 0, len(admin))
 
-	perRegion := make([]Quotas, 0, len(ts))
+	for _, t := range admin {
+		q := Set{}
 
-	for _, t := range ts {
-		q := Quotas{}
-
-		for _, g := range QuotaGroups {
+		for _, g := range Groups {
 			sc, err := g.client(t)
 			if err != nil {
 				return nil, err
 			}
 
-			if q[g.Name], err = do(ctx, sc, g); err != nil {
+			if q[g.Name], err = do(ctx, sc, g, t.ProjectID()); err != nil {
 				return nil, fmt.Errorf("region %s: %w", t.Region(),
-					s.cloud.AdminRefusal(g.Service, "the quotas of project "+projectID, err))
+					t.AdminRefusal(g.Service, "the quotas of project "+t.ProjectID(), err))
 			}
 		}
 
@@ -332,17 +335,17 @@ func (s *Service) eachQuotaGroup(ctx context.Context, projectID string,
 	return perRegion, nil
 }
 
-// mergeQuotas folds the quotas of several regions into one: for each quota, the value of the
-// first region that differs from want, or else the (common) value. With want nil, the first
-// region's value. Drift in any region thus shows against want.
-func mergeQuotas(perRegion []Quotas, want Quotas) Quotas {
+// Merge folds the quotas of several regions into one: for each quota, the value of the first
+// region that differs from want, or else the (common) value. With want nil, the first region's
+// value. Drift in any region thus shows against want.
+func Merge(perRegion []Set, want Set) Set {
 	if len(perRegion) == 0 {
 		return nil
 	}
 
-	out := Quotas{}
+	out := Set{}
 
-	for _, g := range QuotaGroups {
+	for _, g := range Groups {
 		out[g.Name] = map[string]int64{}
 
 		for _, f := range g.Fields {

@@ -1,4 +1,4 @@
-package identity
+package leftovers
 
 import (
 	"context"
@@ -73,12 +73,12 @@ func TestFindLeftovers(t *testing.T) {
 
 	f, rc := tenantCloud(t)
 
-	got, err := findLeftovers(context.Background(), rc, "p-1")
+	got, err := find(context.Background(), rc, "p-1")
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	want := []Leftover{
+	want := []Object{
 		{"RegionTwo", KindServer, "s-1", "web"},
 		{"RegionTwo", KindLoadBalancer, "lb-1", "lb-web"},
 		{"RegionTwo", KindFloatingIP, "fip-1", "203.0.113.5"},
@@ -102,10 +102,10 @@ func TestFindLeftovers(t *testing.T) {
 	}
 }
 
-func TestLeftoversErrorListsThem(t *testing.T) {
+func TestErrorListsThem(t *testing.T) {
 	t.Parallel()
 
-	err := error(&LeftoversError{ProjectID: "p-1", Leftovers: []Leftover{
+	err := error(&Error{ProjectID: "p-1", Owner: "identity", Objects: []Object{
 		{"RegionOne", KindServer, "s-1", "web"},
 		{"RegionTwo", KindNetwork, "n-1", "network-a"},
 		{"RegionTwo", KindFloatingIP, "fip-1", ""},
@@ -116,16 +116,16 @@ func TestLeftoversErrorListsThem(t *testing.T) {
 		"project p-1 still holds 3 tenant object(s)",
 		"in region RegionOne:\n    - server \"web\" (s-1)",
 		"in region RegionTwo:\n    - network \"network-a\" (n-1)\n    - floating IP fip-1",
-		"force_destroy = true",
+		"force_destroy = true to delete them together with the identity.",
 	} {
 		if !strings.Contains(msg, want) {
 			t.Fatalf("message lacks %q:\n%s", want, msg)
 		}
 	}
 
-	var le *LeftoversError
+	var le *Error
 	if !errors.As(err, &le) {
-		t.Fatal("not a LeftoversError")
+		t.Fatal("not an *Error")
 	}
 }
 
@@ -175,11 +175,17 @@ func TestForceDeleteOrder(t *testing.T) {
 	f.On("DELETE", "/network/v2.0/security-groups/sg-1", gone("sg-1"))
 	// Ports answer 404 on delete here: already gone with their owners, which is fine.
 
-	if err := forceDeleteTenantObjects(context.Background(), rc, "p-1"); err != nil {
+	if err := forceDelete(context.Background(), rc, "p-1"); err != nil {
 		t.Fatal(err)
 	}
 
-	mutations := mutations(f)
+	var mutations []string
+
+	for _, c := range f.Requests() {
+		if c.Method != http.MethodGet {
+			mutations = append(mutations, c.String())
+		}
+	}
 
 	order := []string{
 		"DELETE /lb/v2.0/lbaas/loadbalancers/lb-1",
@@ -231,5 +237,71 @@ func TestDeleteDefaultSecurityGroups(t *testing.T) {
 
 	if f.Count("DELETE /network/v2.0/security-groups/sg-def") != 1 || f.Count("DELETE /network/v2.0/security-groups/sg-1") != 0 {
 		t.Fatalf("calls %v: want only the default group deleted", f.Calls())
+	}
+}
+
+func TestVolumesOnlyWhenAsked(t *testing.T) {
+	t.Parallel()
+
+	f, rc := tenantCloud(t)
+
+	var mu sync.Mutex
+
+	deleted := false
+
+	f.Reply("GET", "/volume/v3/volumes/detail", 200, map[string]any{"volumes": []any{
+		map[string]any{"id": "v-1", "name": "data", "os-vol-tenant-attr:tenant_id": "p-1", "status": "available"},
+		map[string]any{"id": "v-x", "name": "theirs", "os-vol-tenant-attr:tenant_id": "p-other", "status": "available"},
+	}})
+	f.On("DELETE", "/volume/v3/volumes/v-1", func(w http.ResponseWriter, _ *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+
+		deleted = true
+
+		w.WriteHeader(http.StatusAccepted)
+	})
+	f.On("GET", "/volume/v3/volumes/v-1", func(w http.ResponseWriter, _ *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+
+		if deleted {
+			http.Error(w, "{}", http.StatusNotFound)
+			return
+		}
+
+		cloudtest.WriteJSON(w, 200, map[string]any{"volume": map[string]any{"id": "v-1", "status": "deleting"}})
+	})
+
+	without, err := find(context.Background(), rc, "p-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if f.Count("GET /volume/v3/volumes/detail") != 0 || slices.ContainsFunc(without, func(o Object) bool { return o.Kind == KindVolume }) {
+		t.Fatalf("volumes looked for without being asked: %v", without)
+	}
+
+	rc.blockStorage = f.ServiceClient("/volume/v3/", "/volume/v3/")
+
+	with, err := find(context.Background(), rc, "p-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if last := with[len(with)-1]; last != (Object{"RegionTwo", KindVolume, "v-1", "data"}) {
+		t.Fatalf("the last leftover is %v, want volume v-1 (and not another project's)", last)
+	}
+
+	if err := deleteVolumes(context.Background(), rc.blockStorage, "p-1"); err != nil {
+		t.Fatal(err)
+	}
+
+	if q := f.Last(t, "DELETE /volume/v3/volumes/v-1").Query.Encode(); q != "cascade=true" {
+		t.Fatalf("volume deleted without its snapshots (%q)", q)
+	}
+
+	if f.Count("DELETE /volume/v3/volumes/v-x") != 0 {
+		t.Fatal("another project's volume was deleted")
 	}
 }

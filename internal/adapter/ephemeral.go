@@ -1,0 +1,30 @@
+package adapter
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
+)
+
+// EphemeralResourceBase is embedded by every ephemeral resource, like ResourceBase: it answers
+// Metadata and Configure and holds the concept's view T of the provider's client bundle once
+// the provider is configured (Terraform opens ephemeral resources after Configure, also during
+// a plan).
+type EphemeralResourceBase[T Meta] struct {
+	base[T]
+}
+
+// NewEphemeralResourceBase is the base of an ephemeral resource of kind k.
+func NewEphemeralResourceBase[T Meta](k Kind) EphemeralResourceBase[T] {
+	return EphemeralResourceBase[T]{base[T]{kind: k}}
+}
+
+// Metadata names the ephemeral resource unikorn_<TypeName>.
+func (b *EphemeralResourceBase[T]) Metadata(_ context.Context, req ephemeral.MetadataRequest, resp *ephemeral.MetadataResponse) {
+	resp.TypeName = b.typeName(req.ProviderTypeName)
+}
+
+// Configure takes the concept's view of the client bundle out of the provider data.
+func (b *EphemeralResourceBase[T]) Configure(_ context.Context, req ephemeral.ConfigureRequest, resp *ephemeral.ConfigureResponse) {
+	b.configure(req.ProviderData, &resp.Diagnostics)
+}

@@ -1,0 +1,291 @@
+// Package leftovers is the one listing of the tenant objects a Keystone project still holds
+// when it is to be deleted, in every served region, and their deletion in dependency order
+// (force_destroy): shared by unikorn_identity and unikorn_project, whose destroys refuse while
+// their project holds any, so that Keystone never orphans them. The project is acted on in
+// the privileged scope (a tenant bound with cloud.Privileged per served region).
+package leftovers
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/blockstorage/v3/volumes"
+	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
+	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/loadbalancers"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/layer3/floatingips"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/layer3/routers"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/security/groups"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/networks"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/ports"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
+)
+
+// Kinds of tenant objects a project can still hold when it is deleted.
+const (
+	KindServer        = "server"
+	KindLoadBalancer  = "load balancer"
+	KindFloatingIP    = "floating IP"
+	KindRouter        = "router"
+	KindPort          = "port"
+	KindNetwork       = "network"
+	KindSecurityGroup = "security group"
+	KindVolume        = "volume"
+)
+
+// defaultSecurityGroup is the group Neutron makes in every project on first use.
+const defaultSecurityGroup = "default"
+
+// Object is a tenant object still in a project.
+type Object struct {
+	Region string
+	Kind   string
+	ID     string
+	Name   string
+}
+
+func (l Object) String() string {
+	if l.Name == "" {
+		return fmt.Sprintf("%s %s", l.Kind, l.ID)
+	}
+
+	return fmt.Sprintf("%s %q (%s)", l.Kind, l.Name, l.ID)
+}
+
+// Error refuses to delete a project that still holds tenant objects.
+type Error struct {
+	ProjectID string
+	// Owner is the resource the project belongs to, named in the remedy ("identity", "project").
+	Owner   string
+	Objects []Object
+	Forced  bool // set when force_destroy could not remove them all
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+
+	if e.Forced {
+		fmt.Fprintf(&b, "project %s still holds %d tenant object(s) after force_destroy tried to delete them:", e.ProjectID, len(e.Objects))
+	} else {
+		fmt.Fprintf(&b, "project %s still holds %d tenant object(s) that Keystone would orphan:", e.ProjectID, len(e.Objects))
+	}
+
+	region := ""
+
+	for _, l := range e.Objects {
+		if l.Region != region {
+			region = l.Region
+			fmt.Fprintf(&b, "\n  in region %s:", region)
+		}
+
+		fmt.Fprintf(&b, "\n    - %s", l)
+	}
+
+	if !e.Forced {
+		fmt.Fprintf(&b, "\nDelete them first, or set force_destroy = true to delete them together with the %s.", e.Owner)
+	}
+
+	return b.String()
+}
+
+// Options say what Clear looks for and does.
+type Options struct {
+	// Owner is the resource the project belongs to, for messages ("identity", "project").
+	Owner string
+	// Force deletes what is found instead of refusing.
+	Force bool
+	// Volumes adds Cinder volumes to the kinds looked for (a human project's users make them).
+	Volumes bool
+}
+
+// regionClients are the clients of one region of a tenant that the leftovers check needs.
+type regionClients struct {
+	region       string
+	compute      *gophercloud.ServiceClient
+	network      *gophercloud.ServiceClient
+	loadBalancer *gophercloud.ServiceClient
+	blockStorage *gophercloud.ServiceClient // nil unless volumes are looked for
+}
+
+func clientsOf(t *cloud.Tenant, volumes bool) (regionClients, error) {
+	rc := regionClients{region: t.Region()}
+
+	var err error
+
+	if rc.compute, err = t.Compute(); err != nil {
+		return rc, err
+	}
+
+	if rc.network, err = t.Network(); err != nil {
+		return rc, err
+	}
+
+	if rc.loadBalancer, err = t.LoadBalancer(); err != nil {
+		return rc, err
+	}
+
+	if volumes {
+		if rc.blockStorage, err = t.BlockStorage(); err != nil {
+			return rc, err
+		}
+	}
+
+	return rc, nil
+}
+
+// Clear looks for tenant objects in the project of priv (bound in every served region, in the
+// privileged scope): it refuses with an *Error when there are any and opts.Force is false, and
+// deletes them in dependency order when it is true.
+func Clear(ctx context.Context, priv []*cloud.Tenant, opts Options) error {
+	if len(priv) == 0 {
+		return nil
+	}
+
+	projectID := priv[0].ProjectID()
+
+	var all []Object
+
+	perRegion := make([]regionClients, 0, len(priv))
+
+	for _, t := range priv {
+		rc, err := clientsOf(t, opts.Volumes)
+		if err != nil {
+			return err
+		}
+
+		perRegion = append(perRegion, rc)
+
+		found, err := find(ctx, rc, projectID)
+		if err != nil {
+			return err
+		}
+
+		all = append(all, found...)
+	}
+
+	if len(all) == 0 {
+		return nil
+	}
+
+	if !opts.Force {
+		return &Error{ProjectID: projectID, Owner: opts.Owner, Objects: all}
+	}
+
+	tflog.Info(ctx, "force_destroy: deleting the tenant objects left in the "+opts.Owner+"'s project", map[string]any{"count": len(all)})
+
+	var remaining []Object
+
+	for i, rc := range perRegion {
+		priv[i].WroteEverything() // no per-run listing answers for the project's objects any more
+
+		if err := forceDelete(ctx, rc, projectID); err != nil {
+			return fmt.Errorf("force_destroy in region %s: %w", rc.region, err)
+		}
+
+		found, err := find(ctx, rc, projectID)
+		if err != nil {
+			return err
+		}
+
+		remaining = append(remaining, found...)
+	}
+
+	if len(remaining) > 0 {
+		return &Error{ProjectID: projectID, Owner: opts.Owner, Objects: remaining, Forced: true}
+	}
+
+	return nil
+}
+
+// find lists the tenant objects of projectID in one region: servers, load balancers, floating
+// IPs, routers, networks, security groups other than Neutron's default, ports that belong to
+// none of those (ports of servers, routers, DHCP and load balancers go with their owners) and,
+// when rc has a Cinder client, volumes.
+func find(ctx context.Context, rc regionClients, projectID string) ([]Object, error) {
+	kinds := []func() ([]Object, error){
+		func() ([]Object, error) {
+			return objectsOf(ctx, rc, rc.compute, projectID, KindServer, listServers,
+				func(s servers.Server) (string, string, bool) { return s.ID, s.Name, true })
+		},
+		func() ([]Object, error) {
+			return objectsOf(ctx, rc, rc.loadBalancer, projectID, KindLoadBalancer, listLoadBalancers,
+				func(lb loadbalancers.LoadBalancer) (string, string, bool) { return lb.ID, lb.Name, true })
+		},
+		func() ([]Object, error) {
+			return objectsOf(ctx, rc, rc.network, projectID, KindFloatingIP, listFloatingIPs,
+				func(f floatingips.FloatingIP) (string, string, bool) { return f.ID, f.FloatingIP, true })
+		},
+		func() ([]Object, error) {
+			return objectsOf(ctx, rc, rc.network, projectID, KindRouter, listRouters,
+				func(r routers.Router) (string, string, bool) { return r.ID, r.Name, true })
+		},
+		func() ([]Object, error) {
+			return objectsOf(ctx, rc, rc.network, projectID, KindNetwork, listNetworks,
+				func(n networks.Network) (string, string, bool) { return n.ID, n.Name, true })
+		},
+		func() ([]Object, error) {
+			return objectsOf(ctx, rc, rc.network, projectID, KindSecurityGroup, listSecurityGroups,
+				func(g groups.SecGroup) (string, string, bool) { return g.ID, g.Name, g.Name != defaultSecurityGroup })
+		},
+		func() ([]Object, error) {
+			return objectsOf(ctx, rc, rc.network, projectID, KindPort, listProjectPorts,
+				func(p ports.Port) (string, string, bool) { return p.ID, p.Name, !ownedPort(p) })
+		},
+	}
+
+	if rc.blockStorage != nil {
+		kinds = append(kinds, func() ([]Object, error) {
+			return objectsOf(ctx, rc, rc.blockStorage, projectID, KindVolume, listVolumes,
+				func(v volumes.Volume) (string, string, bool) { return v.ID, v.Name, true })
+		})
+	}
+
+	var out []Object
+
+	for _, kind := range kinds {
+		found, err := kind()
+		if err != nil {
+			return nil, err
+		}
+
+		out = append(out, found...)
+	}
+
+	return out, nil
+}
+
+// objectsOf lists the objects of projectID with list (through sc, one of rc's clients) and
+// reports as leftovers of kind those that describe keeps, by ID and name.
+func objectsOf[T any](ctx context.Context, rc regionClients, sc *gophercloud.ServiceClient, projectID, kind string,
+	list func(context.Context, *gophercloud.ServiceClient, string) ([]T, error), describe func(T) (id, name string, keep bool),
+) ([]Object, error) {
+	all, err := list(ctx, sc, projectID)
+	if err != nil {
+		return nil, err
+	}
+
+	var out []Object
+
+	for _, v := range all {
+		if id, name, keep := describe(v); keep {
+			out = append(out, Object{Region: rc.region, Kind: kind, ID: id, Name: name})
+		}
+	}
+
+	return out, nil
+}
+
+// ownedPort tells whether a port goes away with its owner (server, router, DHCP, load
+// balancer), so that it need not be listed on its own.
+func ownedPort(p ports.Port) bool {
+	for _, prefix := range []string{"compute:", "network:", "Octavia", "neutron:LOADBALANCER"} {
+		if strings.HasPrefix(p.DeviceOwner, prefix) {
+			return true
+		}
+	}
+
+	return false
+}

@@ -1,0 +1,184 @@
+package project
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/groups"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/projects"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/quota"
+)
+
+// Ref is what the state records of a project: where Observe and Delete start from.
+type Ref struct {
+	ProjectID, Name, DomainID string
+	GroupID, GroupName        string
+	UserDomainID              string
+	// Bindings are the recorded bindings; nil with Imported, when nothing is recorded.
+	Bindings []Binding
+	Imported bool
+}
+
+// Observe reads the project back: the project by its ID (and, when that is gone, by its name
+// in its domain, if it carries the provider's mark: Refound then says so), its group by ID (or
+// by name), the role assignments (one listing) and the quotas of every served region, merged
+// against want (quota.Merge). It returns nil when the project is gone.
+func (s *Service) Observe(ctx context.Context, ref Ref, want quota.Set) (*Project, []Notice, error) {
+	var notices []Notice
+
+	p, err := s.getProject(ctx, ref.ProjectID)
+	if err != nil {
+		return nil, nil, err
+	}
+
+	if p == nil && ref.Name != "" && ref.DomainID != "" {
+		if p, err = s.findProject(ctx, ref.DomainID, ref.Name); err != nil {
+			return nil, nil, err
+		}
+
+		if _, marked := userTags(tagsOf(p)); !marked {
+			p = nil
+		}
+
+		if p != nil {
+			notices = append(notices, refound("project", p.Name, ref.ProjectID, p.ID))
+		}
+	}
+
+	if p == nil {
+		return nil, nil, nil
+	}
+
+	out := &Project{ID: p.ID, Name: p.Name, Description: p.Description, DomainID: p.DomainID, Enabled: p.Enabled}
+	out.Tags, out.Marked = userTags(p.Tags)
+
+	groupName := ref.GroupName
+	if groupName == "" {
+		groupName = naming.ProjectGroup(p.Name)
+	}
+
+	g, gn, err := s.observeGroup(ctx, ref.GroupID, p.DomainID, groupName)
+	if err != nil {
+		return nil, nil, err
+	}
+
+	notices = append(notices, gn...)
+
+	userDomainID := ref.UserDomainID
+	if userDomainID == "" {
+		userDomainID = p.DomainID
+	}
+
+	o := owner{userDomainID: userDomainID, groupName: groupName, serviceUserID: s.cloud.ServiceUserID()}
+
+	if g != nil {
+		out.GroupID, out.GroupName, o.groupID = g.ID, g.Name, g.ID
+	}
+
+	current, err := s.listAssignments(ctx, p.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+
+	if ref.Imported {
+		out.Bindings, out.Foreign = adopt(current, o)
+	} else {
+		c := converge(current, ref.Bindings, o, nil, o)
+		out.Bindings, out.Foreign = c.held, c.foreign
+	}
+
+	if out.Marked {
+		// Only a project of unikorn_project can be bound (an imported one gets the mark on the
+		// next apply, which then sets its quotas).
+		admin, err := s.tenants(ctx, p.ID, cloud.Admin)
+		if err != nil {
+			return nil, nil, err
+		}
+
+		if out.Quotas, err = quota.Read(ctx, admin, want); err != nil {
+			return nil, nil, err
+		}
+	}
+
+	return out, notices, nil
+}
+
+// observeGroup reads the project's group by its recorded ID, or when that is gone (or none is
+// recorded) by its name in the project's domain; nil when there is none.
+func (s *Service) observeGroup(ctx context.Context, id, domainID, name string) (*groups.Group, []Notice, error) {
+	if id != "" {
+		g, err := s.getGroup(ctx, id)
+		if err != nil || g != nil {
+			return g, nil, err
+		}
+	}
+
+	g, err := s.findGroup(ctx, domainID, name)
+	if err != nil || g == nil || id == "" {
+		return g, nil, err
+	}
+
+	return g, []Notice{refound("group", g.Name, id, g.ID)}, nil
+}
+
+func tagsOf(p *projects.Project) []string {
+	if p == nil {
+		return nil
+	}
+
+	return p.Tags
+}
+
+// refound announces that the object recorded as oldID is gone and the one of its name, newID,
+// is taken for it: before a plan acts on it.
+func refound(kind, name, oldID, newID string) Notice {
+	return Notice{
+		Summary: "Project found again by name",
+		Detail: fmt.Sprintf("The %s %s recorded in the state is gone; the %s of the same name %q (%s) is recorded instead. "+
+			"If that is not this project's, remove the project from the state (terraform state rm) before applying.",
+			kind, oldID, kind, name, newID),
+	}
+}
+
+// Locate finds a project to import: by ID, else by exact name in the managed domain, or
+// `DOMAIN_ID/name` for a project of another domain.
+func (s *Service) Locate(ctx context.Context, importID string) (cloud.Located, error) {
+	if !strings.Contains(importID, "/") {
+		if p, err := s.getProject(ctx, importID); err != nil || p != nil {
+			if p == nil {
+				return cloud.Located{}, err
+			}
+
+			return cloud.Located{ID: p.ID, Name: p.Name}, nil
+		}
+	}
+
+	domainID, name, ok := strings.Cut(importID, "/")
+	if !ok {
+		managed, err := s.cloud.ManagedDomainID(ctx)
+		if err != nil {
+			return cloud.Located{}, err
+		}
+
+		domainID, name = managed, importID
+	}
+
+	if name == "" || domainID == "" || strings.Contains(name, "/") {
+		return cloud.Located{}, fmt.Errorf("import ID %q is not of the form ID, name or DOMAIN_ID/name", importID)
+	}
+
+	p, err := s.findProject(ctx, domainID, name)
+
+	switch {
+	case err != nil:
+		return cloud.Located{}, err
+	case p == nil:
+		return cloud.Located{}, fmt.Errorf("no project with the ID %q, nor named %q in domain %s", importID, name, domainID)
+	}
+
+	return cloud.Located{ID: p.ID, Name: p.Name}, nil
+}

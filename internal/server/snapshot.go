@@ -1,0 +1,304 @@
+package server
+
+// This file is the core of a server's snapshots (unikorn_server_snapshot and the
+// unikorn_server_snapshot_now action): Nova's create-image of the server's disk, polled until
+// Glance says the image is active, then published as an organization image. The image lives
+// in the identity's project and is found again there by its exact name; the server's Unikorn
+// image properties come with it (Nova copies the properties of the server's image into every
+// snapshot), so that the image data sources accept it for the organization.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
+	"github.com/gophercloud/gophercloud/v2/openstack/image/v2/images"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/image"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
+)
+
+// Glance properties Nova writes on every snapshot image.
+const (
+	propertyImageType    = "image_type"
+	propertyInstanceUUID = "instance_uuid"
+	imageTypeSnapshot    = "snapshot"
+
+	unikornPropertyPrefix = "unikorn:"
+)
+
+// SnapshotSpec is the snapshot a configuration asks for.
+type SnapshotSpec struct {
+	// Name is the Glance name of the image (naming.SnapshotImage), unique in the identity's project.
+	Name string
+	// ServerID is the server whose disk is taken.
+	ServerID string
+	// OrganizationID makes it an image of this organization (unikorn:organization:id).
+	OrganizationID string
+}
+
+// Snapshots makes and keeps the snapshot images of one tenant.
+type Snapshots struct {
+	compute *gophercloud.ServiceClient
+	images  *image.Manager
+	tenant  string
+	// bound records, for the run's listings, that a snapshot is a write of its server.
+	bound *cloud.Tenant
+}
+
+// NewSnapshots binds the core to t: cloud.AsIdentity to take a snapshot (Nova asks Glance for
+// the image as the identity's user, in its project), cloud.Privileged to read and delete one.
+func NewSnapshots(t *cloud.Tenant) (*Snapshots, error) {
+	compute, err := t.Compute()
+	if err != nil {
+		return nil, err
+	}
+
+	glance, err := t.Image()
+	if err != nil {
+		return nil, err
+	}
+
+	return &Snapshots{compute: compute, images: image.NewManager(glance, t.ProjectID(), t.Region(), nil), tenant: t.String(), bound: t}, nil
+}
+
+// String names the tenant for messages: "project P, region R".
+func (s *Snapshots) String() string { return s.tenant }
+
+// Region is the snapshots' region.
+func (s *Snapshots) Region() string { return s.images.Region() }
+
+// Take asks Nova for a snapshot of spec's server in the image spec.Name, through cloud.Create
+// (a lost answer is looked for by the name), and returns the new image (queued: Nova is still
+// uploading the disk). An image of the name that already exists in the identity's project is
+// adopted when it is a snapshot of the same server and adopt is set (an interrupted apply left
+// it), and is an error otherwise.
+func (s *Snapshots) Take(ctx context.Context, spec SnapshotSpec, adopt bool) (img *images.Image, adopted bool, err error) {
+	name := naming.SnapshotImage(spec.Name)
+
+	found, err := s.images.Find(ctx, name)
+	if err != nil {
+		return nil, false, err
+	}
+
+	if found != nil {
+		from, _ := found.Properties[propertyInstanceUUID].(string)
+
+		switch {
+		case from != spec.ServerID:
+			return nil, false, fmt.Errorf("image %q (%s) already exists in %s and is not a snapshot of server %s "+
+				"(its instance_uuid is %q): choose another name or delete it", spec.Name, found.ID, s, spec.ServerID, from)
+		case !adopt:
+			return nil, false, fmt.Errorf("a snapshot image %q (%s) of server %s already exists in %s: choose another name "+
+				"(for example with a timestamp) or delete it", spec.Name, found.ID, spec.ServerID, s)
+		}
+
+		return found, true, nil
+	}
+
+	opts := servers.CreateImageOpts{Name: name, Metadata: map[string]string{image.PropertyOrganizationID: spec.OrganizationID}}
+
+	s.bound.Wrote(serverKind, spec.ServerID) // Nova's task state of the server changes
+
+	img, err = cloud.Create(ctx, cloud.CreateSpec[*images.Image]{
+		Kind: "snapshot image",
+		Name: name,
+		Create: func(ctx context.Context) (*images.Image, error) {
+			id, err := servers.CreateImage(ctx, s.compute, spec.ServerID, opts).ExtractImageID()
+			if err != nil {
+				return nil, err
+			}
+
+			return &images.Image{ID: id, Name: name, Status: images.ImageStatusQueued}, nil
+		},
+		Find:   func(ctx context.Context) ([]*images.Image, error) { return s.images.Named(ctx, name) },
+		ID:     func(i *images.Image) string { return i.ID },
+		Delete: func(ctx context.Context, id string) error { return s.images.Delete(ctx, id, name, false) },
+	})
+
+	switch {
+	case gophercloud.ResponseCodeIs(err, http.StatusNotFound):
+		return img, false, fmt.Errorf("snapshotting server %s: no such server in %s (%w)", spec.ServerID, s, err)
+	case gophercloud.ResponseCodeIs(err, http.StatusConflict):
+		return img, false, fmt.Errorf("snapshotting server %s: Nova refused while the server is busy or in a state that "+
+			"cannot be snapshotted (%w)", spec.ServerID, err)
+	case err != nil:
+		return img, false, fmt.Errorf("snapshotting server %s: %w", spec.ServerID, err)
+	}
+
+	return img, false, nil
+}
+
+// Glance states of an image on its way to active.
+var snapshotPending = []string{
+	string(images.ImageStatusQueued), string(images.ImageStatusSaving),
+	string(images.ImageStatusUploading), string(images.ImageStatusImporting),
+}
+
+// Wait polls image id until Glance says it is active, telling progress each new status. A
+// killed or deleted image, and one that Nova removed again (a failed snapshot), fail.
+func (s *Snapshots) Wait(ctx context.Context, id, serverID string, progress Progress) (*images.Image, error) {
+	last := ""
+
+	img, err := cloud.Poll(ctx, cloud.PollSpec{Pending: snapshotPending, Target: []string{string(images.ImageStatusActive)}},
+		func(ctx context.Context) (*images.Image, string, string, error) {
+			img, err := s.images.Get(ctx, id)
+			if err != nil {
+				return nil, "", "", err
+			}
+
+			if status := string(img.Status); status != last {
+				last = status
+				progress.say(ctx, fmt.Sprintf("Snapshot image %s of server %s is %s", id, serverID, status))
+			}
+
+			return img, string(img.Status), "", nil
+		})
+
+	var state *cloud.StateError
+
+	switch {
+	case gophercloud.ResponseCodeIs(err, http.StatusNotFound):
+		return nil, fmt.Errorf("the snapshot image %s of server %s is gone: Nova's snapshot failed and removed it "+
+			"(see `openstack server event list %s`)", id, serverID, serverID)
+	case errors.As(err, &state):
+		return img, fmt.Errorf("the snapshot image %s of server %s is %s in Glance: Nova's snapshot failed "+
+			"(see `openstack server event list %s`)", id, serverID, state.State, serverID)
+	case err != nil:
+		return img, fmt.Errorf("waiting for the snapshot image %s of server %s to be active: %w", id, serverID, err)
+	}
+
+	return img, nil
+}
+
+// Publish makes img an image of organizationID: private, with unikorn:organization:id, and
+// without the unikorn:digest Nova copied from the server's image (the signature of that
+// image's ID, which does not hold for this one; organization images are not signature-checked).
+// One Glance patch when anything differs, none otherwise.
+func (s *Snapshots) Publish(ctx context.Context, img *images.Image, organizationID string) (*images.Image, error) {
+	want := image.UserProperties(img)
+	want[image.PropertyOrganizationID] = organizationID
+	delete(want, image.PropertyDigest)
+
+	out, err := s.images.Converge(ctx, img, image.Spec{
+		Visibility: string(images.ImageVisibilityPrivate), Protected: img.Protected, Tags: img.Tags,
+		MinDiskGB: img.MinDiskGigabytes, MinRAMMiB: img.MinRAMMegabytes, Properties: want,
+	})
+	if err != nil {
+		return img, fmt.Errorf("publishing the snapshot image %s for organization %s: %w", img.ID, organizationID, err)
+	}
+
+	return out, nil
+}
+
+// Snap takes a snapshot that nothing manages afterwards (the unikorn_server_snapshot_now
+// action): Take (a name in use is an error), Wait, Publish. It returns the image as published.
+func (s *Snapshots) Snap(ctx context.Context, spec SnapshotSpec, progress Progress) (*images.Image, error) {
+	progress.say(ctx, fmt.Sprintf("Asking Nova for a snapshot of server %s named %q", spec.ServerID, spec.Name))
+
+	img, _, err := s.Take(ctx, spec, false)
+	if err != nil {
+		return nil, err
+	}
+
+	if img, err = s.Wait(ctx, img.ID, spec.ServerID, progress); err != nil {
+		return img, err
+	}
+
+	if img, err = s.Publish(ctx, img, spec.OrganizationID); err != nil {
+		return img, err
+	}
+
+	progress.say(ctx, fmt.Sprintf("Snapshot image %s (%s) is active, published for organization %s", img.ID, img.Name, spec.OrganizationID))
+
+	return img, nil
+}
+
+// Get reads image id.
+func (s *Snapshots) Get(ctx context.Context, id string) (*images.Image, error) {
+	img, err := s.images.Get(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("reading the snapshot image %s: %w", id, err)
+	}
+
+	return img, nil
+}
+
+// Observe reads image id, or, when it is gone, the identity's image named name.
+func (s *Snapshots) Observe(ctx context.Context, id, name string) (image.Observed, error) {
+	return s.images.Observe(ctx, id, name)
+}
+
+// Delete deletes image id (named name): already gone is success; Glance's 409 while the image
+// is in use (a server boots from it) is an *image.InUseError.
+func (s *Snapshots) Delete(ctx context.Context, id, name string) error {
+	return s.images.Delete(ctx, id, name, false)
+}
+
+// Snapshot is a snapshot image as unikorn_server_snapshot shows it.
+type Snapshot struct {
+	*image.Glance
+
+	// ServerID is the server it was taken of (Nova's instance_uuid property).
+	ServerID string
+	// OrganizationID is its unikorn:organization:id.
+	OrganizationID string
+	// Unaccepted says why the image data sources would leave it out ("" when they accept it):
+	// the server's image did not carry valid Unikorn properties.
+	Unaccepted string
+}
+
+// SnapshotOf is img as unikorn_server_snapshot shows it.
+func SnapshotOf(img *images.Image) *Snapshot {
+	out := &Snapshot{Glance: image.ViewOf(img, "")}
+	out.ServerID, _ = img.Properties[propertyInstanceUUID].(string)
+	out.OrganizationID, _ = img.Properties[image.PropertyOrganizationID].(string)
+
+	if kind, _ := img.Properties[propertyImageType].(string); kind != imageTypeSnapshot {
+		out.Unaccepted = "it is not a Nova snapshot (image_type " + kind + ")"
+	} else if err := image.Validate(img.Properties); err != nil {
+		out.Unaccepted = err.Error()
+	}
+
+	return out
+}
+
+// UnikornProperties are the Unikorn image properties of props: its unikorn: keys.
+func UnikornProperties(props map[string]string) map[string]string {
+	out := map[string]string{}
+
+	for k, v := range props {
+		if strings.HasPrefix(k, unikornPropertyPrefix) {
+			out[k] = v
+		}
+	}
+
+	return out
+}
+
+// LocateSnapshot finds, for an import, the snapshot image given by ID or by exact name in
+// region, in whatever identity's project it is, through the provider's configured scope (which
+// must see every project's images, as an admin's does).
+func LocateSnapshot(ctx context.Context, c *cloud.Client, region, idOrName string) (cloud.Located, error) {
+	glance, err := c.Base().Image(region)
+	if err != nil {
+		return cloud.Located{}, err
+	}
+
+	img, err := image.NewManager(glance, "", region, nil).Locate(ctx, idOrName)
+	if err != nil {
+		return cloud.Located{}, err
+	}
+
+	if kind, _ := img.Properties[propertyImageType].(string); kind != imageTypeSnapshot {
+		return cloud.Located{}, fmt.Errorf("image %q (%s) in region %s is not a server snapshot (its image_type is %q)",
+			img.Name, img.ID, region, kind)
+	}
+
+	return cloud.Located{ID: img.ID, Name: img.Name, ProjectID: img.Owner}, nil
+}

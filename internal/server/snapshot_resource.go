@@ -1,0 +1,317 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/image"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
+)
+
+var (
+	_ resource.ResourceWithConfigure   = (*snapshotResource)(nil)
+	_ resource.ResourceWithImportState = (*snapshotResource)(nil)
+	_ resource.ResourceWithModifyPlan  = (*snapshotResource)(nil)
+)
+
+// NewSnapshotResource is the constructor the provider lists: unikorn_server_snapshot.
+func NewSnapshotResource() resource.Resource {
+	return &snapshotResource{ResourceBase: adapter.NewResourceBase[meta](adapter.Kind{
+		TypeName: "server_snapshot",
+		Noun:     "server snapshot",
+		Timeouts: adapter.Timeouts{Create: 30 * time.Minute, Read: 5 * time.Minute, Update: 5 * time.Minute, Delete: 10 * time.Minute},
+	})}
+}
+
+// snapshotResource is unikorn_server_snapshot: a server's disk as an organization image.
+type snapshotResource struct {
+	adapter.ResourceBase[meta]
+}
+
+// snapshotModel is the resource's state.
+type snapshotModel struct {
+	CreatedAt      types.String   `tfsdk:"created_at"`
+	ID             types.String   `tfsdk:"id"`
+	IdentityID     types.String   `tfsdk:"identity_id"`
+	MinDiskGB      types.Int64    `tfsdk:"min_disk_gb"`
+	Name           types.String   `tfsdk:"name"`
+	OrganizationID types.String   `tfsdk:"organization_id"`
+	Properties     types.Map      `tfsdk:"properties"`
+	Region         types.String   `tfsdk:"region"`
+	ServerID       types.String   `tfsdk:"server_id"`
+	SizeBytes      types.Int64    `tfsdk:"size_bytes"`
+	Status         types.String   `tfsdk:"status"`
+	Timeouts       timeouts.Value `tfsdk:"timeouts"`
+}
+
+func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	computed := func(description string) schema.StringAttribute {
+		return schema.StringAttribute{Computed: true, MarkdownDescription: description, PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}}
+	}
+
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A snapshot of a server's disk, published as an organization image: Nova's create-image " +
+			"(as the identity's own user), polled until Glance says the image is `active`, then made private with " +
+			"`unikorn:organization:id` set. The image lives in the identity's project under `name`, by which it is found " +
+			"again (an interrupted apply adopts the snapshot of the same server, never makes a twin). Nova copies the " +
+			"properties of the server's image into the snapshot, so the server's Unikorn image properties come with it and " +
+			"`unikorn_images` / `unikorn_image` with `organization_id` return it (the stale `unikorn:digest` is removed: " +
+			"organization images are not signature-checked). Destroying it deletes the image; Glance refuses while a server " +
+			"or volume uses it, and the error says so.\n\n" +
+			"**Import** with `REGION/ID` or `REGION/name` (a bare `ID` or `name` means the provider's default region); the " +
+			"provider's configured scope must see every project's images, as an admin's does.",
+		Attributes: map[string]schema.Attribute{
+			"created_at":  computed("When Glance made the image (RFC 3339)."),
+			"id":          adapter.IDAttribute("Glance ID of the snapshot image."),
+			"identity_id": adapter.IdentityIDAttribute("snapshot"),
+			"min_disk_gb": schema.Int64Attribute{Computed: true, MarkdownDescription: "Smallest root disk, in GB, that Nova boots the image on (the server's flavor's)."},
+			"name":        adapter.NameAttribute(naming.KindSnapshot, "Glance name of the snapshot image, unique in the identity's project."),
+			"organization_id": schema.StringAttribute{
+				Required: true,
+				MarkdownDescription: "The organization the image is published for: its `" + image.PropertyOrganizationID + "` " +
+					"(the image data sources return it for this `organization_id`). Changes in place.",
+				Validators: []validator.String{stringvalidator.LengthBetween(1, 255)},
+			},
+			"properties": schema.MapAttribute{
+				Computed: true, ElementType: types.StringType,
+				MarkdownDescription: "The image's Unikorn properties (its `unikorn:` keys) as Glance holds them: those of the " +
+					"server's image, and the organization.",
+			},
+			"region": adapter.RegionAttribute("snapshot"),
+			"server_id": schema.StringAttribute{
+				Required:            true,
+				MarkdownDescription: "ID of the server whose disk is taken (a `unikorn_server` of the identity). Changing it replaces the snapshot.",
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				Validators:          []validator.String{adapter.UUID()},
+			},
+			"size_bytes": schema.Int64Attribute{Computed: true, MarkdownDescription: "Size of the image data in bytes."},
+			"status":     schema.StringAttribute{Computed: true, MarkdownDescription: "Glance's status of the image (`active` once made)."},
+			"timeouts":   adapter.TimeoutsAttribute(ctx),
+		},
+	}
+}
+
+// snapshots is the snapshot core bound to m's tenant with scope.
+func (r *snapshotResource) snapshots(ctx context.Context, m snapshotModel, scope cloud.Scope) (*Snapshots, error) {
+	t, err := r.Cloud().Tenant(ctx, m.IdentityID.ValueString(), m.Region.ValueString(), scope)
+	if err != nil {
+		return nil, err
+	}
+
+	return NewSnapshots(t)
+}
+
+// open reads the model out of src and opens operation op on it, with the snapshot core bound
+// with scope. End must be called whatever it returns; false when anything failed (reported).
+func (r *snapshotResource) open(ctx context.Context, opKind adapter.Op, src adapter.Source, scope cloud.Scope, diags *diag.Diagnostics) (
+	context.Context, snapshotModel, *adapter.Operation, *Snapshots, bool,
+) {
+	m, ok := adapter.Get[snapshotModel](ctx, src, diags)
+	ctx, op, begun := r.Begin(ctx, opKind, m.Timeouts, diags)
+
+	if !ok || !begun {
+		return ctx, m, op, nil, false
+	}
+
+	ctx = tflog.SetField(ctx, "snapshot", m.Name.ValueString())
+
+	snaps, err := r.snapshots(ctx, m, scope)
+	if err != nil {
+		op.Fail(adapter.Subject(m.Name.ValueString(), m.ID.ValueString(), where{IdentityID: m.IdentityID, Region: m.Region}), err)
+		return ctx, m, op, nil, false
+	}
+
+	return ctx, m, op, snaps, true
+}
+
+// Create takes the snapshot (or adopts the one an interrupted apply left), records it, waits
+// for Glance to say it is active and publishes it for the organization.
+func (r *snapshotResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	ctx, plan, op, snaps, ok := r.open(ctx, adapter.Create, req.Plan, cloud.AsIdentity, &resp.Diagnostics)
+	defer op.End(ctx)
+
+	if !ok {
+		return
+	}
+
+	spec := SnapshotSpec{Name: plan.Name.ValueString(), ServerID: plan.ServerID.ValueString(), OrganizationID: plan.OrganizationID.ValueString()}
+
+	img, adopted, err := snaps.Take(ctx, spec, true)
+	if img == nil {
+		op.Fail(adapter.Subject(spec.Name, "", snaps), err)
+		return
+	}
+
+	if adopted {
+		resp.Diagnostics.AddWarning("Adopted an existing snapshot", fmt.Sprintf("The snapshot image %q (%s) of server %s already "+
+			"existed in %s, created %s, and was adopted instead of a new one being taken (an interrupted apply leaves such "+
+			"images behind).", img.Name, img.ID, spec.ServerID, snaps, when(img.CreatedAt)))
+	}
+
+	// Record before waiting: a failed snapshot leaves a tainted resource, never an untracked image.
+	flattenSnapshot(&plan, snaps.Region(), SnapshotOf(img))
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+
+	if err == nil {
+		if img, err = snaps.Wait(ctx, img.ID, spec.ServerID, nil); err == nil {
+			img, err = snaps.Publish(ctx, img, spec.OrganizationID)
+		}
+	}
+
+	if img != nil {
+		view := SnapshotOf(img)
+		flattenSnapshot(&plan, snaps.Region(), view)
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		unaccepted(&resp.Diagnostics, view)
+	}
+
+	if err != nil {
+		op.Fail(adapter.Subject(spec.Name, plan.ID.ValueString(), snaps), err)
+	}
+}
+
+// unaccepted warns that the image data sources will leave the snapshot out, and why.
+func unaccepted(diags *diag.Diagnostics, s *Snapshot) {
+	if s.Unaccepted == "" || s.Status != "active" {
+		return
+	}
+
+	diags.AddWarning("Snapshot not accepted by the image data sources", fmt.Sprintf("The snapshot image %q (%s) does not "+
+		"carry valid Unikorn image properties, so unikorn_images and unikorn_image leave it out: %s. The server's image "+
+		"lacked them.", s.Name, s.ID, s.Unaccepted))
+}
+
+// Read refreshes the snapshot from Glance: one found again by name says so; one that is gone
+// leaves the state, so the plan takes it again.
+func (r *snapshotResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	ctx, state, op, snaps, ok := r.open(ctx, adapter.Read, req.State, cloud.Privileged, &resp.Diagnostics)
+	defer op.End(ctx)
+
+	if !ok {
+		return
+	}
+
+	id := state.ID.ValueString()
+
+	obs, err := snaps.Observe(ctx, id, state.Name.ValueString())
+	if err != nil {
+		op.Fail(adapter.Subject(state.Name.ValueString(), id, snaps), err)
+		return
+	}
+
+	if obs.Image == nil {
+		tflog.Warn(ctx, "The snapshot image is gone; removing it from state", map[string]any{"image_id": id})
+		resp.State.RemoveResource(ctx)
+
+		return
+	}
+
+	if obs.RefoundFrom != "" {
+		resp.Diagnostics.AddWarning("Snapshot found again by name", fmt.Sprintf("The snapshot image %q recorded as %s is gone "+
+			"from %s; %s, the image of that name created %s, is taken for it. If it is not the one this configuration made, "+
+			"remove this resource from the state before applying.", obs.Image.Name, obs.RefoundFrom, snaps, obs.Image.ID,
+			when(obs.Image.CreatedAt)))
+	}
+
+	flattenSnapshot(&state, snaps.Region(), SnapshotOf(obs.Image))
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// Update publishes the image for another organization (one Glance patch).
+func (r *snapshotResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	ctx, plan, op, snaps, ok := r.open(ctx, adapter.Update, req.Plan, cloud.AsIdentity, &resp.Diagnostics)
+	defer op.End(ctx)
+
+	if !ok {
+		return
+	}
+
+	id := plan.ID.ValueString()
+	subject := adapter.Subject(plan.Name.ValueString(), id, snaps)
+
+	img, err := snaps.Get(ctx, id)
+	if err == nil {
+		img, err = snaps.Publish(ctx, img, plan.OrganizationID.ValueString())
+	}
+
+	if err != nil {
+		op.Fail(subject, err)
+		return
+	}
+
+	flattenSnapshot(&plan, snaps.Region(), SnapshotOf(img))
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// Delete deletes the recorded image; already gone is success, in use is a clear error.
+func (r *snapshotResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	ctx, state, op, snaps, ok := r.open(ctx, adapter.Delete, req.State, cloud.Privileged, &resp.Diagnostics)
+	defer op.End(ctx)
+
+	if !ok {
+		return
+	}
+
+	if err := snaps.Delete(ctx, state.ID.ValueString(), state.Name.ValueString()); err != nil {
+		op.Fail(adapter.Subject(state.Name.ValueString(), state.ID.ValueString(), snaps), err)
+	}
+}
+
+// ImportState imports a snapshot image from `REGION/ID`, `REGION/name`, `ID` or `name`, in
+// whatever identity's project it is; Read fills in the rest.
+func (r *snapshotResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	r.ImportRegional(ctx, req, resp, func(ctx context.Context, region, idOrName string) (cloud.Located, error) {
+		return LocateSnapshot(ctx, r.Cloud(), region, idOrName)
+	})
+}
+
+// ModifyPlan applies the region rule.
+func (r *snapshotResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	p, ok := adapter.OpenPlan[snapshotModel](ctx, req, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+
+	p.Plan.Region = r.PlanRegion(p.Plan.Region, p.Config.Region, &resp.Diagnostics)
+
+	if s := p.State; s != nil && !p.Plan.OrganizationID.Equal(s.OrganizationID) {
+		p.Plan.Properties = types.MapUnknown(types.StringType)
+	}
+
+	p.Save(ctx, resp)
+}
+
+// flattenSnapshot refreshes m from the image s in region.
+func flattenSnapshot(m *snapshotModel, region string, s *Snapshot) {
+	m.ID = types.StringValue(s.ID)
+	m.Name = types.StringValue(s.Name)
+	m.Region = types.StringValue(region)
+	m.Status = types.StringValue(s.Status)
+	m.SizeBytes = types.Int64Value(s.SizeBytes)
+	m.MinDiskGB = types.Int64Value(int64(s.MinDiskGB))
+	m.Properties = adapter.StringMap(UnikornProperties(s.Properties), adapter.NeverNullMap)
+	m.OrganizationID = adapter.StringOrNull(s.OrganizationID)
+
+	if s.ServerID != "" {
+		m.ServerID = types.StringValue(s.ServerID)
+	}
+
+	m.CreatedAt = types.StringNull() // a create's first record: Nova's answer does not say
+	if !s.CreatedAt.IsZero() {
+		m.CreatedAt = types.StringValue(s.CreatedAt.UTC().Format(time.RFC3339))
+	}
+}
