@@ -86,14 +86,61 @@ func (l *RequestLog) Mark() int {
 // request of the run, its resources' too): the requests, and how many of them were Keystone token
 // requests (one per credential scope authenticated).
 func (l *RequestLog) Since(mark int) (requests, tokens int64) {
-	for _, run := range l.Runs()[mark:] {
-		if run.client != nil {
-			requests += run.client.RequestCount()
-			tokens += run.client.TokenCount()
-		}
+	for _, c := range l.RunsSince(mark) {
+		requests += c.Requests
+		tokens += c.Tokens
 	}
 
 	return requests, tokens
+}
+
+// RunsSince are the runs after mark, in order, each with what it cost so far.
+func (l *RequestLog) RunsSince(mark int) []RunCost {
+	var costs []RunCost
+
+	for _, run := range l.Runs()[mark:] {
+		costs = append(costs, run.Cost())
+	}
+
+	return costs
+}
+
+// TokenBudget is the most Keystone token requests one provider run may make (issue 17: one
+// per credential scope it uses: the configured one, the manager, the privileged and the
+// identity scope).
+const TokenBudget = 4
+
+// TokensOverBudget names the runs after mark that asked for more than TokenBudget tokens; nil
+// when none did.
+func (l *RequestLog) TokensOverBudget(mark int) error {
+	var over []string
+
+	for i, c := range l.RunsSince(mark) {
+		if c.Tokens > TokenBudget {
+			over = append(over, fmt.Sprintf("run %d: %d tokens", mark+i+1, c.Tokens))
+		}
+	}
+
+	if len(over) > 0 {
+		return fmt.Errorf("provider runs over the budget of %d tokens: %s", TokenBudget, strings.Join(over, ", "))
+	}
+
+	return nil
+}
+
+// RunCost is what one provider run cost: its requests and how many of them were Keystone
+// token requests.
+type RunCost struct {
+	Requests, Tokens int64
+}
+
+// Cost is what the run cost so far, from its cloud client's counters (zero before Configure).
+func (r *ProviderRun) Cost() RunCost {
+	if r.client == nil {
+		return RunCost{}
+	}
+
+	return RunCost{Requests: r.client.RequestCount(), Tokens: r.client.TokenCount()}
 }
 
 // DataSourceReads is how many data sources were read in this run.

@@ -149,7 +149,7 @@ func TestAccLoadBalancer_measure(t *testing.T) {
 			results = append(results, measurement{what: what, seconds: time.Since(start).Seconds(), requests: int(requests),
 				tokens: int(tokens), budget: budget})
 
-			return nil
+			return log.TokensOverBudget(mark)
 		}
 	}
 

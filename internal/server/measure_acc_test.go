@@ -110,7 +110,8 @@ resource "unikorn_server" "many" {
 }
 
 // stepBudget logs what the provider's runs since mark cost (requests and tokens from their
-// request logs) and the wall time since start, and fails over budget requests.
+// request logs) and the wall time since start, and fails over budget requests, or when one run
+// asked for more than acctest.TokenBudget tokens.
 func stepBudget(t *testing.T, log *acctest.RequestLog, mark int, start time.Time, what string, budget int64) error {
 	t.Helper()
 
@@ -122,7 +123,7 @@ func stepBudget(t *testing.T, log *acctest.RequestLog, mark int, start time.Time
 		return fmt.Errorf("%s took %d requests, budget %d", what, requests, budget)
 	}
 
-	return nil
+	return log.TokensOverBudget(mark)
 }
 
 // refreshTen refreshes the ten servers of the state through the core, as the resources' Reads do
