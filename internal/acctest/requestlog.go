@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-log/tflogtest"
 
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	unikorn "github.com/unikorn-cloud/terraform-provider-unikorn/internal/provider"
 )
 
@@ -38,6 +39,9 @@ type ProviderRun struct {
 	mu    sync.Mutex
 	out   bytes.Buffer
 	reads int
+	// client is the run's cloud client, whose counters count every request of the run (the log
+	// holds those made with a context that carries its logger).
+	client *cloud.Client
 }
 
 // Request is one entry of the request log.
@@ -71,6 +75,72 @@ func (l *RequestLog) Runs() []*ProviderRun {
 	defer l.mu.Unlock()
 
 	return append([]*ProviderRun(nil), l.runs...)
+}
+
+// Mark is how many runs there are so far: what Since counts from.
+func (l *RequestLog) Mark() int {
+	return len(l.Runs())
+}
+
+// Since is what the runs after mark cost so far, from their cloud clients' counters (every
+// request of the run, its resources' too): the requests, and how many of them were Keystone token
+// requests (one per credential scope authenticated).
+func (l *RequestLog) Since(mark int) (requests, tokens int64) {
+	for _, c := range l.RunsSince(mark) {
+		requests += c.Requests
+		tokens += c.Tokens
+	}
+
+	return requests, tokens
+}
+
+// RunsSince are the runs after mark, in order, each with what it cost so far.
+func (l *RequestLog) RunsSince(mark int) []RunCost {
+	var costs []RunCost
+
+	for _, run := range l.Runs()[mark:] {
+		costs = append(costs, run.Cost())
+	}
+
+	return costs
+}
+
+// TokenBudget is the most Keystone token requests one provider run may make (issue 17: one
+// per credential scope it uses: the configured one, the manager, the privileged and the
+// identity scope).
+const TokenBudget = 4
+
+// TokensOverBudget names the runs after mark that asked for more than TokenBudget tokens; nil
+// when none did.
+func (l *RequestLog) TokensOverBudget(mark int) error {
+	var over []string
+
+	for i, c := range l.RunsSince(mark) {
+		if c.Tokens > TokenBudget {
+			over = append(over, fmt.Sprintf("run %d: %d tokens", mark+i+1, c.Tokens))
+		}
+	}
+
+	if len(over) > 0 {
+		return fmt.Errorf("provider runs over the budget of %d tokens: %s", TokenBudget, strings.Join(over, ", "))
+	}
+
+	return nil
+}
+
+// RunCost is what one provider run cost: its requests and how many of them were Keystone
+// token requests.
+type RunCost struct {
+	Requests, Tokens int64
+}
+
+// Cost is what the run cost so far, from its cloud client's counters (zero before Configure).
+func (r *ProviderRun) Cost() RunCost {
+	if r.client == nil {
+		return RunCost{}
+	}
+
+	return RunCost{Requests: r.client.RequestCount(), Tokens: r.client.TokenCount()}
 }
 
 // DataSourceReads is how many data sources were read in this run.
@@ -200,6 +270,10 @@ func (p *loggingProvider) Configure(ctx context.Context, req provider.ConfigureR
 	run := &ProviderRun{}
 
 	p.Provider.Configure(run.context(ctx), req, resp)
+
+	if m, ok := resp.ResourceData.(interface{ Cloud() *cloud.Client }); ok {
+		run.client = m.Cloud()
+	}
 
 	p.log.mu.Lock()
 	defer p.log.mu.Unlock()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/projects"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/tokens"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/trusts"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -34,6 +35,7 @@ type Client struct {
 	base          *Session // the scope as configured
 	serviceUserID string
 	baseProjectID string
+	baseRoles     []string // the service user's roles in the configured scope, as its token names them
 
 	sessions   OnceCache[sessionKey, *Session]
 	domainID   OnceCache[struct{}, string]
@@ -41,10 +43,13 @@ type Client struct {
 	grantsMu   sync.Mutex
 	grants     *Grants // set by CheckGrants, at Configure (or once on first need)
 	grantCheck OnceCache[struct{}, GrantModel]
-	// identityProjects holds the names of the projects checked to be identities (CheckIdentityProject).
-	identityProjects OnceCache[string, string]
+	// identityProjects holds the projects checked to be identities (CheckIdentityProject), as
+	// read once per run (IdentityProject).
+	identityProjects OnceCache[string, *projects.Project]
 	// humanProjects holds the projects checked to be unikorn_project's (CheckHumanProject).
 	humanProjects OnceCache[string, struct{}]
+	// runs holds the per-run listings, what the process wrote, and the polling rounds.
+	runs runState
 }
 
 // New resolves cfg (over clouds.yaml when Cloud is set), authenticates the service user once
@@ -95,6 +100,10 @@ func newClient(ctx context.Context, s *settings, tuning retryTuning) (*Client, e
 
 	if project, err := result.ExtractProject(); err == nil && project != nil {
 		c.baseProjectID = project.ID
+	}
+
+	if roles, err := result.ExtractRoles(); err == nil {
+		c.baseRoles = roleNames(roles)
 	}
 
 	c.transport.services.Store(newServiceMatcher(s.authURL, catalog))
@@ -280,6 +289,12 @@ func (c *Client) ServiceUserID() string {
 // RequestCount is the number of HTTP requests sent so far (every attempt counts).
 func (c *Client) RequestCount() int64 {
 	return c.transport.counters.total.Load()
+}
+
+// TokenCount is how many of those requests asked Keystone for a token: one per credential scope
+// authenticated (and per re-authentication).
+func (c *Client) TokenCount() int64 {
+	return c.transport.counters.tokens.Load()
 }
 
 // RequestCountByMethod is RequestCount per HTTP method (methods not seen are left out).

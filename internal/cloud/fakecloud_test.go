@@ -45,8 +45,9 @@ type fakeCloud struct {
 	// of the managed domain called unikorn-identity-<id>.
 	projects  map[string]map[string]any
 	authDelay time.Duration
-	denied    map[string]bool  // scope keys answered with 401
-	service   http.HandlerFunc // answers everything under a catalog endpoint; nil = 200 {}
+	denied    map[string]bool     // scope keys answered with 401
+	roles     map[string][]string // scope key → the roles its tokens name (none: no roles)
+	service   http.HandlerFunc    // answers everything under a catalog endpoint; nil = 200 {}
 }
 
 func newFakeKeystone(catalog map[string][]string) *fakeCloud {
@@ -343,9 +344,18 @@ func (f *fakeCloud) issueToken(w http.ResponseWriter, r *http.Request) {
 		scope = "project:" + id
 		token["project"] = map[string]any{"id": id, "name": id, "domain": map[string]any{"id": "default"}}
 	case s["domain"] != nil:
-		id, _ := s["domain"]["id"].(string)
+		// Keystone scopes to a domain by its ID or its name; an unknown one is refused.
+		id, name := f.domain(s["domain"])
+		if id == "" {
+			cloudtest.WriteJSON(w, http.StatusUnauthorized, map[string]any{"error": map[string]any{
+				"code": 401, "title": "Unauthorized", "message": "The request you have made requires authentication.",
+			}})
+
+			return
+		}
+
 		scope = "domain:" + id
-		token["domain"] = map[string]any{"id": id, "name": id}
+		token["domain"] = map[string]any{"id": id, "name": name}
 	case s["OS-TRUST:trust"] != nil:
 		id, _ := s["OS-TRUST:trust"]["id"].(string)
 		scope = "trust:" + id
@@ -354,6 +364,17 @@ func (f *fakeCloud) issueToken(w http.ResponseWriter, r *http.Request) {
 	if scope != "unscoped" {
 		token["catalog"] = f.catalogJSON()
 	}
+
+	f.mu.Lock()
+	if roles := f.roles[scope]; roles != nil {
+		list := make([]any, len(roles))
+		for i, r := range roles {
+			list[i] = map[string]any{"id": "role-" + r, "name": r}
+		}
+
+		token["roles"] = list
+	}
+	f.mu.Unlock()
 
 	f.mu.Lock()
 	denied := f.denied[scope]
@@ -379,6 +400,20 @@ func (f *fakeCloud) issueToken(w http.ResponseWriter, r *http.Request) {
 
 	w.Header().Set("X-Subject-Token", tok)
 	cloudtest.WriteJSON(w, http.StatusCreated, map[string]any{"token": token})
+}
+
+// domain is the ID and name of the domain a token scope names by ID or by name; "" for none.
+func (f *fakeCloud) domain(scope map[string]any) (id, name string) {
+	wantID, _ := scope["id"].(string)
+	wantName, _ := scope["name"].(string)
+
+	for _, d := range f.domains {
+		if (wantID != "" && d["id"] == wantID) || (wantID == "" && d["name"] == wantName) {
+			return fmt.Sprint(d["id"]), fmt.Sprint(d["name"])
+		}
+	}
+
+	return "", ""
 }
 
 // serviceHeaders answers every catalog endpoint with 200 {} and returns the headers of the

@@ -154,6 +154,16 @@ func listAssignments(ctx context.Context, sc *gophercloud.ServiceClient, opts ro
 // one request, but it expands the user's roles in every identity project, and Keystone fails it
 // with 404 while a project is being deleted.)
 func (c *Client) CheckGrants(ctx context.Context, features ...Feature) (*Grants, error) {
+	if g, ok := c.grantsFromTokens(ctx); ok && c.checkGrants(g, features) == nil {
+		c.setGrants(g)
+
+		tflog.Debug(ctx, "Checked the service user's grants from its tokens", map[string]any{
+			"model": g.Model.String(), "domain_roles": g.Domain, "home_roles": g.Home,
+		})
+
+		return g, nil
+	}
+
 	// Under load Keystone has been seen to refuse, or to answer without a grant the user
 	// holds, for a moment: a missing grant is reported only once it is missing three times.
 	var (
@@ -177,6 +187,25 @@ func (c *Client) CheckGrants(ctx context.Context, features ...Feature) (*Grants,
 	}
 
 	return g, err
+}
+
+// grantsFromTokens are the grants of the cloud-admin model as the tokens of the configured scope
+// and of the manager scope name them (their roles are the effective ones, group and implied
+// roles included), at no request beyond the manager scope's token, which the run needs anyway:
+// admin on the service user's own project, admin or manager on the managed domain. ok is false
+// when the tokens do not show both: the role assignments are then read (checkGrantsOnce),
+// which also tells the inherited model and names what is missing.
+func (c *Client) grantsFromTokens(ctx context.Context) (*Grants, bool) {
+	if c.baseProjectID == "" || !slices.Contains(c.baseRoles, "admin") {
+		return nil, false
+	}
+
+	mgr, err := c.Manager(ctx)
+	if err != nil || (!slices.Contains(mgr.roles, "admin") && !slices.Contains(mgr.roles, "manager")) {
+		return nil, false
+	}
+
+	return &Grants{Model: CloudAdmin, Domain: slices.Clone(mgr.roles), Home: slices.Clone(c.baseRoles)}, true
 }
 
 // How often and how patiently CheckGrants reads before it reports a missing grant.

@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"regexp"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/domains"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/tokens"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/trusts"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 )
@@ -45,17 +48,76 @@ type sessionKey struct {
 	project string
 }
 
+// errNoDomain is a configuration without a managed domain.
+var errNoDomain = errors.New("no managed Keystone domain is configured: set domain (UNIKORN_DOMAIN)")
+
 // Manager is the service user scoped to the managed domain: projects, users, role
-// assignments. The domain given by name is resolved to its ID once.
+// assignments. It authenticates scoped to the domain as configured (by name or by ID): the
+// token names the domain's ID and the service user's roles there, so that neither costs a
+// request of its own (ManagedDomainID, CheckGrants).
 func (c *Client) Manager(ctx context.Context) (*Session, error) {
-	domainID, err := c.ManagedDomainID(ctx)
-	if err != nil {
+	if c.settings.domain == "" {
+		return nil, errNoDomain
+	}
+
+	return c.sessions.Get(ctx, sessionKey{kind: scopeManager}, c.newManagerSession)
+}
+
+// newManagerSession authenticates scoped to the managed domain, by name and by ID (the ID first
+// when the setting has the form of one). When neither works it says why as precisely as the
+// configured scope can tell: no such domain, or no role on it.
+func (c *Client) newManagerSession(ctx context.Context) (*Session, error) {
+	want := c.settings.domain
+
+	scopes := []*gophercloud.AuthScope{{DomainName: want}, {DomainID: want}}
+	if keystoneIDPattern.MatchString(want) {
+		scopes[0], scopes[1] = scopes[1], scopes[0]
+	}
+
+	var errs []error
+
+	for _, scope := range scopes {
+		pc, res, err := c.authenticate(ctx, scope)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+
+		d, err := res.ExtractDomain()
+		if err != nil || d == nil || d.ID == "" {
+			errs = append(errs, fmt.Errorf("the token scoped to domain %q names no domain (%v)", want, err))
+			continue
+		}
+
+		roles, _ := res.ExtractRoles()
+
+		tflog.SubsystemDebug(logContext(ctx), LogSubsystem, "Authenticated a credential scope", map[string]any{
+			"scope": scopeManager.String(), "domain_id": d.ID,
+		})
+
+		return &Session{client: c, kind: scopeManager, provider: pc, domainID: d.ID, roles: roleNames(roles)}, nil
+	}
+
+	if _, err := c.domainID.Get(ctx, struct{}{}, c.resolveDomain); err != nil {
 		return nil, err
 	}
 
-	return c.sessions.Get(ctx, sessionKey{kind: scopeManager}, func(ctx context.Context) (*Session, error) {
-		return c.newSession(ctx, scopeManager, "", &gophercloud.AuthScope{DomainID: domainID})
-	})
+	return nil, errors.Join(errs...)
+}
+
+// keystoneIDPattern is the form of Keystone's IDs (32 hex digits).
+var keystoneIDPattern = regexp.MustCompile(`^[0-9a-fA-F]{32}$`)
+
+// roleNames are the names of a token's roles, sorted.
+func roleNames(roles []tokens.Role) []string {
+	out := make([]string, 0, len(roles))
+	for _, r := range roles {
+		out = append(out, r.Name)
+	}
+
+	slices.Sort(out)
+
+	return slices.Compact(out)
 }
 
 // Privileged is the service user scoped to projectID: quotas, networks, security groups.
@@ -103,7 +165,8 @@ func (c *Client) Identity(ctx context.Context, projectID string) (*Session, erro
 // ForgetProject drops the cached Privileged and Identity sessions of projectID, so that the
 // next call authenticates again: for use after the project's trust or role grants were
 // replaced, since a token keeps the roles (and trust) it was issued with; the trust listing
-// is taken again too. The scope as configured (the service user's own project) is kept.
+// and the project as read (IdentityProject) are taken again too. The scope as configured (the
+// service user's own project) is kept.
 func (c *Client) ForgetProject(projectID string) {
 	if projectID != c.baseProjectID {
 		c.sessions.Forget(sessionKey{kind: scopePrivileged, project: projectID})
@@ -111,12 +174,18 @@ func (c *Client) ForgetProject(projectID string) {
 
 	c.sessions.Forget(sessionKey{kind: scopeIdentity, project: projectID})
 	c.ForgetTrusts()
+	c.ForgetIdentityProject(projectID)
 }
 
-// ManagedDomainID is the ID of the managed Keystone domain (configured by name or ID).
+// ManagedDomainID is the ID of the managed Keystone domain (configured by name or ID): the one
+// the manager scope's token names, else (the scope cannot be had) as listed.
 func (c *Client) ManagedDomainID(ctx context.Context) (string, error) {
 	if c.settings.domain == "" {
-		return "", errors.New("no managed Keystone domain is configured: set domain (UNIKORN_DOMAIN)")
+		return "", errNoDomain
+	}
+
+	if sess, err := c.Manager(ctx); err == nil {
+		return sess.domainID, nil
 	}
 
 	return c.domainID.Get(ctx, struct{}{}, c.resolveDomain)

@@ -29,6 +29,10 @@ type Session struct {
 	kind      scopeKind
 	projectID string
 	provider  *gophercloud.ProviderClient
+	// domainID and roles are what the manager scope's token says: the managed domain's ID and
+	// the service user's roles on it.
+	domainID string
+	roles    []string
 
 	services OnceCache[serviceKey, *gophercloud.ServiceClient]
 }

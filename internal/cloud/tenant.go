@@ -115,43 +115,61 @@ func (e *IdentityProjectError) Error() string {
 // the service user's own project, so that a mistyped identity_id never acts in another tenant's
 // project. A project the manager scope may not read is outside the managed domain.
 func (c *Client) CheckIdentityProject(ctx context.Context, projectID string) error {
-	if projectID == c.baseProjectID {
-		return &IdentityProjectError{ProjectID: projectID, Reason: "it is the service user's own project"}
-	}
-
-	_, err := c.identityProjectName(ctx, projectID)
+	_, err := c.IdentityProject(ctx, projectID)
 
 	return err
 }
 
-// identityProjectName is the name of the identity project projectID (which is also its user's
-// name), read and checked once per run.
-func (c *Client) identityProjectName(ctx context.Context, projectID string) (string, error) {
-	return c.identityProjects.Get(ctx, projectID, func(ctx context.Context) (string, error) {
+// IdentityProject is the identity project projectID (its name, tags and description), read and
+// checked (CheckIdentityProject) once per run: every server of the identity reads its tags
+// from here. ForgetIdentityProject drops it after a change.
+func (c *Client) IdentityProject(ctx context.Context, projectID string) (*projects.Project, error) {
+	if projectID == c.baseProjectID {
+		return nil, &IdentityProjectError{ProjectID: projectID, Reason: "it is the service user's own project"}
+	}
+
+	return c.identityProjects.Get(ctx, projectID, func(ctx context.Context) (*projects.Project, error) {
 		return c.checkIdentityProject(ctx, projectID)
 	})
 }
 
-func (c *Client) checkIdentityProject(ctx context.Context, projectID string) (string, error) {
-	domainID, sc, err := c.ManagerKeystone(ctx)
+// ForgetIdentityProject drops the project read by IdentityProject: for use after the project was
+// changed (its tags or description) or deleted.
+func (c *Client) ForgetIdentityProject(projectID string) {
+	c.identityProjects.Forget(projectID)
+}
+
+// identityProjectName is the name of the identity project projectID (which is also its user's
+// name).
+func (c *Client) identityProjectName(ctx context.Context, projectID string) (string, error) {
+	p, err := c.IdentityProject(ctx, projectID)
 	if err != nil {
 		return "", err
+	}
+
+	return p.Name, nil
+}
+
+func (c *Client) checkIdentityProject(ctx context.Context, projectID string) (*projects.Project, error) {
+	domainID, sc, err := c.ManagerKeystone(ctx)
+	if err != nil {
+		return nil, err
 	}
 
 	p, err := projects.Get(ctx, sc, projectID).Extract()
 
 	switch {
 	case gophercloud.ResponseCodeIs(err, http.StatusNotFound), gophercloud.ResponseCodeIs(err, http.StatusForbidden), err == nil && p == nil:
-		return "", &IdentityProjectError{ProjectID: projectID, Reason: "no project of the managed domain has that ID"}
+		return nil, &IdentityProjectError{ProjectID: projectID, Reason: "no project of the managed domain has that ID"}
 	case err != nil:
-		return "", fmt.Errorf("reading project %s to check it is an identity: %w", projectID, err)
+		return nil, fmt.Errorf("reading project %s to check it is an identity: %w", projectID, err)
 	case p.DomainID != domainID:
-		return "", &IdentityProjectError{ProjectID: projectID, Reason: fmt.Sprintf("project %q is in domain %s, not in the managed domain %s", p.Name, p.DomainID, domainID)}
+		return nil, &IdentityProjectError{ProjectID: projectID, Reason: fmt.Sprintf("project %q is in domain %s, not in the managed domain %s", p.Name, p.DomainID, domainID)}
 	case !strings.HasPrefix(p.Name, naming.IdentityPrefix):
-		return "", &IdentityProjectError{ProjectID: projectID, Reason: fmt.Sprintf("project %q was not made by unikorn_identity (its name lacks the %q prefix)", p.Name, naming.IdentityPrefix)}
+		return nil, &IdentityProjectError{ProjectID: projectID, Reason: fmt.Sprintf("project %q was not made by unikorn_identity (its name lacks the %q prefix)", p.Name, naming.IdentityPrefix)}
 	}
 
-	return p.Name, nil
+	return p, nil
 }
 
 // ManagerKeystone is the managed domain's ID and the Keystone client of the manager scope: the
@@ -206,6 +224,18 @@ func (c *Client) identityUserID(ctx context.Context, projectID string) (string, 
 // callers that already hold the session.
 func NewTenant(sess *Session, projectID, region string) *Tenant {
 	return &Tenant{session: sess, projectID: projectID, region: region}
+}
+
+// IdentityProject is the tenant's identity project as the run read it once
+// (Client.IdentityProject); ok is false for a tenant without a cloud behind it (tests on fakes).
+func (t *Tenant) IdentityProject(ctx context.Context) (*projects.Project, bool, error) {
+	if t == nil || t.session == nil || t.session.client == nil {
+		return nil, false, nil
+	}
+
+	p, err := t.session.client.IdentityProject(ctx, t.projectID)
+
+	return p, true, err
 }
 
 // As is the same project and region bound with another scope.

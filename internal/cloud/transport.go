@@ -111,6 +111,7 @@ func sleepContext(ctx context.Context, d time.Duration) error {
 // requestCounters count HTTP attempts, in total and per method.
 type requestCounters struct {
 	total    atomic.Int64
+	tokens   atomic.Int64             // Keystone token requests (isTokenRequest)
 	byMethod map[string]*atomic.Int64 // fixed keys, read-only after construction
 	refused  map[string]*atomic.Int64 // answers 4xx, by method; same keys as byMethod
 }
@@ -389,6 +390,10 @@ func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 // record counts the attempt and logs it without body, headers or query string.
 func (t *retryingTransport) record(ctx context.Context, req *http.Request, resp *http.Response, err error, attempt int, d time.Duration) {
 	t.counters.add(req.Method)
+
+	if isTokenRequest(req) {
+		t.counters.tokens.Add(1)
+	}
 
 	status := 0
 	if resp != nil {

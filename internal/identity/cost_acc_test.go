@@ -17,7 +17,10 @@ import (
 // new token) and comes and goes with the machine's load: the retries are counted (each is a
 // refused POST; a create that succeeds has no other) and added to the budget, so the budget measures the algorithm. The identity
 // scope costs two reads once per project and run: the check that the project is an identity
-// (cloud.CheckIdentityProject) and its user's ID, the one trustor its trust may have.
+// (cloud.CheckIdentityProject) and its user's ID, the one trustor its trust may have. The refresh
+// reads the project (the run's one read, which every tenant of the identity shares), the user, its
+// roles (one listing), the credential, the trust and each served region's quotas; the manager
+// scope's token names the managed domain, which costs no lookup.
 func TestAccIdentity_requestCount(t *testing.T) {
 	acctest.PreCheck(t)
 	t.Parallel()
@@ -29,13 +32,13 @@ func TestAccIdentity_requestCount(t *testing.T) {
 	}{
 		{"minimal", func(name string) identity.Spec {
 			return identity.Spec{Name: name, Roles: identity.DefaultRoles, Quotas: identity.UnlimitedQuotas()}
-		}, 33, 22},
+		}, 31, 18},
 		{"server group and keypair", func(name string) identity.Spec {
 			return identity.Spec{
 				Name: name, Roles: identity.DefaultRoles, Quotas: identity.UnlimitedQuotas(),
 				ServerGroupPolicy: identity.DefaultServerGroupPolicy, SSHPublicKey: acctest.SSHPublicKey(t),
 			}
-		}, 46, 30},
+		}, 45, 26},
 	}
 
 	for _, tc := range cases {

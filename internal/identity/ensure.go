@@ -93,6 +93,7 @@ func (e *ensurer) run(ctx context.Context) error {
 
 	e.out.ProjectID = project.ID
 	e.out.Description = project.Description
+	c.ForgetIdentityProject(project.ID) // its tags or description may have changed: read it again
 
 	if e.creds, err = e.svc.credentials(ctx, project.ID); err != nil {
 		return err

@@ -2,6 +2,7 @@ package identity
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"testing"
 	"time"
@@ -45,15 +46,36 @@ func fakeCloud(t *testing.T, api *cloudtest.API) *cloud.Client {
 		endpoint("image", "/image/v2"),
 	}
 
-	api.On("POST", "/v3/auth/tokens", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("X-Subject-Token", "tok-"+time.Now().Format(time.RFC3339Nano))
-		cloudtest.WriteJSON(w, http.StatusCreated, map[string]any{"token": map[string]any{
+	api.On("POST", "/v3/auth/tokens", func(w http.ResponseWriter, r *http.Request) {
+		token := map[string]any{
 			"methods":    []string{"password"},
 			"expires_at": time.Now().Add(time.Hour).UTC().Format(time.RFC3339),
 			"user":       map[string]any{"id": fakeServiceUser, "name": "svc", "domain": map[string]any{"id": "default", "name": "Default"}},
 			"project":    map[string]any{"id": "svc-project", "name": "service", "domain": map[string]any{"id": "default", "name": "Default"}},
 			"catalog":    catalog,
-		}})
+		}
+
+		// A token scoped to the managed domain (by its name or ID) names it, as Keystone's do.
+		var req struct {
+			Auth struct {
+				Scope struct {
+					Domain *struct{ ID, Name string } `json:"domain"`
+				} `json:"scope"`
+			} `json:"auth"`
+		}
+
+		if json.NewDecoder(r.Body).Decode(&req) == nil && req.Auth.Scope.Domain != nil {
+			if d := req.Auth.Scope.Domain; d.ID != fakeDomainID && d.Name != "managed" {
+				cloudtest.WriteJSON(w, http.StatusUnauthorized, map[string]any{"error": map[string]any{"code": 401}})
+				return
+			}
+
+			delete(token, "project")
+			token["domain"] = map[string]any{"id": fakeDomainID, "name": "managed"}
+		}
+
+		w.Header().Set("X-Subject-Token", "tok-"+time.Now().Format(time.RFC3339Nano))
+		cloudtest.WriteJSON(w, http.StatusCreated, map[string]any{"token": token})
 	})
 	api.Reply("GET", "/v3/domains", 200, map[string]any{"domains": []any{map[string]any{"id": fakeDomainID, "name": "managed"}}})
 	api.Reply("GET", "/v3/roles", 200, map[string]any{"roles": []any{

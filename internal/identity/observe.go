@@ -2,6 +2,7 @@ package identity
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -48,7 +49,7 @@ func (s *Service) Observe(ctx context.Context, ref Ref, want quota.Set) (*Identi
 		return nil, err
 	}
 
-	project, err := lookupProject(ctx, sc, domainID, ref.ProjectID, ref.Name)
+	project, err := s.observedProject(ctx, sc, domainID, ref)
 	if err != nil || project == nil {
 		return nil, err
 	}
@@ -113,6 +114,26 @@ func (s *Service) Observe(ctx context.Context, ref Ref, want quota.Set) (*Identi
 	}
 
 	return out, nil
+}
+
+// observedProject is the identity's project: the run's one read of it (cloud.Client.IdentityProject,
+// which the identity's servers and networks share) when the recorded ID is an identity project,
+// else looked up by ID, then by name.
+func (s *Service) observedProject(ctx context.Context, sc *gophercloud.ServiceClient, domainID string, ref Ref) (*projects.Project, error) {
+	if ref.ProjectID != "" {
+		p, err := s.cloud.IdentityProject(ctx, ref.ProjectID)
+
+		var notIdentity *cloud.IdentityProjectError
+
+		switch {
+		case err == nil:
+			return p, nil
+		case !errors.As(err, &notIdentity):
+			return nil, err
+		}
+	}
+
+	return lookupProject(ctx, sc, domainID, ref.ProjectID, ref.Name)
 }
 
 // refoundNotice announces that the object recorded as oldID is gone and the one of its name,

@@ -180,7 +180,9 @@ func Clear(ctx context.Context, priv []*cloud.Tenant, opts Options) error {
 
 	var remaining []Object
 
-	for _, rc := range perRegion {
+	for i, rc := range perRegion {
+		priv[i].WroteEverything() // no per-run listing answers for the project's objects any more
+
 		if err := forceDelete(ctx, rc, projectID); err != nil {
 			return fmt.Errorf("force_destroy in region %s: %w", rc.region, err)
 		}

@@ -74,6 +74,9 @@ func (s *Service) ensure(ctx context.Context, spec Spec, knownID string, onID fu
 		onID = func(string) {}
 	}
 
+	// Whatever follows may change the tenant's load balancers: read them from Octavia.
+	s.wroteAll(spec.NetworkID)
+
 	vip, err := s.VIPNetwork(ctx, spec.NetworkID)
 	if err != nil {
 		return nil, err

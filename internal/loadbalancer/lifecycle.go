@@ -122,6 +122,8 @@ func (s *Service) Delete(ctx context.Context, id, name string) error {
 		err error
 	)
 
+	s.wroteAll("")
+
 	if id != "" {
 		lb, err = s.get(ctx, id)
 	} else {

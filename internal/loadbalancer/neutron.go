@@ -7,7 +7,6 @@ import (
 	"net/netip"
 	"strings"
 
-	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/layer3/floatingips"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/networks"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/subnets"
 
@@ -118,7 +117,7 @@ func (s *Service) findFloatingIP(ctx context.Context, name, portID string) (*net
 		return nil, nil
 	}
 
-	fips, err := network.ListFloatingIPs(ctx, s.Neutron, floatingips.ListOpts{PortID: portID, ProjectID: s.ProjectID})
+	fips, err := network.FloatingIPsOn(ctx, s.Neutron, s.Tenant, s.ProjectID, portID)
 	if err != nil {
 		return nil, err
 	}
@@ -159,6 +158,7 @@ func (s *Service) convergeFloatingIP(ctx context.Context, spec Spec, t *Topology
 			NetworkID:   t.VIPNetworkID,
 			SubnetID:    t.VIPSubnetID,
 			Description: naming.LoadBalancer(spec.Name),
+			Tenant:      s.Tenant,
 		})
 		if err != nil {
 			return err
@@ -184,5 +184,5 @@ func (s *Service) convergeFloatingIP(ctx context.Context, spec Spec, t *Topology
 
 // publicAddress is where the public IP of load balancer name goes: its VIP port portID.
 func (s *Service) publicAddress(portID, name string) network.PublicAddress {
-	return network.PublicAddress{ProjectID: s.ProjectID, PortID: portID, Description: naming.LoadBalancer(name)}
+	return network.PublicAddress{ProjectID: s.ProjectID, PortID: portID, Description: naming.LoadBalancer(name), Tenant: s.Tenant}
 }

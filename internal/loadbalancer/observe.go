@@ -46,16 +46,33 @@ func (s *Service) Find(ctx context.Context, name string) (*loadbalancers.LoadBal
 // octaviaName. Octavia keeps deleted load balancers for a while in DELETED: they are gone. An
 // admin scope sees every project's: only the identity's count.
 func (s *Service) loadBalancersNamed(ctx context.Context, octaviaName string) ([]loadbalancers.LoadBalancer, error) {
+	drop := func(lb loadbalancers.LoadBalancer) bool {
+		return lb.ProvisioningStatus == StatusDeleted || (s.ProjectID != "" && lb.ProjectID != s.ProjectID)
+	}
+
+	if all, ok, err := s.loadBalancerListing().Find(ctx, s.Tenant, octaviaName); err != nil || ok {
+		return slices.DeleteFunc(naming.Exact(all, octaviaName, func(lb loadbalancers.LoadBalancer) string { return lb.Name }), drop), err
+	}
+
 	return named(ctx, loadbalancers.List(s.Octavia, loadbalancers.ListOpts{Name: octaviaName, ProjectID: s.ProjectID}),
-		loadbalancers.ExtractLoadBalancers, octaviaName, func(lb loadbalancers.LoadBalancer) string { return lb.Name },
-		func(lb loadbalancers.LoadBalancer) bool {
-			return lb.ProvisioningStatus == StatusDeleted || (s.ProjectID != "" && lb.ProjectID != s.ProjectID)
-		})
+		loadbalancers.ExtractLoadBalancers, octaviaName, func(lb loadbalancers.LoadBalancer) string { return lb.Name }, drop)
 }
 
 // get reads load balancer id; nil without error when Octavia answers 404.
 func (s *Service) get(ctx context.Context, id string) (*loadbalancers.LoadBalancer, error) {
-	lb, err := loadbalancers.Get(ctx, s.Octavia, id).Extract()
+	var lb *loadbalancers.LoadBalancer
+
+	listed, exists, ok, err := s.loadBalancerListing().FindOne(ctx, s.Tenant, id)
+
+	switch {
+	case err != nil:
+	case ok && exists:
+		lb = &listed
+	case ok:
+		return nil, nil
+	default:
+		lb, err = loadbalancers.Get(ctx, s.Octavia, id).Extract()
+	}
 
 	switch {
 	case isNotFound(err):
@@ -205,20 +222,26 @@ func parallel(fns ...func() error) error {
 // listListeners lists the listeners of load balancer id, oldest first: the order the
 // provider created them in, which is the configuration's.
 func (s *Service) listListeners(ctx context.Context, id string) ([]listeners.Listener, error) {
-	return cloud.ListAll(ctx, listeners.List(s.Octavia, listeners.ListOpts{LoadbalancerID: id, SortKey: "created_at", SortDir: "asc"}),
-		listeners.ExtractListeners, "the listeners of load balancer "+id)
+	return listed(ctx, s, s.listenerListing(), lbKey(id), func() ([]listeners.Listener, error) {
+		return cloud.ListAll(ctx, listeners.List(s.Octavia, listeners.ListOpts{LoadbalancerID: id, SortKey: "created_at", SortDir: "asc"}),
+			listeners.ExtractListeners, "the listeners of load balancer "+id)
+	})
 }
 
 // listPools lists the pools of load balancer id.
 func (s *Service) listPools(ctx context.Context, id string) ([]pools.Pool, error) {
-	return cloud.ListAll(ctx, pools.List(s.Octavia, pools.ListOpts{LoadbalancerID: id}), pools.ExtractPools,
-		"the pools of load balancer "+id)
+	return listed(ctx, s, s.poolListing(), lbKey(id), func() ([]pools.Pool, error) {
+		return cloud.ListAll(ctx, pools.List(s.Octavia, pools.ListOpts{LoadbalancerID: id}), pools.ExtractPools,
+			"the pools of load balancer "+id)
+	})
 }
 
 // listMonitors lists the health monitors of the scope's project.
 func (s *Service) listMonitors(ctx context.Context) ([]monitors.Monitor, error) {
-	return cloud.ListAll(ctx, monitors.List(s.Octavia, monitors.ListOpts{ProjectID: s.ProjectID}), monitors.ExtractMonitors,
-		"health monitors")
+	return listed(ctx, s, s.monitorListing(), anyMonitor, func() ([]monitors.Monitor, error) {
+		return cloud.ListAll(ctx, monitors.List(s.Octavia, monitors.ListOpts{ProjectID: s.ProjectID}), monitors.ExtractMonitors,
+			"health monitors")
+	})
 }
 
 // assemble fills t.Listeners and t.Foreign from the listings, and reads each pool's members.
@@ -302,13 +325,7 @@ func (s *Service) assemble(ctx context.Context, t *Topology, name string, ls []l
 		}
 	}
 
-	var reads []func() error
-
-	for id, o := range poolOf {
-		reads = append(reads, func() (err error) { o.Members, err = s.listMembers(ctx, id); return err })
-	}
-
-	if err := parallel(reads...); err != nil {
+	if err := s.readMembers(ctx, t.ID, poolOf); err != nil {
 		return err
 	}
 
@@ -358,14 +375,45 @@ func (o *ObservedListener) setMonitor(m monitors.Monitor) {
 	}
 }
 
-// listMembers lists the members of pool poolID, sorted.
-func (s *Service) listMembers(ctx context.Context, poolID string) ([]Member, error) {
-	ms, err := cloud.ListAll(ctx, pools.ListMembers(s.Octavia, poolID, pools.ListMembersOpts{}), pools.ExtractMembers,
-		"the members of pool "+poolID)
-	if err != nil {
-		return nil, err
+// readMembers reads the members of the pools of load balancer id: every pool a listener uses from
+// Octavia's status tree of the load balancer (one request, which names each member's address and
+// port), any other pool by its own member list.
+func (s *Service) readMembers(ctx context.Context, id string, poolOf map[string]*ObservedListener) error {
+	if len(poolOf) == 0 {
+		return nil
 	}
 
+	inTree := map[string][]Member{}
+
+	tree, err := loadbalancers.GetStatuses(ctx, s.Octavia, id).Extract()
+	if err != nil {
+		return fmt.Errorf("reading the status tree of load balancer %s: %w", id, err)
+	}
+
+	if tree.Loadbalancer != nil {
+		for _, l := range tree.Loadbalancer.Listeners {
+			for _, p := range l.Pools {
+				inTree[p.ID] = membersOf(p.Members)
+			}
+		}
+	}
+
+	var reads []func() error
+
+	for poolID, o := range poolOf {
+		if ms, ok := inTree[poolID]; ok {
+			o.Members = ms
+			continue
+		}
+
+		reads = append(reads, func() (err error) { o.Members, err = s.listMembers(ctx, poolID); return err })
+	}
+
+	return parallel(reads...)
+}
+
+// membersOf are the members of a pool that are not gone or going, sorted.
+func membersOf(ms []pools.Member) []Member {
 	out := make([]Member, 0, len(ms))
 	for _, m := range ms {
 		if m.ProvisioningStatus == StatusDeleted || m.ProvisioningStatus == StatusPendingDelete {
@@ -375,7 +423,18 @@ func (s *Service) listMembers(ctx context.Context, poolID string) ([]Member, err
 		out = append(out, Member{Address: m.Address, Port: m.ProtocolPort})
 	}
 
-	return sortMembers(out), nil
+	return sortMembers(out)
+}
+
+// listMembers lists the members of pool poolID, sorted.
+func (s *Service) listMembers(ctx context.Context, poolID string) ([]Member, error) {
+	ms, err := cloud.ListAll(ctx, pools.ListMembers(s.Octavia, poolID, pools.ListMembersOpts{}), pools.ExtractMembers,
+		"the members of pool "+poolID)
+	if err != nil {
+		return nil, err
+	}
+
+	return membersOf(ms), nil
 }
 
 func belongsTo(lbs []listeners.LoadBalancerID, id string) bool {

@@ -41,11 +41,14 @@ const (
 	monitorUDPConnect   = "UDP-CONNECT"
 )
 
-// Default polling of Octavia: each step of this provider settles in well under a second on
-// a healthy cloud, so the first wait is short; a new load balancer takes seconds to minutes.
+// Default polling of Octavia, from what its steps take on the local cloud (tools/bench,
+// 2 cores, under load): a listener, pool or health monitor 1.5–7 s, a member batch about 10 s, a
+// new load balancer 50 s (5–15 s when quiet). Waits grow from half a second to 4 s, so that a
+// step costs a few polls and a long wait one poll every 4 s (a 1 s cap polled a load balancer
+// about 45 times while it was being made).
 const (
-	DefaultPollMin = 200 * time.Millisecond
-	DefaultPollMax = time.Second
+	DefaultPollMin = 500 * time.Millisecond
+	DefaultPollMax = 4 * time.Second
 )
 
 // statusTreeTimeout bounds the read of the status tree that explains a failure.
@@ -246,6 +249,10 @@ type Service struct {
 
 	// PollMin and PollMax bound the backoff while waiting; zero means the defaults.
 	PollMin, PollMax time.Duration
+
+	// Tenant is the identity's project in the region as bound: reads come from the run's
+	// listings (listing.go) and writes are recorded for them; nil (tests on fakes): none.
+	Tenant *cloud.Tenant
 }
 
 // NewService is the core of tenant t: its Octavia and Neutron clients. singleCallCreate is
@@ -267,6 +274,7 @@ func NewService(t *cloud.Tenant, singleCallCreate bool) (*Service, error) {
 		ProjectID:        t.ProjectID(),
 		Region:           t.Region(),
 		SingleCallCreate: singleCallCreate,
+		Tenant:           t,
 	}, nil
 }
 

@@ -39,18 +39,58 @@ func (o routerInterfaces) ToPortListQuery() (string, error) {
 	return "?" + q.Encode(), nil
 }
 
+// PortListing is the run's listing of a tenant's ports (cloud.Listing), shared by the cores
+// that read ports: a port is found by its ID, its name, "device:<ID>" (the device it is
+// attached to) and "network:<ID>". A write that makes, moves or removes a port records those
+// keys (Tenant.Wrote with PortKind).
+var PortListing = cloud.Listing[ports.Port]{
+	Kind: PortKind,
+	List: func(ctx context.Context, t *cloud.Tenant) ([]ports.Port, error) {
+		sc, err := t.Network()
+		if err != nil {
+			return nil, err
+		}
+
+		return listAll(ctx, ports.List(sc, ports.ListOpts{ProjectID: t.ProjectID()}), ports.ExtractPorts)
+	},
+	Keys: func(p ports.Port) []string {
+		return []string{p.ID, p.Name, OnDeviceKey(p.DeviceID), OnNetworkKey(p.NetworkID)}
+	},
+}
+
+// PortKind is the kind of PortListing, for Tenant.Wrote.
+const PortKind = "port"
+
+// OnDeviceKey and OnNetworkKey are the keys of PortListing that find the ports on a device and
+// on a network.
+func OnDeviceKey(id string) string { return "device:" + id }
+
+// OnNetworkKey: see OnDeviceKey.
+func OnNetworkKey(id string) string { return "network:" + id }
+
 // ExternalNetworkOf is the external network from which an address on networkID (on subnetID,
 // when given) can get a floating IP: the gateway network of the router with an interface
 // there. Neutron refuses a floating IP from any other external network. (The provider's
 // external_networks selector chose it when the unikorn_network made the router, unless the
-// network names another one.)
-func ExternalNetworkOf(ctx context.Context, sc *gophercloud.ServiceClient, networkID, subnetID string) (string, error) {
-	all, err := listAll(ctx, ports.List(sc, routerInterfaces{networkID: networkID}), ports.ExtractPorts)
+// network names another one.) With a tenant (nil: none) the router interfaces and the router are
+// read from the run's listings of ports and routers.
+func ExternalNetworkOf(ctx context.Context, sc *gophercloud.ServiceClient, t *cloud.Tenant, networkID, subnetID string) (string, error) {
+	all, ok, err := PortListing.Find(ctx, t, OnNetworkKey(networkID))
+	if err == nil && ok {
+		all = slices.DeleteFunc(all, func(p ports.Port) bool { return !slices.Contains(RouterInterfaceOwners, p.DeviceOwner) })
+	} else if err == nil {
+		all, err = listAll(ctx, ports.List(sc, routerInterfaces{networkID: networkID}), ports.ExtractPorts)
+	}
+
 	if err != nil {
 		return "", fmt.Errorf("listing the router interfaces of network %s: %w", networkID, err)
 	}
 
 	var checked []string
+
+	routerOf := routerLookup(sc, "").inRun(t, func(ctx context.Context) ([]routers.Router, error) {
+		return listRouters(ctx, sc, t.ProjectID())
+	})
 
 	for _, p := range all {
 		if subnetID != "" && !slices.ContainsFunc(p.FixedIPs, func(ip ports.IP) bool { return ip.SubnetID == subnetID }) {
@@ -63,7 +103,7 @@ func ExternalNetworkOf(ctx context.Context, sc *gophercloud.ServiceClient, netwo
 
 		checked = append(checked, p.DeviceID)
 
-		r, err := routers.Get(ctx, sc, p.DeviceID).Extract()
+		r, err := routerOf.byID(ctx, p.DeviceID)
 		if err != nil {
 			return "", fmt.Errorf("reading router %s of network %s: %w", p.DeviceID, networkID, err)
 		}
@@ -98,6 +138,10 @@ func ListFloatingIPs(ctx context.Context, sc *gophercloud.ServiceClient, opts fl
 		return nil, fmt.Errorf("listing floating IPs: %w", err)
 	}
 
+	return floatingIPs(all), nil
+}
+
+func floatingIPs(all []floatingips.FloatingIP) []FloatingIP {
 	out := make([]FloatingIP, len(all))
 	for i := range all {
 		out[i] = toFloatingIP(&all[i])
@@ -105,7 +149,57 @@ func ListFloatingIPs(ctx context.Context, sc *gophercloud.ServiceClient, opts fl
 
 	slices.SortFunc(out, func(a, b FloatingIP) int { return cmp.Compare(a.ID, b.ID) })
 
-	return out, nil
+	return out
+}
+
+// floatingIPListing is the run's listing of a tenant's floating IPs: found by ID, by the port
+// they are on ("port:<ID>", "port:" for none) and by their description ("description:<text>").
+var floatingIPListing = cloud.Listing[floatingips.FloatingIP]{
+	Kind: floatingIPKind,
+	List: func(ctx context.Context, t *cloud.Tenant) ([]floatingips.FloatingIP, error) {
+		sc, err := t.Network()
+		if err != nil {
+			return nil, err
+		}
+
+		return listAll(ctx, floatingips.List(sc, floatingips.ListOpts{ProjectID: t.ProjectID()}), floatingips.ExtractFloatingIPs)
+	},
+	Keys: func(f floatingips.FloatingIP) []string {
+		return []string{f.ID, onPortKey(f.PortID), describedKey(f.Description)}
+	},
+}
+
+const floatingIPKind = "floating IP"
+
+func onPortKey(portID string) string { return "port:" + portID }
+
+func describedKey(description string) string { return "description:" + description }
+
+// FloatingIPsOn are the floating IPs of the project on portID, from the run's listing when
+// there is one (t may be nil: none), else asked with sc.
+func FloatingIPsOn(ctx context.Context, sc *gophercloud.ServiceClient, t *cloud.Tenant, projectID, portID string) ([]FloatingIP, error) {
+	return findFloatingIPs(ctx, sc, t, onPortKey(portID), floatingips.ListOpts{PortID: portID, ProjectID: projectID})
+}
+
+// findFloatingIPs are the floating IPs that carry key in the run's listing, or (when it cannot
+// answer) that opts lists.
+func findFloatingIPs(ctx context.Context, sc *gophercloud.ServiceClient, t *cloud.Tenant, key string, opts floatingips.ListOpts) ([]FloatingIP, error) {
+	all, ok, err := floatingIPListing.Find(ctx, t, key)
+
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("listing floating IPs: %w", err)
+	case ok:
+		return floatingIPs(all), nil
+	}
+
+	return ListFloatingIPs(ctx, sc, opts)
+}
+
+// wroteFloatingIP records a write of floating IP f (and of the ports it leaves and goes to) for
+// the run's listings.
+func wroteFloatingIP(t *cloud.Tenant, f FloatingIP, toPort string) {
+	t.Wrote(floatingIPKind, f.ID, onPortKey(f.PortID), onPortKey(toPort), describedKey(f.Description))
 }
 
 // PublicAddress says where a public address goes: the port, its network and subnet (for the
@@ -117,6 +211,9 @@ type PublicAddress struct {
 	ProjectID                   string
 	PortID, NetworkID, SubnetID string
 	Description                 string
+	// Tenant, when set, is the identity's project in its region as the provider binds it: the
+	// reads come from the run's listings (issue 17) and the writes are recorded for them.
+	Tenant *cloud.Tenant
 }
 
 // EnsureFloatingIP puts a floating IP on the port: the one already there, else one this
@@ -124,7 +221,7 @@ type PublicAddress struct {
 // out-of-band port deletion never leaks one), else a new one from the external network of the
 // port's router.
 func EnsureFloatingIP(ctx context.Context, sc *gophercloud.ServiceClient, want PublicAddress) (*FloatingIP, error) {
-	on, err := ListFloatingIPs(ctx, sc, floatingips.ListOpts{PortID: want.PortID, ProjectID: want.ProjectID})
+	on, err := FloatingIPsOn(ctx, sc, want.Tenant, want.ProjectID, want.PortID)
 	if err != nil {
 		return nil, err
 	}
@@ -133,13 +230,14 @@ func EnsureFloatingIP(ctx context.Context, sc *gophercloud.ServiceClient, want P
 		return &on[0], nil
 	}
 
-	orphans, err := orphanFloatingIPs(ctx, sc, want.ProjectID, want.Description)
+	orphans, err := orphanFloatingIPs(ctx, sc, want.Tenant, want.ProjectID, want.Description)
 	if err != nil {
 		return nil, err
 	}
 
 	if len(orphans) > 0 {
 		port := want.PortID
+		wroteFloatingIP(want.Tenant, orphans[0], port)
 
 		f, err := floatingips.Update(ctx, sc, orphans[0].ID, floatingips.UpdateOpts{PortID: &port}).Extract()
 		if err != nil {
@@ -152,12 +250,15 @@ func EnsureFloatingIP(ctx context.Context, sc *gophercloud.ServiceClient, want P
 		return &fip, nil
 	}
 
-	external, err := ExternalNetworkOf(ctx, sc, want.NetworkID, want.SubnetID)
+	external, err := ExternalNetworkOf(ctx, sc, want.Tenant, want.NetworkID, want.SubnetID)
 	if err != nil {
 		return nil, err
 	}
 
+	wroteFloatingIP(want.Tenant, FloatingIP{PortID: want.PortID, Description: want.Description}, "")
+
 	fip, err := createFloatingIP(ctx, sc, want, external)
+	wroteFloatingIP(want.Tenant, fip, "")
 	if err != nil {
 		return nil, fmt.Errorf("creating a floating IP on external network %s for port %s: %w", external, want.PortID, err)
 	}
@@ -194,8 +295,8 @@ func createFloatingIP(ctx context.Context, sc *gophercloud.ServiceClient, want P
 }
 
 // orphanFloatingIPs are the floating IPs of projectID marked with description that are on no port.
-func orphanFloatingIPs(ctx context.Context, sc *gophercloud.ServiceClient, projectID, description string) ([]FloatingIP, error) {
-	fips, err := ListFloatingIPs(ctx, sc, floatingips.ListOpts{Description: description, ProjectID: projectID})
+func orphanFloatingIPs(ctx context.Context, sc *gophercloud.ServiceClient, t *cloud.Tenant, projectID, description string) ([]FloatingIP, error) {
+	fips, err := findFloatingIPs(ctx, sc, t, describedKey(description), floatingips.ListOpts{Description: description, ProjectID: projectID})
 	if err != nil {
 		return nil, err
 	}
@@ -211,7 +312,7 @@ func RemoveFloatingIPs(ctx context.Context, sc *gophercloud.ServiceClient, at Pu
 	var fips []FloatingIP
 
 	if at.PortID != "" {
-		on, err := ListFloatingIPs(ctx, sc, floatingips.ListOpts{PortID: at.PortID, ProjectID: at.ProjectID})
+		on, err := FloatingIPsOn(ctx, sc, at.Tenant, at.ProjectID, at.PortID)
 		if err != nil {
 			return err
 		}
@@ -219,7 +320,7 @@ func RemoveFloatingIPs(ctx context.Context, sc *gophercloud.ServiceClient, at Pu
 		fips = on
 	}
 
-	orphans, err := orphanFloatingIPs(ctx, sc, at.ProjectID, at.Description)
+	orphans, err := orphanFloatingIPs(ctx, sc, at.Tenant, at.ProjectID, at.Description)
 	if err != nil {
 		return err
 	}
@@ -231,6 +332,8 @@ func RemoveFloatingIPs(ctx context.Context, sc *gophercloud.ServiceClient, at Pu
 	}
 
 	for _, fip := range fips {
+		wroteFloatingIP(at.Tenant, fip, "")
+
 		if fip.Description == at.Description {
 			err = floatingips.Delete(ctx, sc, fip.ID).ExtractErr()
 		} else {

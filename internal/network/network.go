@@ -165,34 +165,9 @@ func (s *Service) networks(ctx context.Context) (lookup[neutronNetwork], error) 
 		return lookup[neutronNetwork]{}, err
 	}
 
-	return networkLookup(sc, s.ProjectID()), nil
-}
-
-// listPorts lists the ports matching opts.
-func (s *Service) listPorts(ctx context.Context, opts ports.ListOptsBuilder) ([]ports.Port, error) {
-	return listAll(ctx, ports.List(s.sc, opts), ports.ExtractPorts)
-}
-
-// interfacePort finds the port that attaches routerID to subnetID; "" when there is none.
-func (s *Service) interfacePort(ctx context.Context, routerID, networkID, subnetID string) (string, error) {
-	all, err := s.listPorts(ctx, ports.ListOpts{DeviceID: routerID, NetworkID: networkID})
-	if err != nil {
-		return "", fmt.Errorf("listing the ports of router %s: %w", routerID, err)
-	}
-
-	for _, p := range all {
-		if p.DeviceID != routerID {
-			continue
-		}
-
-		for _, ip := range p.FixedIPs {
-			if ip.SubnetID == subnetID {
-				return p.ID, nil
-			}
-		}
-	}
-
-	return "", nil
+	return networkLookup(sc, s.ProjectID()).inRun(s.tenant, func(ctx context.Context) ([]neutronNetwork, error) {
+		return listNetworks(ctx, sc, networks.ListOpts{ProjectID: s.ProjectID()})
+	}), nil
 }
 
 // ObserveNetwork reads what exists of network name, starting from the known IDs and
@@ -213,13 +188,13 @@ func (s *Service) ObserveNetwork(ctx context.Context, name string, known Ref) (*
 
 	out.setNetwork(net)
 
-	if sub, found, err := subnetLookup(s.sc, net.ID).observe(ctx, naming.Subnet(name), known.SubnetID, &out.Refound); err != nil {
+	if sub, found, err := s.subnetIn(net.ID).observe(ctx, naming.Subnet(name), known.SubnetID, &out.Refound); err != nil {
 		return out, err
 	} else if found {
 		out.Subnet = toSubnet(sub)
 	}
 
-	if r, found, err := routerLookup(s.sc, s.ProjectID()).observe(ctx, naming.Router(name), known.RouterID, &out.Refound); err != nil {
+	if r, found, err := s.routerIn().observe(ctx, naming.Router(name), known.RouterID, &out.Refound); err != nil {
 		return out, err
 	} else if found {
 		out.Router = toRouter(r)
@@ -331,6 +306,9 @@ func (s *Service) attach(ctx context.Context, routerID, networkID, subnetID stri
 		return []string{id}, nil
 	}
 
+	// The interface is a port of the router on the network.
+	s.tenant.Wrote(PortKind, OnDeviceKey(routerID), OnNetworkKey(networkID))
+
 	return cloud.Create(ctx, cloud.CreateSpec[string]{
 		Kind: "router interface",
 		Name: fmt.Sprintf("router %s on subnet %s", routerID, subnetID),
@@ -362,6 +340,8 @@ func (s *Service) attach(ctx context.Context, routerID, networkID, subnetID stri
 func (s *Service) updateNetworkDescription(ctx context.Context, id, description string) (neutronNetwork, error) {
 	var out neutronNetwork
 
+	s.tenant.Wrote(kindNetwork, id)
+
 	err := networks.Update(ctx, s.sc, id, networks.UpdateOpts{Description: &description}).ExtractInto(&out)
 
 	return out, apiError(err)
@@ -381,7 +361,10 @@ func (s *Service) createNetwork(ctx context.Context, spec Spec) (neutronNetwork,
 		return neutronNetwork{}, err
 	}
 
-	l := networkLookup(sc, s.ProjectID())
+	l, err := s.networks(ctx)
+	if err != nil {
+		return neutronNetwork{}, err
+	}
 	post := func(ctx context.Context, opts networks.CreateOptsBuilder) (neutronNetwork, error) {
 		return l.create(ctx, name, func(ctx context.Context) (neutronNetwork, error) {
 			var out neutronNetwork
@@ -485,7 +468,7 @@ func sameRoutes(a, b []Route) bool {
 func (s *Service) ensureSubnet(ctx context.Context, spec Spec, networkID, knownID string, fresh bool) (subnets.Subnet, error) {
 	name := naming.Subnet(spec.Name)
 
-	l := subnetLookup(s.sc, networkID)
+	l := s.subnetIn(networkID)
 
 	if !fresh {
 		sub, found, err := l.find(ctx, name, knownID)
@@ -503,6 +486,8 @@ func (s *Service) ensureSubnet(ctx context.Context, spec Spec, networkID, knownI
 			if !changed {
 				return sub, nil
 			}
+
+			l.wrote(sub.ID)
 
 			updated, err := subnets.Update(ctx, s.sc, sub.ID, diff).Extract()
 			if err != nil {
@@ -543,7 +528,7 @@ func (s *Service) ensureSubnet(ctx context.Context, spec Spec, networkID, knownI
 func (s *Service) ensureRouter(ctx context.Context, spec Spec, knownID string) (routers.Router, bool, error) {
 	name := naming.Router(spec.Name)
 
-	l := routerLookup(s.sc, s.ProjectID())
+	l := s.routerIn()
 
 	r, found, err := l.find(ctx, name, knownID)
 	if err != nil {
@@ -581,6 +566,8 @@ func (s *Service) ensureRouter(ctx context.Context, spec Spec, knownID string) (
 	}
 
 	if diff.Description != nil || diff.GatewayInfo != nil {
+		l.wrote(r.ID)
+
 		updated, err := routers.Update(ctx, s.sc, r.ID, diff).Extract()
 		if err != nil {
 			return r, false, fmt.Errorf("updating router %s (%s): %w", name, r.ID, apiError(err))
@@ -673,11 +660,11 @@ func (s *Service) refByName(ctx context.Context, name string) (Ref, error) {
 	ref.NetworkID, err = networkLookup(s.sc, s.ProjectID()).findID(ctx, naming.Network(name))
 
 	if err == nil && ref.NetworkID != "" {
-		ref.SubnetID, err = subnetLookup(s.sc, ref.NetworkID).findID(ctx, naming.Subnet(name))
+		ref.SubnetID, err = s.subnetIn(ref.NetworkID).findID(ctx, naming.Subnet(name))
 	}
 
 	if err == nil {
-		ref.RouterID, err = routerLookup(s.sc, s.ProjectID()).findID(ctx, naming.Router(name))
+		ref.RouterID, err = s.routerIn().findID(ctx, naming.Router(name))
 	}
 
 	return ref, err
@@ -701,7 +688,7 @@ func (s *Service) deleteRef(ctx context.Context, name string, known Ref) (Ref, e
 	var err error
 
 	if ref.SubnetID == "" {
-		ref.SubnetID, err = subnetLookup(s.sc, ref.NetworkID).findID(ctx, naming.Subnet(name))
+		ref.SubnetID, err = s.subnetIn(ref.NetworkID).findID(ctx, naming.Subnet(name))
 	}
 
 	if err == nil && ref.RouterID == "" {
@@ -714,7 +701,7 @@ func (s *Service) deleteRef(ctx context.Context, name string, known Ref) (Ref, e
 // boundRouter is the router network-<name> whose interfaces are all on networkID (or that
 // has none); "" when there is none.
 func (s *Service) boundRouter(ctx context.Context, name, networkID string) (string, error) {
-	all, err := routerLookup(s.sc, s.ProjectID()).exact(ctx, naming.Router(name))
+	all, err := s.routerIn().exact(ctx, naming.Router(name))
 	if err != nil {
 		return "", fmt.Errorf("looking up router %s: %w", naming.Router(name), err)
 	}
@@ -743,6 +730,8 @@ func (s *Service) DeleteNetwork(ctx context.Context, name string, known Ref) err
 	if err != nil {
 		return err
 	}
+
+	s.wroteNetwork(name, ref)
 
 	if ref.RouterID != "" && ref.SubnetID != "" {
 		// 404: the router or its interface on the subnet is gone already.

@@ -151,7 +151,8 @@ func (r *networkResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 // planExternalOverlap checks at plan time, when cidr, region and the external network are
 // known, that cidr does not overlap a subnet of the router's external network: the one
 // configured, or on create the default that the provider's selector chooses. What is only
-// known at apply is checked there, before anything is created (Service.EnsureNetwork).
+// known at apply is checked there, before anything is created (Service.EnsureNetwork). A plan
+// that changes none of them makes nothing to check.
 func (r *networkResource) planExternalOverlap(ctx context.Context, p *adapter.Plan[networkModel], diags *diag.Diagnostics) {
 	c, plan := r.Cloud(), p.Plan
 	if c == nil || diags.HasError() || plan.CIDR.IsUnknown() || plan.CIDR.IsNull() || plan.Region.IsUnknown() ||
@@ -167,6 +168,10 @@ func (r *networkResource) planExternalOverlap(ctx context.Context, p *adapter.Pl
 	external := plan.ExternalNetworkID
 	if external.IsUnknown() && (!p.Creating() || !p.Config.ExternalNetworkID.IsNull()) {
 		return // chosen by another resource: checked at apply
+	}
+
+	if s := p.State; s != nil && s.CIDR.Equal(plan.CIDR) && s.ExternalNetworkID.Equal(external) && s.Region.Equal(plan.Region) {
+		return // nothing of the addressing is to be made: no external network to read (issue 17)
 	}
 
 	region := plan.Region.ValueString()

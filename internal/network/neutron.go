@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -168,6 +169,10 @@ type lookup[T any] struct {
 	created func(T) time.Time
 	// remove deletes an object by ID: the twin that a create has just made (cloud.Create).
 	remove func(ctx context.Context, id string) error
+	// tenant and listing, when set (inRun), answer reads from the run's listing of the kind
+	// and record the lookup's writes (issue 17).
+	tenant  *cloud.Tenant
+	listing cloud.Listing[T]
 }
 
 // Refound is the fact that an object was gone by its recorded ID and another one was found by
@@ -218,6 +223,23 @@ func (l lookup[T]) ensureFind(ctx context.Context, name, knownID string, refound
 	return obj, true, nil
 }
 
+// inRun makes l read from the run's listing of t's objects of its kind, which listAll lists,
+// and record on t what it writes (cloud.Listing): a refresh then costs one listing per kind,
+// not one read per object.
+func (l lookup[T]) inRun(t *cloud.Tenant, listAll func(ctx context.Context) ([]T, error)) lookup[T] {
+	l.tenant = t
+	l.listing = cloud.Listing[T]{
+		Kind: l.kind,
+		List: func(ctx context.Context, _ *cloud.Tenant) ([]T, error) { return listAll(ctx) },
+		Keys: func(obj T) []string { return []string{l.id(obj), l.name(obj)} },
+	}
+
+	return l
+}
+
+// wrote records a write of the objects with these keys (IDs, names) for the run's listings.
+func (l lookup[T]) wrote(keys ...string) { l.tenant.Wrote(l.kind, keys...) }
+
 // exact lists the objects called exactly name (the Neutron name).
 func (l lookup[T]) exact(ctx context.Context, name string) ([]T, error) {
 	all, err := l.list(ctx, name)
@@ -232,14 +254,19 @@ func (l lookup[T]) exact(ctx context.Context, name string) ([]T, error) {
 // lost after Neutron acted is recovered by looking the object up by its exact name, and a twin
 // that a concurrent create made under the same name is removed again (a *cloud.TwinError).
 func (l lookup[T]) create(ctx context.Context, name string, post func(ctx context.Context) (T, error)) (T, error) {
-	return cloud.Create(ctx, cloud.CreateSpec[T]{
+	l.wrote(name)
+
+	made, err := cloud.Create(ctx, cloud.CreateSpec[T]{
 		Kind:   l.kind,
 		Name:   name,
 		Create: post,
 		Find:   func(ctx context.Context) ([]T, error) { return l.exact(ctx, name) },
 		ID:     l.id,
-		Delete: l.remove,
+		Delete: func(ctx context.Context, id string) error { l.wrote(id); return l.remove(ctx, id) },
 	})
+	l.wrote(l.id(made))
+
+	return made, err
 }
 
 // find finds the object called name (the Neutron name), starting from knownID ("" = none).
@@ -247,7 +274,7 @@ func (l lookup[T]) find(ctx context.Context, name, knownID string) (T, bool, err
 	var zero T
 
 	if knownID != "" {
-		obj, err := l.get(ctx, knownID)
+		obj, err := l.byID(ctx, knownID)
 
 		switch {
 		case err == nil && (l.belongs == nil || l.belongs(obj)):
@@ -259,12 +286,37 @@ func (l lookup[T]) find(ctx context.Context, name, knownID string) (T, bool, err
 		tflog.Debug(ctx, "Gone by ID; looking it up by name", map[string]any{"kind": l.kind, "id": knownID, "name": name})
 	}
 
-	all, err := l.list(ctx, name)
+	all, ok, err := l.listing.Find(ctx, l.tenant, name)
+	if err == nil && ok && l.belongs != nil {
+		all = slices.DeleteFunc(all, func(obj T) bool { return !l.belongs(obj) })
+	}
+
+	if err == nil && !ok {
+		all, err = l.list(ctx, name)
+	}
+
 	if err != nil {
 		return zero, false, fmt.Errorf("looking up %s %s: %w", l.kind, name, err)
 	}
 
 	return naming.One(l.kind, name, all, l.name, l.id)
+}
+
+// byID reads the object id: from the run's listing when it can answer (a 404 when the listing
+// does not hold it), else from the API.
+func (l lookup[T]) byID(ctx context.Context, id string) (T, error) {
+	obj, exists, ok, err := l.listing.FindOne(ctx, l.tenant, id)
+
+	switch {
+	case err != nil:
+		return obj, err
+	case ok && !exists:
+		return obj, cloud.NotFoundError(l.kind, id)
+	case ok:
+		return obj, nil
+	}
+
+	return l.get(ctx, id)
 }
 
 // findID is the ID of the object called name (the Neutron name); "" when there is none.

@@ -285,7 +285,7 @@ func toSecurityGroup(g groups.SecGroup, rules []neutronRule) *SecurityGroup {
 func (s *Service) ObserveSecurityGroup(ctx context.Context, name, knownID string) (*SecurityGroup, error) {
 	var refound []Refound
 
-	g, found, err := groupLookup(s.sc, s.ProjectID()).observe(ctx, naming.SecurityGroup(name), knownID, &refound)
+	g, found, err := s.groupIn().observe(ctx, naming.SecurityGroup(name), knownID, &refound)
 	if err != nil || !found {
 		return nil, err
 	}
@@ -315,7 +315,7 @@ func (s *Service) EnsureSecurityGroup(ctx context.Context, spec SecurityGroupSpe
 func (s *Service) ensureSecurityGroup(ctx context.Context, spec SecurityGroupSpec, knownID string, refound *[]Refound) (*SecurityGroup, error) {
 	name := naming.SecurityGroup(spec.Name)
 
-	g, found, err := groupLookup(s.sc, s.ProjectID()).ensureFind(ctx, name, knownID, refound)
+	g, found, err := s.groupIn().ensureFind(ctx, name, knownID, refound)
 	if err != nil {
 		return nil, err
 	}
@@ -323,7 +323,7 @@ func (s *Service) ensureSecurityGroup(ctx context.Context, spec SecurityGroupSpe
 	if !found {
 		opts := groups.CreateOpts{Name: name, Description: spec.Description}
 
-		created, err := groupLookup(s.sc, s.ProjectID()).create(ctx, name, func(ctx context.Context) (groups.SecGroup, error) {
+		created, err := s.groupIn().create(ctx, name, func(ctx context.Context) (groups.SecGroup, error) {
 			return deref(groups.Create(ctx, s.sc, opts).Extract())
 		})
 		if err != nil {
@@ -337,6 +337,8 @@ func (s *Service) ensureSecurityGroup(ctx context.Context, spec SecurityGroupSpe
 
 		g = created
 	} else if g.Description != spec.Description {
+		s.tenant.Wrote(kindSecurityGroup, g.ID)
+
 		updated, err := groups.Update(ctx, s.sc, g.ID, groups.UpdateOpts{Description: &spec.Description}).Extract()
 		if err != nil {
 			return toSecurityGroup(g, g.Rules), fmt.Errorf("updating the description of security group %s (%s): %w",
@@ -352,6 +354,10 @@ func (s *Service) ensureSecurityGroup(ctx context.Context, spec SecurityGroupSpe
 
 	plan := planRules(g.Rules, spec.Rules)
 	current := slices.Clone(plan.Keep)
+
+	if len(plan.Delete) > 0 || len(plan.Create) > 0 {
+		s.tenant.Wrote(kindSecurityGroup, g.ID) // the listing holds a group with its rules
+	}
 
 	// Deletions first: Neutron calls a rule that differs only in its description a
 	// duplicate, so the old one must be gone before the new one is created.
@@ -434,13 +440,15 @@ func (s *Service) createRules(ctx context.Context, group string, kept []neutronR
 func (s *Service) DeleteSecurityGroup(ctx context.Context, name, knownID string) error {
 	id := knownID
 	if id == "" {
-		found, err := groupLookup(s.sc, s.ProjectID()).findID(ctx, naming.SecurityGroup(name))
+		found, err := s.groupIn().findID(ctx, naming.SecurityGroup(name))
 		if err != nil || found == "" {
 			return err
 		}
 
 		id = found
 	}
+
+	s.tenant.Wrote(kindSecurityGroup, id, naming.SecurityGroup(name))
 
 	return s.deleteOrInUse(ctx, fmt.Sprintf("security group %s (%s)", naming.SecurityGroup(name), id),
 		func() error { return groups.Delete(ctx, s.sc, id).ExtractErr() }, ports.ListOpts{SecurityGroups: []string{id}})

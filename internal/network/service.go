@@ -146,6 +146,43 @@ func groupLookup(sc *gophercloud.ServiceClient, projectID string) lookup[groups.
 	}
 }
 
+// The lookups of the service's tenant read from the run's listing of their kind (inRun): the
+// project's networks, subnets, routers and security groups are each listed once per run.
+
+// subnetIn is the lookup of networkID's subnets.
+func (s *Service) subnetIn(networkID string) lookup[subnets.Subnet] {
+	return subnetLookup(s.sc, networkID).inRun(s.tenant, func(ctx context.Context) ([]subnets.Subnet, error) {
+		return listAll(ctx, subnets.List(s.sc, subnets.ListOpts{ProjectID: s.ProjectID()}), subnets.ExtractSubnets)
+	})
+}
+
+// routerIn is the lookup of the project's routers.
+func (s *Service) routerIn() lookup[routers.Router] {
+	return routerLookup(s.sc, s.ProjectID()).inRun(s.tenant, func(ctx context.Context) ([]routers.Router, error) {
+		return listRouters(ctx, s.sc, s.ProjectID())
+	})
+}
+
+// wroteNetwork records, for the run's listings, a write of every part of network name at ref.
+func (s *Service) wroteNetwork(name string, ref Ref) {
+	s.tenant.Wrote(kindNetwork, ref.NetworkID, naming.Network(name))
+	s.tenant.Wrote(kindSubnet, ref.SubnetID, naming.Subnet(name))
+	s.tenant.Wrote(kindRouter, ref.RouterID, naming.Router(name))
+	s.tenant.Wrote(PortKind, OnDeviceKey(ref.RouterID), OnNetworkKey(ref.NetworkID))
+}
+
+// listRouters lists the routers of projectID.
+func listRouters(ctx context.Context, sc *gophercloud.ServiceClient, projectID string) ([]routers.Router, error) {
+	return listAll(ctx, routers.List(sc, routers.ListOpts{ProjectID: projectID}), routers.ExtractRouters)
+}
+
+// groupIn is the lookup of the project's security groups (each listed with its rules).
+func (s *Service) groupIn() lookup[groups.SecGroup] {
+	return groupLookup(s.sc, s.ProjectID()).inRun(s.tenant, func(ctx context.Context) ([]groups.SecGroup, error) {
+		return listAll(ctx, groups.List(s.sc, groups.ListOpts{ProjectID: s.ProjectID()}), groups.ExtractGroups)
+	})
+}
+
 // locate finds, for an import, the object given by ID or by user-given name (the Neutron
 // name is prefix+name) in region, across every project the provider's configured scope (an
 // admin one) can see.

@@ -63,7 +63,7 @@ func expandSpec(ctx context.Context, m serverModel, userData types.String) (Spec
 
 // knownOf is what the state and private state know of the server.
 func knownOf(ctx context.Context, m serverModel, private privateGetter) (Known, diag.Diagnostics) {
-	known := Known{ServerID: m.ID.ValueString(), PortID: m.PortID.ValueString()}
+	known := Known{ServerID: m.ID.ValueString(), PortID: m.PortID.ValueString(), NoServerGroup: !m.ServerGroup.IsNull() && !m.ServerGroup.ValueBool()}
 
 	raw, diags := private.GetKey(ctx, privateFlavor)
 	if diags.HasError() || raw == nil {

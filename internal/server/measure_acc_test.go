@@ -14,25 +14,42 @@ import (
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/server"
 )
 
-// Request budgets of one server, without the authentication of the scope (once per identity
-// and provider run). The issue's bar is the refresh: at most 2 requests per server.
+// Request budgets of servers, without the authentication of the scope (once per identity and
+// provider run). Issue 17: a refresh costs one listing per kind (servers, their server groups,
+// ports), whatever the number of servers; a create shares its adopt lookups (the run's listings)
+// and its polls (one server listing a round for all servers booting at once).
 const (
-	refreshBudget = 2
-	createBudget  = 20 // with a floating IP: Keystone project, lookups, port, server, polls, metadata, router, FIP
-	deleteBudget  = 12
+	// refreshBudget is the refresh through the core of one server, and of ten: the same.
+	refreshBudget = 3
+	createBudget  = 24 // with a floating IP: the listings, port, server, twin checks, polls, metadata, floating IP
+	deleteBudget  = 16
+
+	// applyStepBudget and refreshStepBudget are what the provider's runs of the Terraform steps
+	// cost in all: the apply that adds ten servers to the fixture (its plan and apply, with the
+	// refresh of the identity, network and groups), and the refresh of that state. The apply's
+	// polls grow with the time the cloud takes to boot (a listing every two seconds), not with
+	// the number of servers.
+	applyStepBudget   = 150
+	refreshStepBudget = 40
 )
 
-// TestAccServer_measure prints what a server costs: the requests of one create, refresh and
-// destroy through the core (each from a cold client, the scope's authentication counted
-// apart), and the wall time of a Terraform apply that creates 10 servers at the CLI's default
-// parallelism of 10, and of the refresh of that state. It fails when a count exceeds its
-// budget. It is not parallel, so that the numbers are those of a quiet cloud.
+// TestAccServer_measure prints what servers cost and fails when a count exceeds its budget: the
+// requests of one create, refresh and destroy through the core (each from a cold client, the
+// scope's authentication counted apart), the refresh of ten servers through the core, and the
+// requests (from the provider's own request log) and wall time of a Terraform apply that creates
+// 10 servers at the CLI's default parallelism of 10, and of the refresh of that state. It is not
+// parallel, so that the numbers are those of a quiet cloud.
 func TestAccServer_measure(t *testing.T) {
 	acctest.PreCheck(t)
 
 	f := newFixture(t, acctest.Regions()[0])
+	log := acctest.NewRequestLog()
 
-	var start time.Time
+	var (
+		start time.Time
+		runs  int
+		ids   fixtureIDs
+	)
 
 	servers10 := f.config() + fmt.Sprintf(`
 resource "unikorn_server" "many" {
@@ -47,14 +64,15 @@ resource "unikorn_server" "many" {
 }
 `, f.region, f.name, f.flavor, f.image)
 
+	begin := func() { start, runs = time.Now(), log.Mark() }
+
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: log.ProviderFactories(),
 		CheckDestroy:             checkDestroy(t),
 		Steps: []resource.TestStep{
 			{
 				Config: f.config(),
 				Check: func(s *terraform.State) error {
-					var ids fixtureIDs
 					if err := ids.record(s); err != nil {
 						return err
 					}
@@ -67,28 +85,79 @@ resource "unikorn_server" "many" {
 				},
 			},
 			{
-				PreConfig:        func() { start = time.Now() },
+				PreConfig:        begin,
 				Config:           servers10,
 				ConfigPlanChecks: settled(),
 				Check: func(*terraform.State) error {
-					t.Logf("MEASURE apply creating 10 servers (parallelism 10, Terraform's default), refresh of the "+
-						"identity, network and groups included: %s", time.Since(start).Round(100*time.Millisecond))
-
-					return nil
+					return stepBudget(t, log, runs, start, "apply creating 10 servers (parallelism 10, Terraform's default), "+
+						"refresh of the identity, network and groups included", applyStepBudget)
 				},
 			},
 			{
-				PreConfig:    func() { start = time.Now() },
+				PreConfig:    begin,
 				RefreshState: true,
-				Check: func(*terraform.State) error {
-					t.Logf("MEASURE refresh of the state with 10 servers (and the identity, network, groups): %s",
-						time.Since(start).Round(100*time.Millisecond))
+				Check: func(s *terraform.State) error {
+					if err := stepBudget(t, log, runs, start, "refresh of the state with 10 servers (and the identity, network, groups)",
+						refreshStepBudget); err != nil {
+						return err
+					}
 
-					return nil
+					return refreshTen(t, f, ids, s)
 				},
 			},
 		},
 	})
+}
+
+// stepBudget logs what the provider's runs since mark cost (requests and tokens from their
+// request logs) and the wall time since start, and fails over budget requests, or when one run
+// asked for more than acctest.TokenBudget tokens.
+func stepBudget(t *testing.T, log *acctest.RequestLog, mark int, start time.Time, what string, budget int64) error {
+	t.Helper()
+
+	requests, tokens := log.Since(mark)
+
+	t.Logf("MEASURE %s: %d requests (%d tokens) in %s", what, requests, tokens, time.Since(start).Round(100*time.Millisecond))
+
+	if requests > budget {
+		return fmt.Errorf("%s took %d requests, budget %d", what, requests, budget)
+	}
+
+	return log.TokensOverBudget(mark)
+}
+
+// refreshTen refreshes the ten servers of the state through the core, as the resources' Reads do
+// in one provider run (one cold client, the privileged scope's authentication counted apart):
+// the cost is that of one server.
+func refreshTen(t *testing.T, f fixture, ids fixtureIDs, s *terraform.State) error {
+	t.Helper()
+
+	c := acctest.FreshClient(t)
+	svc, auth := bind(t, c, ids.project, f.region, cloud.Privileged)
+	before := c.RequestCount()
+
+	for i := range 10 {
+		a, err := attrs(s, fmt.Sprintf("unikorn_server.many.%d", i))
+		if err != nil {
+			return err
+		}
+
+		got, err := svc.Observe(context.Background(), a["name"], server.Known{
+			ServerID: a["id"], PortID: a["port_id"], FlavorID: f.flavor, FlavorName: acctest.ServerFlavor,
+		})
+		if err != nil || got == nil || got.ID != a["id"] || got.Port == nil || got.Port.ID != a["port_id"] {
+			return fmt.Errorf("refreshing %s: %+v, %v", a["name"], got, err)
+		}
+	}
+
+	refreshed := c.RequestCount() - before
+	t.Logf("MEASURE refresh of 10 servers through the core: %d requests (+%d to authenticate the privileged scope)", refreshed, auth)
+
+	if refreshed > refreshBudget {
+		return fmt.Errorf("the refresh of 10 servers took %d requests, budget %d (that of one)", refreshed, refreshBudget)
+	}
+
+	return nil
 }
 
 // measureOne creates, refreshes and deletes one server through the core with fresh clients,

@@ -22,11 +22,23 @@ import (
 // named server-<name>; nil when there is none.
 func (s *Service) findPort(ctx context.Context, name, knownID string) (*Port, error) {
 	if knownID != "" {
-		p, err := ports.Get(ctx, s.network, knownID).Extract()
+		p, exists, ok, err := network.PortListing.FindOne(ctx, s.tenant, knownID)
 
 		switch {
-		case err == nil:
-			return toPort(p), nil
+		case err != nil:
+			return nil, err
+		case ok && exists:
+			return toPort(&p), nil
+		case ok:
+			err = cloud.NotFoundError(network.PortKind, knownID)
+		default:
+			var got *ports.Port
+			if got, err = ports.Get(ctx, s.network, knownID).Extract(); err == nil {
+				return toPort(got), nil
+			}
+		}
+
+		switch {
 		case !gophercloud.ResponseCodeIs(err, http.StatusNotFound):
 			return nil, fmt.Errorf("reading port %s: %w", knownID, err)
 		}
@@ -56,6 +68,10 @@ func (s *Service) findPortByName(ctx context.Context, name string) (*Port, error
 
 // portsNamed lists the project's ports named exactly portName.
 func (s *Service) portsNamed(ctx context.Context, portName string) ([]ports.Port, error) {
+	if listed, ok, err := network.PortListing.Find(ctx, s.tenant, portName); err != nil || ok {
+		return naming.Exact(listed, portName, func(p ports.Port) string { return p.Name }), err
+	}
+
 	pages, err := ports.List(s.network, ports.ListOpts{Name: portName, ProjectID: s.projectID}).AllPages(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("looking up port %s: %w", portName, err)
@@ -87,6 +103,8 @@ func (s *Service) createPort(ctx context.Context, spec Spec) (*Port, error) {
 		AllowedAddressPairs: toNeutronPairs(spec.AllowedAddressPairs),
 	}
 
+	s.tenant.Wrote(network.PortKind, portName, network.OnNetworkKey(spec.NetworkID))
+
 	p, err := cloud.Create(ctx, cloud.CreateSpec[ports.Port]{
 		Kind: "port",
 		Name: portName,
@@ -102,6 +120,8 @@ func (s *Service) createPort(ctx context.Context, spec Spec) (*Port, error) {
 		ID:     func(p ports.Port) string { return p.ID },
 		Delete: s.deletePort,
 	})
+	s.tenant.Wrote(network.PortKind, p.ID)
+
 	if err != nil {
 		// A twin this create could not remove is left to the message: nothing records a port
 		// without its server.
@@ -145,6 +165,8 @@ func (s *Service) convergePort(ctx context.Context, port *Port, spec Spec) (*Por
 		return port, nil
 	}
 
+	s.tenant.Wrote(network.PortKind, port.ID)
+
 	p, err := ports.Update(ctx, s.network, port.ID, opts).Extract()
 	if err != nil {
 		return port, fmt.Errorf("updating port %s: %w", port.ID, err)
@@ -157,6 +179,8 @@ func (s *Service) convergePort(ctx context.Context, port *Port, spec Spec) (*Por
 
 // deletePort deletes a port; 404 is success.
 func (s *Service) deletePort(ctx context.Context, id string) error {
+	s.tenant.Wrote(network.PortKind, id)
+
 	err := ports.Delete(ctx, s.network, id).ExtractErr()
 
 	switch {
@@ -174,6 +198,11 @@ func (s *Service) deletePort(ctx context.Context, id string) error {
 // home of floating IPs), and returns the floating address the port has ("" for none). A port
 // made by this apply holds none, so taking one away is not asked.
 func (s *Service) floatingIP(ctx context.Context, spec Spec, port *Port, freshPort bool) (string, error) {
+	if spec.PublicIP || !freshPort {
+		// Nova reports the server's floating addresses: a change is a change of the server.
+		s.wrote(port.DeviceID)
+	}
+
 	switch {
 	case spec.PublicIP:
 		fip, err := network.EnsureFloatingIP(ctx, s.network, network.PublicAddress{
@@ -181,6 +210,7 @@ func (s *Service) floatingIP(ctx context.Context, spec Spec, port *Port, freshPo
 			PortID:      port.ID,
 			NetworkID:   port.NetworkID,
 			Description: floatingIPDescription(spec.Name),
+			Tenant:      s.tenant,
 		})
 		if err != nil {
 			return "", err
@@ -189,7 +219,7 @@ func (s *Service) floatingIP(ctx context.Context, spec Spec, port *Port, freshPo
 		return fip.Address, nil
 	case !freshPort:
 		return "", network.RemoveFloatingIPs(ctx, s.network, network.PublicAddress{
-			ProjectID: s.projectID, PortID: port.ID, Description: floatingIPDescription(spec.Name),
+			ProjectID: s.projectID, PortID: port.ID, Description: floatingIPDescription(spec.Name), Tenant: s.tenant,
 		})
 	}
 

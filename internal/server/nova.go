@@ -21,6 +21,7 @@ import (
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/network"
 )
 
 // Nova server statuses the provider acts on.
@@ -58,9 +59,14 @@ type projectFacts struct {
 	unikornProjectID string
 }
 
-// project reads the identity's Keystone project: its tags and its name.
+// project reads the identity's Keystone project, its tags and its name: once per run for every
+// server of the identity (cloud.Tenant.IdentityProject).
 func (s *Service) project(ctx context.Context) (projectFacts, error) {
-	p, err := projects.Get(ctx, s.keystone, s.projectID).Extract()
+	p, ok, err := s.tenant.IdentityProject(ctx)
+	if !ok {
+		p, err = projects.Get(ctx, s.keystone, s.projectID).Extract()
+	}
+
 	if err != nil {
 		return projectFacts{}, fmt.Errorf("reading the identity's project %s: %w", s.projectID, err)
 	}
@@ -82,9 +88,18 @@ func nameFilter(name string) string {
 
 // findServer returns the server of knownID, or (knownID unknown or gone) the project's one
 // server named exactly name; nil when there is none.
-func (s *Service) findServer(ctx context.Context, name, knownID string) (*servers.Server, error) {
-	if knownID != "" {
-		srv, err := servers.Get(ctx, s.compute, knownID).Extract()
+func (s *Service) findServer(ctx context.Context, name string, known Known) (*servers.Server, error) {
+	if knownID := known.ServerID; knownID != "" {
+		srv, exists, ok, err := s.listedServer(ctx, knownID, known.NoServerGroup)
+
+		switch {
+		case err != nil:
+			return nil, err
+		case ok && !exists:
+			err = cloud.NotFoundError(serverKind, knownID)
+		case !ok:
+			srv, err = servers.Get(ctx, s.compute, knownID).Extract()
+		}
 
 		switch {
 		case err == nil && srv.Status != statusDeleted && srv.Status != statusSoftDeleted:
@@ -115,8 +130,13 @@ func (s *Service) findServerByName(ctx context.Context, name string) (*servers.S
 	return &srv, nil
 }
 
-// serversNamed lists the project's servers named exactly name.
+// serversNamed lists the project's servers named exactly name (from the run's listing when it
+// can answer).
 func (s *Service) serversNamed(ctx context.Context, name string) ([]servers.Server, error) {
+	if listed, ok, err := s.listedServersNamed(ctx, name); err != nil || ok {
+		return listed, err
+	}
+
 	all, err := listServers(ctx, s.compute, servers.ListOpts{Name: nameFilter(name)})
 	if err != nil {
 		return nil, fmt.Errorf("looking up server %q: %w", name, err)
@@ -183,6 +203,16 @@ func (s *Service) newBootRequest(ctx context.Context, spec Spec, project project
 	return boot, nil
 }
 
+// groups are the server groups the boot puts the server into.
+func (b bootRequest) groups() *[]string {
+	ids := []string{}
+	if hints, ok := b.hints.(servers.SchedulerHintOpts); ok && hints.Group != "" {
+		ids = append(ids, hints.Group)
+	}
+
+	return &ids
+}
+
 // onPort is the create of the server on port portID.
 func (b bootRequest) onPort(portID string) servers.CreateOptsBuilder {
 	opts := b.opts
@@ -203,6 +233,9 @@ func (s *Service) createServer(ctx context.Context, spec Spec, boot bootRequest,
 	name := naming.Server(spec.Name)
 	create := boot.onPort(portID)
 
+	s.wrote(name)
+	s.tenant.Wrote(network.PortKind, portID) // Nova binds the port to the server
+
 	// A pinned server is made in the privileged scope: Nova's host targeting is admin-only.
 	compute := s.compute
 	if boot.host != "" {
@@ -222,13 +255,17 @@ func (s *Service) createServer(ctx context.Context, spec Spec, boot bootRequest,
 				return servers.Server{}, err
 			}
 
-			// The create answer holds little more than the ID.
-			return servers.Server{ID: made.ID, Name: name, Status: statusBuild}, nil
+			// The create answer holds little more than the ID. The server is in the server group
+			// it was booted into (Nova fails the boot otherwise).
+			return servers.Server{ID: made.ID, Name: name, Status: statusBuild, ServerGroups: boot.groups()}, nil
 		},
-		Find:   func(ctx context.Context) ([]servers.Server, error) { return s.serversNamed(ctx, name) },
+		// The name is listed once more by the polling rounds, which also wait for it to boot.
+		Find:   func(ctx context.Context) ([]servers.Server, error) { return s.serversNamedAgain(ctx, name) },
 		ID:     func(srv servers.Server) string { return srv.ID },
-		Delete: s.deleteServer,
+		Delete: func(ctx context.Context, id string) error { return s.deleteServer(ctx, id, name) },
 	})
+	s.wrote(srv.ID)
+
 	if err != nil {
 		err = fmt.Errorf("creating server %q (flavor %s, image %s) on port %s: %w", spec.Name, spec.FlavorID, spec.ImageID, portID, err)
 	}
@@ -300,27 +337,41 @@ func (s *Service) serverGroup(ctx context.Context, projectName string) (string, 
 	return sg.ID, nil
 }
 
-// getServer reads a server for a poll.
-func (s *Service) getServer(ctx context.Context, id string) (*servers.Server, string, string, error) {
+// readServer reads server id, for a poll.
+func (s *Service) readServer(ctx context.Context, id string) (servers.Server, error) {
 	srv, err := servers.Get(ctx, s.compute, id).Extract()
 	if err != nil {
-		return nil, "", "", err
+		return servers.Server{}, err
 	}
 
-	if srv.Status != statusError {
-		return srv, srv.Status, "", nil
-	}
-
-	return srv, srv.Status, faultOf(srv), nil
+	return *srv, nil
 }
 
 // waitFor polls srv until its status is in target, through pending; ERROR (or any status in
 // neither) fails at once with Nova's fault. It returns the last server read (srv if none).
 func (s *Service) waitFor(ctx context.Context, srv *servers.Server, pending, target []string) (*servers.Server, error) {
-	next, err := cloud.Poll(ctx, cloud.PollSpec{Pending: pending, Target: target}, func(ctx context.Context) (*servers.Server, string, string, error) {
-		return s.getServer(ctx, srv.ID)
-	})
-	if next == nil {
+	next, err := serverRounds.Poll(ctx, s.tenant, srv.Name, srv.ID, cloud.PollSpec{Pending: pending, Target: target},
+		func(got servers.Server) (string, string) {
+			if got.Status != statusError {
+				return got.Status, ""
+			}
+
+			return got.Status, faultOf(&got)
+		},
+		func(ctx context.Context) (servers.Server, error) { return s.readServer(ctx, srv.ID) })
+
+	if next.ServerGroups == nil {
+		// A listing leaves them out; a server's server groups are set at its boot.
+		next.ServerGroups = srv.ServerGroups
+	}
+
+	return s.waited(srv, &next, target, err)
+}
+
+// waited is the end of waitFor: the last server read (srv if none) and the error said.
+func (s *Service) waited(srv, last *servers.Server, target []string, err error) (*servers.Server, error) {
+	next := last
+	if next.ID == "" {
 		next = srv
 	}
 
@@ -365,6 +416,8 @@ func (s *Service) wantedFlavorName(ctx context.Context, flavorID string, known K
 // server where it was without a fault: that is reported as an error too.
 func (s *Service) resize(ctx context.Context, srv *servers.Server, flavorID, name string) (*servers.Server, error) {
 	from := flavorNameOf(srv)
+
+	s.wrote(srv.ID)
 
 	if err := servers.Resize(ctx, s.compute, srv.ID, servers.ResizeOpts{FlavorRef: flavorID}).ExtractErr(); err != nil {
 		return srv, fmt.Errorf("resizing server %s from %s to %s: %w", srv.ID, from, name, err)
@@ -424,6 +477,8 @@ func (s *Service) rebuild(ctx context.Context, srv *servers.Server, spec Spec) (
 		opts.keyName = naming.KeypairName
 	}
 
+	s.wrote(srv.ID)
+
 	if _, err := servers.Rebuild(ctx, s.compute, srv.ID, opts).Extract(); err != nil {
 		return srv, fmt.Errorf("rebuilding server %s with image %s: %w", srv.ID, spec.ImageID, err)
 	}
@@ -439,6 +494,8 @@ func (s *Service) convergeMetadata(ctx context.Context, srv *servers.Server, md 
 		return srv, nil
 	}
 
+	s.wrote(srv.ID)
+
 	got, err := servers.ResetMetadata(ctx, s.compute, srv.ID, servers.MetadataOpts(md)).Extract()
 	if err != nil {
 		return srv, fmt.Errorf("setting the metadata of server %s: %w", srv.ID, err)
@@ -453,6 +510,10 @@ func (s *Service) convergeMetadata(ctx context.Context, srv *servers.Server, md 
 // convergePower starts or stops srv to reach power ("" keeps it). Other statuses than ACTIVE
 // and SHUTOFF (paused, suspended, ...) are left alone.
 func (s *Service) convergePower(ctx context.Context, srv *servers.Server, power string) (*servers.Server, error) {
+	if (power == PowerStopped && srv.Status == statusActive) || (power == PowerRunning && srv.Status == statusShutoff) {
+		s.wrote(srv.ID)
+	}
+
 	switch {
 	case power == PowerStopped && srv.Status == statusActive:
 		if err := servers.Stop(ctx, s.compute, srv.ID).ExtractErr(); err != nil {
@@ -518,9 +579,12 @@ func (s *Service) waitAddress(ctx context.Context, srv *servers.Server, mac, wan
 	return next, true, nil
 }
 
-// deleteServer deletes server id and waits until Nova answers 404. A server whose deletion
-// fails (Nova puts it in ERROR) fails at once with its fault.
-func (s *Service) deleteServer(ctx context.Context, id string) error {
+// deleteServer deletes server id, called name, and waits until Nova answers 404 (polled in the
+// rounds of the servers' names). A server whose deletion fails (Nova puts it in ERROR) fails at
+// once with its fault.
+func (s *Service) deleteServer(ctx context.Context, id, name string) error {
+	s.wrote(id)
+
 	err := servers.Delete(ctx, s.compute, id).ExtractErr()
 
 	switch {
@@ -530,19 +594,15 @@ func (s *Service) deleteServer(ctx context.Context, id string) error {
 		return fmt.Errorf("deleting server %s: %w", id, err)
 	}
 
-	_, err = cloud.Poll(ctx, cloud.PollSpec{Pending: []string{taskDeleting}, NotFoundIsTarget: true},
-		func(ctx context.Context) (*servers.Server, string, string, error) {
-			srv, err := servers.Get(ctx, s.compute, id).Extract()
-			if err != nil {
-				return nil, "", "", err
-			}
-
+	_, err = serverRounds.Poll(ctx, s.tenant, name, id, cloud.PollSpec{Pending: []string{taskDeleting}, NotFoundIsTarget: true},
+		func(srv servers.Server) (string, string) {
 			if srv.Status == statusError && srv.TaskState != taskDeleting {
-				return srv, statusError, faultOf(srv), nil
+				return statusError, faultOf(&srv)
 			}
 
-			return srv, taskDeleting, "", nil
-		})
+			return taskDeleting, ""
+		},
+		func(ctx context.Context) (servers.Server, error) { return s.readServer(ctx, id) })
 
 	var state *cloud.StateError
 	if errors.As(err, &state) {

@@ -87,6 +87,8 @@ func (s *Service) Reboot(ctx context.Context, id string, hard bool, progress Pro
 		return err
 	}
 
+	s.wrote(id)
+
 	if err := servers.Reboot(ctx, s.compute, id, servers.RebootOpts{Type: how}).ExtractErr(); err != nil {
 		return s.callError("rebooting ("+kind+")", id, err)
 	}

@@ -85,6 +85,10 @@ type Known struct {
 	// names a server's flavor but does not give its ID, so the pair saves a flavor lookup.
 	FlavorID   string
 	FlavorName string
+	// NoServerGroup says that server ServerID was in no server group when last seen. Nova puts a
+	// server into a group only when it boots it, so it still is in none: a refresh from the
+	// run's listing need not list the server groups for it.
+	NoServerGroup bool
 }
 
 // Server is a server as found in the cloud.
@@ -136,6 +140,9 @@ type Service struct {
 	compute   *gophercloud.ServiceClient
 	network   *gophercloud.ServiceClient
 	keystone  *gophercloud.ServiceClient
+	// tenant is the identity's project in the region as bound: the run's listings and polling
+	// rounds (listing.go); nil for a core on fake endpoints (tests), which reads one by one.
+	tenant *cloud.Tenant
 
 	// pinned is the privileged scope's Nova client, which creates pinned servers (Pin);
 	// refusal explains its 403.
@@ -162,7 +169,7 @@ func NewService(t *cloud.Tenant) (*Service, error) {
 		return nil, err
 	}
 
-	return &Service{projectID: t.ProjectID(), region: t.Region(), compute: compute, network: neutron, keystone: keystone}, nil
+	return &Service{projectID: t.ProjectID(), region: t.Region(), compute: compute, network: neutron, keystone: keystone, tenant: t}, nil
 }
 
 // Pin lets the service create servers pinned to a host (Spec.Host) through t, the same
@@ -416,7 +423,7 @@ func (s *Service) findPair(ctx context.Context, name string, known Known) (*Port
 		return nil, nil, err
 	}
 
-	srv, err := s.findServer(ctx, name, known.ServerID)
+	srv, err := s.findServer(ctx, name, known)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -491,7 +498,7 @@ func checkPairing(name string, port *Port, srv *servers.Server) error {
 func (s *Service) Observe(ctx context.Context, name string, known Known) (*Server, error) {
 	ctx = tflog.SetField(ctx, "server", name)
 
-	srv, err := s.findServer(ctx, name, known.ServerID)
+	srv, err := s.findServer(ctx, name, known)
 	if err != nil || srv == nil {
 		return nil, err
 	}
@@ -555,7 +562,7 @@ func (s *Service) Delete(ctx context.Context, name string, known Known) error {
 	ctx = tflog.SetField(ctx, "server", name)
 
 	if known.ServerID != "" {
-		if err := s.deleteServer(ctx, known.ServerID); err != nil {
+		if err := s.deleteServer(ctx, known.ServerID, naming.Server(name)); err != nil {
 			return err
 		}
 	}
@@ -577,7 +584,7 @@ func (s *Service) Delete(ctx context.Context, name string, known Known) error {
 	}
 
 	if err := network.RemoveFloatingIPs(ctx, s.network, network.PublicAddress{
-		ProjectID: s.projectID, PortID: portID, Description: floatingIPDescription(name),
+		ProjectID: s.projectID, PortID: portID, Description: floatingIPDescription(name), Tenant: s.tenant,
 	}); err != nil {
 		return err
 	}

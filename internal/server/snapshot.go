@@ -47,6 +47,8 @@ type Snapshots struct {
 	compute *gophercloud.ServiceClient
 	images  *image.Manager
 	tenant  string
+	// bound records, for the run's listings, that a snapshot is a write of its server.
+	bound *cloud.Tenant
 }
 
 // NewSnapshots binds the core to t: cloud.AsIdentity to take a snapshot (Nova asks Glance for
@@ -62,7 +64,7 @@ func NewSnapshots(t *cloud.Tenant) (*Snapshots, error) {
 		return nil, err
 	}
 
-	return &Snapshots{compute: compute, images: image.NewManager(glance, t.ProjectID(), t.Region(), nil), tenant: t.String()}, nil
+	return &Snapshots{compute: compute, images: image.NewManager(glance, t.ProjectID(), t.Region(), nil), tenant: t.String(), bound: t}, nil
 }
 
 // String names the tenant for messages: "project P, region R".
@@ -100,6 +102,8 @@ func (s *Snapshots) Take(ctx context.Context, spec SnapshotSpec, adopt bool) (im
 	}
 
 	opts := servers.CreateImageOpts{Name: name, Metadata: map[string]string{image.PropertyOrganizationID: spec.OrganizationID}}
+
+	s.bound.Wrote(serverKind, spec.ServerID) // Nova's task state of the server changes
 
 	img, err = cloud.Create(ctx, cloud.CreateSpec[*images.Image]{
 		Kind: "snapshot image",
