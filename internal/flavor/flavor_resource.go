@@ -11,14 +11,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 )
 
 var (
-	_ resource.ResourceWithConfigure      = (*managedResource)(nil)
 	_ resource.ResourceWithImportState    = (*managedResource)(nil)
 	_ resource.ResourceWithModifyPlan     = (*managedResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*managedResource)(nil)
@@ -31,13 +29,22 @@ var managedTimeouts = adapter.Timeouts{
 
 // NewFlavorResource is unikorn_flavor, the constructor the provider lists.
 func NewFlavorResource() resource.Resource {
-	return &managedResource{ResourceBase: adapter.NewResourceBase[meta](
-		adapter.Kind{TypeName: "flavor", Noun: "flavor", Timeouts: managedTimeouts})}
+	return &managedResource{adapter.NewRegionalAdmin[meta, *Admin, managedModel](
+		adapter.Kind{TypeName: "flavor", Noun: "flavor", Timeouts: managedTimeouts},
+		adapter.AdminOps[meta, *Admin, managedModel]{
+			Bind:    func(_ meta, c *cloud.Client, region string) (*Admin, error) { return bindAdmin(c, region) },
+			Observe: observeManaged,
+			Delete:  func(ctx context.Context, a *Admin, m *managedModel) error { return a.Delete(ctx, m.ID.ValueString()) },
+			Locate:  locateManaged,
+			// After a change, a flavor data source read later in this run lists Nova again.
+			Changed: func(mt meta, a *Admin, m *managedModel) { mt.FlavorCache().forget(a.Region(), m.ID.ValueString()) },
+		})}
 }
 
-// managedResource is unikorn_flavor.
+// managedResource is unikorn_flavor: the kit's regional admin resource (Read, Delete,
+// ImportState, ModifyPlan) with its Create, Update and ValidateConfig.
 type managedResource struct {
-	adapter.ResourceBase[meta]
+	adapter.RegionalAdmin[meta, *Admin, managedModel, *managedModel]
 }
 
 // bindAdmin is the flavor core of the resolved region in the service user's own scope.
@@ -50,25 +57,36 @@ func bindAdmin(c *cloud.Client, region string) (*Admin, error) {
 	return NewAdmin(compute, region, c.AdminRefusal), nil
 }
 
-// run is the kit's opening of an admin resource (adapter.OpenAdmin); after a change, a
-// flavor data source read later in this run lists Nova again.
-func (r *managedResource) run(ctx context.Context, opKind adapter.Op, src adapter.Source, diags *diag.Diagnostics,
-	do func(ctx context.Context, op *adapter.Operation, a *Admin, m *managedModel, subject func(id string) string),
-) {
-	adapter.OpenAdmin[meta, managedModel](ctx, &r.ResourceBase, opKind, src, diags, bindAdmin,
-		func(ctx context.Context, op *adapter.Operation, a *Admin, m *managedModel, subject func(string) string) {
-			do(ctx, op, a, m, subject)
+// observeManaged reads the recorded flavor again: by ID, else found again by name.
+func observeManaged(ctx context.Context, a *Admin, m *managedModel, _ *diag.Diagnostics) (adapter.Observed, error) {
+	out, err := a.Observe(ctx, m.ID.ValueString(), m.Name.ValueString())
+	if out == nil || err != nil {
+		return adapter.Observed{Gone: err == nil}, err
+	}
 
-			if opKind != adapter.Read {
-				r.Meta.FlavorCache().forget(a.Region(), m.ID.ValueString())
-			}
-		})
+	flattenManaged(m, out, a.Region())
+
+	return adapter.Observed{RefoundFrom: out.PreviousID, Name: out.Name, ID: out.ID}, nil
+}
+
+// locateManaged finds the flavor to import by its ID or its name.
+func locateManaged(ctx context.Context, a *Admin, idOrName string) (cloud.Located, error) {
+	f, err := a.Locate(ctx, idOrName)
+	if f == nil {
+		if err == nil {
+			err = fmt.Errorf("region %s has no flavor with the ID or name %q", a.Region(), idOrName)
+		}
+
+		return cloud.Located{}, err
+	}
+
+	return cloud.Located{ID: f.ID, Name: f.Name}, nil
 }
 
 // record writes what exists into state, whatever happened next: a failed apply leaves a
 // tainted resource, never an untracked flavor.
-func record(ctx context.Context, op *adapter.Operation, m *managedModel, out *Managed, err error, region string,
-	subject func(string) string, state *tfsdk.State, diags *diag.Diagnostics,
+func (r *managedResource) record(ctx context.Context, op *adapter.Operation, m *managedModel, out *Managed, err error,
+	region adapter.InRegion, subject func(string) string, state *tfsdk.State, diags *diag.Diagnostics,
 ) {
 	if out == nil || out.ID == "" {
 		op.Fail(subject(m.ID.ValueString()), err)
@@ -76,13 +94,10 @@ func record(ctx context.Context, op *adapter.Operation, m *managedModel, out *Ma
 	}
 
 	if out.Adopted {
-		diags.AddWarning("Adopted an existing flavor", fmt.Sprintf("The flavor %s (%s) already existed in region %s with the "+
-			"sizes of this configuration and was adopted instead of a new one being made (an interrupted apply leaves such "+
-			"flavors behind). If another workspace manages it, remove this resource from this configuration.",
-			out.Name, out.ID, region))
+		r.Adopted(diags, out.Name, out.ID, fmt.Sprintf("in %s with the sizes of this configuration", region))
 	}
 
-	flattenManaged(m, out, region)
+	flattenManaged(m, out, string(region))
 	diags.Append(state.Set(ctx, m)...)
 
 	if err != nil {
@@ -92,51 +107,22 @@ func record(ctx context.Context, op *adapter.Operation, m *managedModel, out *Ma
 
 // Create makes the flavor, or adopts the one of its name with the same sizes.
 func (r *managedResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	r.run(ctx, adapter.Create, req.Plan, &resp.Diagnostics,
-		func(ctx context.Context, op *adapter.Operation, a *Admin, plan *managedModel, subject func(string) string) {
+	r.Open(ctx, adapter.Create, req.Plan, &resp.Diagnostics,
+		func(ctx context.Context, op *adapter.Operation, a *Admin, plan *managedModel, region adapter.InRegion, subject func(string) string) {
 			spec := expandManaged(ctx, *plan, &resp.Diagnostics)
 			if resp.Diagnostics.HasError() {
 				return
 			}
 
 			out, err := a.Ensure(ctx, spec)
-			record(ctx, op, plan, out, err, a.Region(), subject, &resp.State, &resp.Diagnostics)
-		})
-}
-
-// Read refreshes every attribute from Nova; a flavor gone by ID and found again by name is
-// said with a warning, one gone altogether leaves the state.
-func (r *managedResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	r.run(ctx, adapter.Read, req.State, &resp.Diagnostics,
-		func(ctx context.Context, op *adapter.Operation, a *Admin, state *managedModel, subject func(string) string) {
-			out, err := a.Observe(ctx, state.ID.ValueString(), state.Name.ValueString())
-			if err != nil {
-				op.Fail(subject(state.ID.ValueString()), err)
-				return
-			}
-
-			if out == nil {
-				tflog.Warn(ctx, "The flavor is gone; removing it from state")
-				resp.State.RemoveResource(ctx)
-
-				return
-			}
-
-			if out.PreviousID != "" {
-				resp.Diagnostics.AddWarning("Found again by name", fmt.Sprintf("The flavor %s recorded as %s is gone from "+
-					"region %s; %s, the flavor of that name, is taken for it. If it is not the one this configuration made, "+
-					"remove this resource from the state before applying or destroying.", out.Name, out.PreviousID, a.Region(), out.ID))
-			}
-
-			flattenManaged(state, out, a.Region())
-			resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+			r.record(ctx, op, plan, out, err, region, subject, &resp.State, &resp.Diagnostics)
 		})
 }
 
 // Update converges the extra specs and the access list in place, from what Nova holds now.
 func (r *managedResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	r.run(ctx, adapter.Update, req.Plan, &resp.Diagnostics,
-		func(ctx context.Context, op *adapter.Operation, a *Admin, plan *managedModel, subject func(string) string) {
+	r.Open(ctx, adapter.Update, req.Plan, &resp.Diagnostics,
+		func(ctx context.Context, op *adapter.Operation, a *Admin, plan *managedModel, region adapter.InRegion, subject func(string) string) {
 			spec := expandManaged(ctx, *plan, &resp.Diagnostics)
 			if resp.Diagnostics.HasError() {
 				return
@@ -154,54 +140,8 @@ func (r *managedResource) Update(ctx context.Context, req resource.UpdateRequest
 			}
 
 			out, err := a.Converge(ctx, cur, spec)
-			record(ctx, op, plan, out, err, a.Region(), subject, &resp.State, &resp.Diagnostics)
+			r.record(ctx, op, plan, out, err, region, subject, &resp.State, &resp.Diagnostics)
 		})
-}
-
-// Delete deletes the recorded flavor; already gone is success.
-func (r *managedResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	r.run(ctx, adapter.Delete, req.State, &resp.Diagnostics,
-		func(ctx context.Context, op *adapter.Operation, a *Admin, state *managedModel, subject func(string) string) {
-			if err := a.Delete(ctx, state.ID.ValueString()); err != nil {
-				op.Fail(subject(state.ID.ValueString()), err)
-			}
-		})
-}
-
-// ImportState imports by `REGION/ID`, `REGION/name`, `ID` or `name`.
-func (r *managedResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	r.ImportRegional(ctx, req, resp, func(ctx context.Context, region, idOrName string) (cloud.Located, error) {
-		a, err := bindAdmin(r.Cloud(), region)
-		if err != nil {
-			return cloud.Located{}, err
-		}
-
-		f, err := a.Locate(ctx, idOrName)
-		if f == nil {
-			if err == nil {
-				err = fmt.Errorf("region %s has no flavor with the ID or name %q", region, idOrName)
-			}
-
-			return cloud.Located{}, err
-		}
-
-		return cloud.Located{ID: f.ID, Name: f.Name}, nil
-	})
-}
-
-// ModifyPlan applies the region rule.
-func (r *managedResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	p, ok := adapter.OpenPlan[managedModel](ctx, req, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-
-	p.Plan.Region = r.PlanRegion(p.Plan.Region, p.Config.Region, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-
-	p.Save(ctx, resp)
 }
 
 // ValidateConfig refuses access_project_ids on a public flavor.

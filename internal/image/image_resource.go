@@ -17,7 +17,6 @@ import (
 )
 
 var (
-	_ resource.ResourceWithConfigure      = (*imageResource)(nil)
 	_ resource.ResourceWithImportState    = (*imageResource)(nil)
 	_ resource.ResourceWithModifyPlan     = (*imageResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*imageResource)(nil)
@@ -25,16 +24,33 @@ var (
 
 // NewImageResource is the constructor the provider lists.
 func NewImageResource() resource.Resource {
-	return &imageResource{ResourceBase: adapter.NewResourceBase[meta](adapter.Kind{
+	return &imageResource{adapter.NewRegionalAdmin[meta, *Manager, resourceModel](adapter.Kind{
 		TypeName: "image", Noun: "image",
 		Timeouts: adapter.Timeouts{Create: 30 * time.Minute, Read: 5 * time.Minute, Update: 10 * time.Minute, Delete: 10 * time.Minute},
+	}, adapter.AdminOps[meta, *Manager, resourceModel]{
+		Bind:    func(_ meta, c *cloud.Client, region string) (*Manager, error) { return bindManager(c, region) },
+		Observe: observe,
+		// Unprotecting it first when it is recorded as protected: the plan allowed that.
+		Delete: func(ctx context.Context, mgr *Manager, m *resourceModel) error {
+			return mgr.Delete(ctx, m.ID.ValueString(), m.Name.ValueString(), m.Protected.ValueBool())
+		},
+		Locate: func(ctx context.Context, mgr *Manager, idOrName string) (cloud.Located, error) {
+			img, err := mgr.Locate(ctx, idOrName)
+			if err != nil {
+				return cloud.Located{}, err
+			}
+
+			return cloud.Located{ID: img.ID, Name: img.Name}, nil
+		},
+		ModifyPlan: checkPlan,
 	})}
 }
 
 // imageResource is unikorn_image: a region's Glance image, an admin object of the region
-// made in the service user's own project (no identity).
+// made in the service user's own project (no identity): the kit's regional admin resource
+// (Read, Delete, ImportState, ModifyPlan) with its Create, Update and ValidateConfig.
 type imageResource struct {
-	adapter.ResourceBase[meta]
+	adapter.RegionalAdmin[meta, *Manager, resourceModel, *resourceModel]
 }
 
 // bindManager is the image core of the resolved region in the service user's own scope.
@@ -47,18 +63,11 @@ func bindManager(c *cloud.Client, region string) (*Manager, error) {
 	return NewManager(sc, c.Base().ProjectID(), region, c.AdminRefusal), nil
 }
 
-// run is the kit's opening of an admin resource (adapter.OpenAdmin).
-func (r *imageResource) run(ctx context.Context, opKind adapter.Op, src adapter.Source, diags *diag.Diagnostics,
-	do func(ctx context.Context, op *adapter.Operation, mgr *Manager, m *resourceModel, subject func(id string) string),
-) {
-	adapter.OpenAdmin[meta, resourceModel](ctx, &r.ResourceBase, opKind, src, diags, bindManager, do)
-}
-
 // Create makes (or adopts) the image, records it, imports source_url by web-download, waits
 // for it to be active, and converges what changes in place (protection last).
 func (r *imageResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	r.run(ctx, adapter.Create, req.Plan, &resp.Diagnostics,
-		func(ctx context.Context, op *adapter.Operation, mgr *Manager, plan *resourceModel, subject func(string) string) {
+	r.Open(ctx, adapter.Create, req.Plan, &resp.Diagnostics,
+		func(ctx context.Context, op *adapter.Operation, mgr *Manager, plan *resourceModel, region adapter.InRegion, subject func(string) string) {
 			spec := expand(ctx, *plan, &resp.Diagnostics)
 			if resp.Diagnostics.HasError() {
 				return
@@ -71,8 +80,9 @@ func (r *imageResource) Create(ctx context.Context, req resource.CreateRequest, 
 			}
 
 			if created.Adopted {
-				resp.Diagnostics.AddWarning("Adopted an existing image", adoptedDetail(created.Image.Name, created.Image.ID,
-					string(created.Image.Status), mgr.Region(), created.Image.CreatedAt))
+				r.Adopted(&resp.Diagnostics, created.Image.Name, created.Image.ID, fmt.Sprintf(
+					"in the service user's project in %s (status %s, created at %s)", region, created.Image.Status,
+					created.Image.CreatedAt.UTC().Format(time.RFC3339)))
 			}
 
 			// Record before waiting: a failed import leaves a tainted resource, never an untracked image.
@@ -101,59 +111,35 @@ func (r *imageResource) Create(ctx context.Context, req resource.CreateRequest, 
 		})
 }
 
-// adoptedDetail says that an existing image was taken over instead of a new one made.
-func adoptedDetail(name, id, status, region string, created time.Time) string {
-	return fmt.Sprintf("The image %q (%s, status %s) already existed in the service user's project in region %s, created "+
-		"at %s, and was adopted instead of a new one being made (an interrupted apply leaves such images behind). If another "+
-		"workspace manages it, remove this resource from this configuration.", name, id, status, region,
-		created.UTC().Format(time.RFC3339))
-}
+// observe reads the recorded image again: by ID, else found again by name. The source is
+// known from the state, except after an import or a re-find: Glance's import task says it then
+// (while Glance keeps it).
+func observe(ctx context.Context, mgr *Manager, m *resourceModel, _ *diag.Diagnostics) (adapter.Observed, error) {
+	obs, err := mgr.Observe(ctx, m.ID.ValueString(), m.Name.ValueString())
+	if obs.Image == nil || err != nil {
+		return adapter.Observed{Gone: err == nil}, err
+	}
 
-// Read refreshes every attribute from Glance: an image gone by ID and found again by name is
-// said with a warning; one that is gone altogether leaves the state.
-func (r *imageResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	r.run(ctx, adapter.Read, req.State, &resp.Diagnostics,
-		func(ctx context.Context, op *adapter.Operation, mgr *Manager, state *resourceModel, subject func(string) string) {
-			obs, err := mgr.Observe(ctx, state.ID.ValueString(), state.Name.ValueString())
-			if err != nil {
-				op.Fail(subject(state.ID.ValueString()), err)
-				return
-			}
+	source := ""
+	if m.SourceURL.IsNull() || obs.RefoundFrom != "" {
+		if source, err = mgr.SourceURL(ctx, obs.Image.ID); err != nil {
+			tflog.Warn(ctx, "Could not read the image's import task", map[string]any{"error": err.Error()})
+		}
+	}
 
-			if obs.Image == nil {
-				tflog.Warn(ctx, "The image is gone; removing it from state", map[string]any{"image_id": state.ID.ValueString()})
-				resp.State.RemoveResource(ctx)
+	flatten(m, ViewOf(obs.Image, source), mgr.Region())
 
-				return
-			}
-
-			if obs.RefoundFrom != "" {
-				resp.Diagnostics.AddWarning("Found again by name", fmt.Sprintf(
-					"The image %q recorded as %s is gone from region %s; %s, the image of that name created at %s, is taken "+
-						"for it. If it is not the one this configuration made, remove this resource from the state before "+
-						"applying or destroying.", obs.Image.Name, obs.RefoundFrom, mgr.Region(), obs.Image.ID,
-					obs.Image.CreatedAt.UTC().Format(time.RFC3339)))
-			}
-
-			// The source is known from the state, except after an import or a re-find: Glance's
-			// import task says it then (while Glance keeps it).
-			source := ""
-			if state.SourceURL.IsNull() || obs.RefoundFrom != "" {
-				if source, err = mgr.SourceURL(ctx, obs.Image.ID); err != nil {
-					tflog.Warn(ctx, "Could not read the image's import task", map[string]any{"error": err.Error()})
-				}
-			}
-
-			flatten(state, ViewOf(obs.Image, source), mgr.Region())
-			resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
-		})
+	return adapter.Observed{
+		RefoundFrom: obs.RefoundFrom, Name: obs.Image.Name, ID: obs.Image.ID,
+		Detail: " created at " + obs.Image.CreatedAt.UTC().Format(time.RFC3339),
+	}, nil
 }
 
 // Update converges visibility, protection, tags, minimums, properties and organization in
 // place (one JSON patch).
 func (r *imageResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	r.run(ctx, adapter.Update, req.Plan, &resp.Diagnostics,
-		func(ctx context.Context, op *adapter.Operation, mgr *Manager, plan *resourceModel, subject func(string) string) {
+	r.Open(ctx, adapter.Update, req.Plan, &resp.Diagnostics,
+		func(ctx context.Context, op *adapter.Operation, mgr *Manager, plan *resourceModel, _ adapter.InRegion, subject func(string) string) {
 			spec := expand(ctx, *plan, &resp.Diagnostics)
 			if resp.Diagnostics.HasError() {
 				return
@@ -176,36 +162,6 @@ func (r *imageResource) Update(ctx context.Context, req resource.UpdateRequest, 
 		})
 }
 
-// Delete deletes the recorded image (unprotecting it first when it is recorded as protected:
-// the plan allowed that); already gone is success.
-func (r *imageResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	r.run(ctx, adapter.Delete, req.State, &resp.Diagnostics,
-		func(ctx context.Context, op *adapter.Operation, mgr *Manager, state *resourceModel, subject func(string) string) {
-			id := state.ID.ValueString()
-			if err := mgr.Delete(ctx, id, state.Name.ValueString(), state.Protected.ValueBool()); err != nil {
-				op.Fail(subject(id), err)
-			}
-		})
-}
-
-// ImportState imports by `REGION/ID`, `REGION/name`, `ID` or `name` (a bare one means the
-// provider's default region); Read fills in the rest.
-func (r *imageResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	r.ImportRegional(ctx, req, resp, func(ctx context.Context, region, idOrName string) (cloud.Located, error) {
-		mgr, err := bindManager(r.Cloud(), region)
-		if err != nil {
-			return cloud.Located{}, err
-		}
-
-		img, err := mgr.Locate(ctx, idOrName)
-		if err != nil {
-			return cloud.Located{}, err
-		}
-
-		return cloud.Located{ID: img.ID, Name: img.Name}, nil
-	})
-}
-
 // ValidateConfig checks the Unikorn properties and the organization's visibility.
 func (r *imageResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	config, ok := adapter.Get[resourceModel](ctx, req.Config, &resp.Diagnostics)
@@ -216,31 +172,23 @@ func (r *imageResource) ValidateConfig(ctx context.Context, req resource.Validat
 	checkProperties(config, &resp.Diagnostics)
 }
 
-// ModifyPlan applies the region rule and refuses, at plan time, to destroy or replace a
-// protected image unless the same change turns protection off.
-func (r *imageResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() {
-		planDestroy(ctx, req, &resp.Diagnostics)
-		return
-	}
-
-	p, ok := adapter.OpenPlan[resourceModel](ctx, req, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-
-	p.Plan.Region = r.PlanRegion(p.Plan.Region, p.Config.Region, &resp.Diagnostics)
-
-	if s := p.State; s != nil && s.Protected.ValueBool() && !p.Plan.Protected.Equal(types.BoolValue(false)) {
-		if why := replacedBy(p.Plan, p.Config, *s); len(why) > 0 {
-			resp.Diagnostics.AddAttributeError(path.Root("protected"), "Protected image", fmt.Sprintf(
+// checkPlan refuses, at plan time, to destroy or replace a protected image unless the same
+// change turns protection off.
+func checkPlan(_ context.Context, plan, config, state *resourceModel, diags *diag.Diagnostics) {
+	switch {
+	case state == nil || !state.Protected.ValueBool():
+	case plan == nil:
+		diags.AddAttributeError(path.Root("protected"), "Protected image", fmt.Sprintf(
+			"The image %q (%s) is protected: Glance refuses to delete it, and so does this plan. Apply protected = false "+
+				"first, then destroy it.", state.Name.ValueString(), state.ID.ValueString()))
+	case !plan.Protected.Equal(types.BoolValue(false)):
+		if why := replacedBy(*plan, *config, *state); len(why) > 0 {
+			diags.AddAttributeError(path.Root("protected"), "Protected image", fmt.Sprintf(
 				"The change replaces the protected image %q (%s), which deletes it (a new %s). Set protected = false in the "+
 					"same change to allow that, or apply protected = false first.",
-				s.Name.ValueString(), s.ID.ValueString(), strings.Join(why, ", ")))
+				state.Name.ValueString(), state.ID.ValueString(), strings.Join(why, ", ")))
 		}
 	}
-
-	p.Save(ctx, resp)
 }
 
 // replacedBy names the attributes whose known planned values replace the image (the
@@ -265,25 +213,4 @@ func replacedBy(plan, config, state resourceModel) []string {
 	}
 
 	return why
-}
-
-// planDestroy refuses to destroy an image that is protected in the state.
-func planDestroy(ctx context.Context, req resource.ModifyPlanRequest, diags *diag.Diagnostics) {
-	if req.State.Raw.IsNull() {
-		return
-	}
-
-	var protected types.Bool
-
-	var name, id types.String
-
-	diags.Append(req.State.GetAttribute(ctx, path.Root("protected"), &protected)...)
-	diags.Append(req.State.GetAttribute(ctx, path.Root("name"), &name)...)
-	diags.Append(req.State.GetAttribute(ctx, path.Root("id"), &id)...)
-
-	if protected.ValueBool() {
-		diags.AddAttributeError(path.Root("protected"), "Protected image", fmt.Sprintf(
-			"The image %q (%s) is protected: Glance refuses to delete it, and so does this plan. Apply protected = false "+
-				"first, then destroy it.", name.ValueString(), id.ValueString()))
-	}
 }

@@ -161,10 +161,11 @@ func canonicalPrefix(s string) string {
 	return s
 }
 
-// flatten writes what Neutron holds into m; the subnets follow m's order (the plan's, or the
+// flatten writes what Neutron holds into m, in region; the subnets follow m's order (the plan's, or the
 // state's on a refresh), the ones m does not know come after them in Neutron's order.
-func flatten(ctx context.Context, m *model, n *Network, diags *diag.Diagnostics) {
+func flatten(ctx context.Context, m *model, n *Network, region string, diags *diag.Diagnostics) {
 	m.ID = types.StringValue(n.ID)
+	m.Region = types.StringValue(region)
 	m.Name = types.StringValue(n.Name)
 	m.NetworkType = types.StringValue(n.NetworkType)
 	m.PhysicalNetwork = types.StringValue(n.PhysicalNetwork)

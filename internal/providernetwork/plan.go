@@ -98,21 +98,14 @@ func checkSubnet(ctx context.Context, at path.Path, s subnetModel, diags *diag.D
 	}
 }
 
-func (r *providerNetworkResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	p, ok := adapter.OpenPlan[model](ctx, req, &resp.Diagnostics)
-	if !ok {
-		return
+// modifyPlan is the resource's part of ModifyPlan, after the kit's region rule.
+func modifyPlan(ctx context.Context, plan, config, state *model, diags *diag.Diagnostics) {
+	if plan == nil {
+		return // destroy
 	}
-
-	p.Plan.Region = r.PlanRegion(p.Plan.Region, p.Config.Region, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-
-	plan, config := &p.Plan, p.Config
 
 	// A replacement is a new network: what Neutron chose for the old one does not carry over.
-	if p.State != nil && (!plan.NetworkType.Equal(p.State.NetworkType) || !plan.PhysicalNetwork.Equal(p.State.PhysicalNetwork)) {
+	if state != nil && (!plan.NetworkType.Equal(state.NetworkType) || !plan.PhysicalNetwork.Equal(state.PhysicalNetwork)) {
 		if config.SegmentationID.IsNull() {
 			plan.SegmentationID = types.Int64Unknown()
 		}
@@ -127,13 +120,11 @@ func (r *providerNetworkResource) ModifyPlan(ctx context.Context, req resource.M
 	}
 
 	var prior []subnetModel
-	if p.State != nil {
-		prior = subnetsOfModel(ctx, p.State.Subnets, &resp.Diagnostics)
+	if state != nil {
+		prior = subnetsOfModel(ctx, state.Subnets, diags)
 	}
 
-	planSubnets(ctx, plan, config, prior, &resp.Diagnostics)
-
-	p.Save(ctx, resp)
+	planSubnets(ctx, plan, *config, prior, diags)
 }
 
 // planSubnets fills in the computed attributes of the planned subnets from the configuration
