@@ -2,7 +2,10 @@ package image
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -197,4 +200,277 @@ func (f filterModel) filter(ctx context.Context) (Filter, diag.Diagnostics) {
 	}
 
 	return out, diags
+}
+
+// NewImagesDataSource is the constructor the provider lists.
+func NewImagesDataSource() datasource.DataSource {
+	return newDataSource[imagesModel]("images",
+		"The Glance images of a region that follow the Unikorn image property schema (and, with the provider's "+
+			"`image_signing_key`, carry a valid signature), translated into operating system, package and GPU facts and filtered. "+
+			"In scope are the public images, plus the images of `organization_id` when it is set. Images that match the filters "+
+			"but break the schema or fail the signature check are listed in `rejected`, each with a warning, so that a missing "+
+			"image explains itself. All image data sources of a region share one Glance image list per Terraform run.",
+		map[string]schema.Attribute{
+			"images": adapter.ComputedList("The images that match every filter, sorted oldest → newest (by `created_at`, then name and ID).",
+				imageAttributes()),
+		})
+}
+
+type imagesModel struct {
+	filterModel
+
+	Images   types.List `tfsdk:"images"`
+	Rejected types.List `tfsdk:"rejected"`
+}
+
+func (m *imagesModel) keep(ctx context.Context, sel selection, diags *diag.Diagnostics) {
+	m.Images = adapter.ListOf(ctx, imageType, sel.matches, func(img Image) imageModel { return flattenImage(ctx, img, diags) }, diags)
+	m.Rejected = flattenRejected(ctx, sel.rejected, diags)
+}
+
+// imageAttributes describe one image of a result.
+func imageAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"architecture": schema.StringAttribute{
+			Computed:            true,
+			MarkdownDescription: "CPU architecture, normalised: `x86_64` or `aarch64` (others as Glance has them, lower-cased).",
+		},
+		"created_at": schema.StringAttribute{Computed: true, MarkdownDescription: "When the image was created, RFC 3339."},
+		"gpu":        adapter.ComputedObject("The GPU support baked into the image; null for an image without.", gpuAttributes()),
+		"id":         schema.StringAttribute{Computed: true, MarkdownDescription: "Glance image ID."},
+		"name":       schema.StringAttribute{Computed: true, MarkdownDescription: "Glance image name."},
+		"organization_id": schema.StringAttribute{
+			Computed:            true,
+			MarkdownDescription: "The organization that owns the image (`unikorn:organization:id`); null for a public image.",
+		},
+		"os": adapter.ComputedObject("The operating system.", osAttributes()),
+		"packages": schema.MapAttribute{
+			Computed:    true,
+			ElementType: types.StringType,
+			MarkdownDescription: "Installed packages and their versions (`unikorn:package:<name>`), including `kubernetes` from the " +
+				"legacy `unikorn:kubernetes_version` when `unikorn:package:kubernetes` is absent.",
+		},
+		"size_gib": schema.Int64Attribute{
+			Computed:            true,
+			MarkdownDescription: "Smallest root disk for the image in GiB: Glance's `min_disk`, else its virtual size rounded up; `0` when unknown.",
+		},
+		"status": schema.StringAttribute{
+			Computed: true,
+			MarkdownDescription: "`pending` (no data yet), `creating` (data arriving), `ready` or `failed` (killed, deleted or " +
+				"deactivated), from Glance's status.",
+		},
+		"tags": schema.MapAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "Tags (`unikorn:tag:<key>` = value)."},
+		"virtualization": schema.StringAttribute{
+			Computed:            true,
+			MarkdownDescription: "Where the image runs: `virtualized`, `baremetal` or `any` (`unikorn:virtualization`).",
+		},
+	}
+}
+
+// gpuAttributes describe the GPU support of one image of a result.
+func gpuAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"driver_version": schema.StringAttribute{Computed: true, MarkdownDescription: "GPU driver version (`unikorn:gpu_driver_version`)."},
+		"models": schema.ListAttribute{
+			Computed:            true,
+			ElementType:         types.StringType,
+			MarkdownDescription: "GPU models supported (`unikorn:gpu_models`).",
+		},
+		"vendor": schema.StringAttribute{Computed: true, MarkdownDescription: "GPU vendor: `AMD` or `NVIDIA` (`unikorn:gpu_vendor`)."},
+	}
+}
+
+// osAttributes describe the operating system of one image of a result.
+func osAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"codename": schema.StringAttribute{
+			Computed:            true,
+			MarkdownDescription: "Release code name, e.g. `noble` (`unikorn:os:codename`); null when not set.",
+		},
+		"distro":  schema.StringAttribute{Computed: true, MarkdownDescription: "Distribution, e.g. `ubuntu` (`unikorn:os:distro`)."},
+		"family":  schema.StringAttribute{Computed: true, MarkdownDescription: "Distribution family, e.g. `debian` (`unikorn:os:family`)."},
+		"kernel":  schema.StringAttribute{Computed: true, MarkdownDescription: "Kernel: `linux` (`unikorn:os:kernel`)."},
+		"variant": schema.StringAttribute{Computed: true, MarkdownDescription: "Variant, e.g. `server` (`unikorn:os:variant`); null when not set."},
+		"version": schema.StringAttribute{Computed: true, MarkdownDescription: "Distribution version, e.g. `24.04` (`unikorn:os:version`)."},
+	}
+}
+
+func rejectedAttribute() schema.Attribute {
+	return adapter.ComputedList("Images in scope that match the filters (as far as their properties can be read) but were left "+
+		"out because they break the Unikorn property schema or fail the signature check, sorted by name. Each also raises a warning.",
+		rejectedAttributes())
+}
+
+func rejectedAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"id":   schema.StringAttribute{Computed: true, MarkdownDescription: "Glance image ID."},
+		"name": schema.StringAttribute{Computed: true, MarkdownDescription: "Glance image name."},
+		"reason": schema.StringAttribute{
+			Computed: true,
+			MarkdownDescription: "Why the image was left out, one line: `schema: <every violation>` or " +
+				"`signature: <problem>`.",
+		},
+	}
+}
+
+// The object types of one image, its GPU support, its operating system and one rejected
+// image, from their schemas.
+var (
+	imageType    = adapter.ObjectType(imageAttributes())
+	gpuType      = adapter.ObjectType(gpuAttributes())
+	osType       = adapter.ObjectType(osAttributes())
+	rejectedType = adapter.ObjectType(rejectedAttributes())
+)
+
+// imageModel is one image of a result.
+type imageModel struct {
+	Architecture   types.String `tfsdk:"architecture"`
+	CreatedAt      types.String `tfsdk:"created_at"`
+	GPU            types.Object `tfsdk:"gpu"`
+	ID             types.String `tfsdk:"id"`
+	Name           types.String `tfsdk:"name"`
+	OrganizationID types.String `tfsdk:"organization_id"`
+	OS             types.Object `tfsdk:"os"`
+	Packages       types.Map    `tfsdk:"packages"`
+	SizeGiB        types.Int64  `tfsdk:"size_gib"`
+	Status         types.String `tfsdk:"status"`
+	Tags           types.Map    `tfsdk:"tags"`
+	Virtualization types.String `tfsdk:"virtualization"`
+}
+
+type gpuModel struct {
+	DriverVersion types.String `tfsdk:"driver_version"`
+	Models        types.List   `tfsdk:"models"`
+	Vendor        types.String `tfsdk:"vendor"`
+}
+
+type osModel struct {
+	Codename types.String `tfsdk:"codename"`
+	Distro   types.String `tfsdk:"distro"`
+	Family   types.String `tfsdk:"family"`
+	Kernel   types.String `tfsdk:"kernel"`
+	Variant  types.String `tfsdk:"variant"`
+	Version  types.String `tfsdk:"version"`
+}
+
+type rejectedModel struct {
+	ID     types.String `tfsdk:"id"`
+	Name   types.String `tfsdk:"name"`
+	Reason types.String `tfsdk:"reason"`
+}
+
+// flattenImage is one image of a result: packages and tags are never null, gpu is null for
+// an image without GPU support, the optional OS facts and the organization null when unset.
+func flattenImage(ctx context.Context, img Image, diags *diag.Diagnostics) imageModel {
+	m := imageModel{
+		Architecture:   types.StringValue(img.Architecture),
+		CreatedAt:      types.StringValue(img.CreatedAt.UTC().Format(time.RFC3339)),
+		GPU:            types.ObjectNull(gpuType.AttrTypes),
+		ID:             types.StringValue(img.ID),
+		Name:           types.StringValue(img.Name),
+		OrganizationID: adapter.StringOrNull(img.OrganizationID),
+		Packages:       adapter.StringMap(img.Packages, adapter.NeverNullMap),
+		SizeGiB:        types.Int64Value(int64(img.SizeGiB)),
+		Status:         types.StringValue(img.Status),
+		Tags:           adapter.StringMap(img.Tags, adapter.NeverNullMap),
+		Virtualization: types.StringValue(img.Virtualization),
+	}
+
+	m.OS = adapter.ObjectOf(ctx, osType, osModel{
+		Codename: adapter.StringOrNull(img.OS.Codename),
+		Distro:   types.StringValue(img.OS.Distro),
+		Family:   types.StringValue(img.OS.Family),
+		Kernel:   types.StringValue(img.OS.Kernel),
+		Variant:  adapter.StringOrNull(img.OS.Variant),
+		Version:  types.StringValue(img.OS.Version),
+	}, diags)
+
+	if g := img.GPU; g != nil {
+		m.GPU = adapter.ObjectOf(ctx, gpuType, gpuModel{
+			DriverVersion: types.StringValue(g.DriverVersion),
+			Models:        adapter.StringList(g.Models, adapter.NeverNullList),
+			Vendor:        types.StringValue(g.Vendor),
+		}, diags)
+	}
+
+	return m
+}
+
+func flattenRejected(ctx context.Context, rejected []Rejected, diags *diag.Diagnostics) types.List {
+	return adapter.ListOf(ctx, rejectedType, rejected, func(r Rejected) rejectedModel {
+		return rejectedModel{ID: types.StringValue(r.ID), Name: types.StringValue(r.Name), Reason: types.StringValue(r.Reason)}
+	}, diags)
+}
+
+// NewImageDataSource is the constructor the provider lists.
+func NewImageDataSource() datasource.DataSource {
+	return newDataSource[singleImageModel]("image",
+		"One Glance image of a region, checked and translated like those of `unikorn_images` and found with "+
+			"the same filters. Exactly one image must match, unless `most_recent = true` picks the newest; otherwise the error "+
+			"says how many matched and lists them. Matching images left out by the schema or signature checks are listed in "+
+			"`rejected`, each with a warning, and named in the error when nothing else matches.",
+		map[string]schema.Attribute{
+			"id": schema.StringAttribute{Computed: true, MarkdownDescription: "ID of the image found (the same as `image.id`)."},
+			"image": adapter.ComputedObject("The image found, with the same attributes as an element of `unikorn_images.images`.",
+				imageAttributes()),
+			"most_recent": schema.BoolAttribute{
+				Optional:            true,
+				MarkdownDescription: "When several images match, pick the newest (latest `created_at`) instead of failing.",
+			},
+		})
+}
+
+type singleImageModel struct {
+	filterModel
+
+	ID         types.String `tfsdk:"id"`
+	Image      types.Object `tfsdk:"image"`
+	MostRecent types.Bool   `tfsdk:"most_recent"`
+	Rejected   types.List   `tfsdk:"rejected"`
+}
+
+func (m *singleImageModel) keep(ctx context.Context, sel selection, diags *diag.Diagnostics) {
+	found, ok := pickOne(sel, m.MostRecent.ValueBool(), diags)
+	if !ok {
+		return
+	}
+
+	m.Image = adapter.ObjectOf(ctx, imageType, flattenImage(ctx, found, diags), diags)
+	m.ID = types.StringValue(found.ID)
+	m.Rejected = flattenRejected(ctx, sel.rejected, diags)
+
+	tflog.Debug(ctx, "Found image", map[string]any{"image_id": found.ID, "image_name": found.Name})
+}
+
+// pickOne is the singular's rule: the newest match when mostRecent is set,
+// else exactly one match. A failure names the rejected images that would
+// have matched; false when there is none to pick (the diagnostics say why).
+func pickOne(sel selection, mostRecent bool, diags *diag.Diagnostics) (Image, bool) {
+	if mostRecent && len(sel.matches) > 0 {
+		return MostRecent(sel.matches), true
+	}
+
+	found, err := ExactlyOne(sel.matches)
+
+	switch {
+	case errors.Is(err, ErrNoMatch):
+		detail := fmt.Sprintf("No image in region %s matches the filters.", sel.region)
+		if len(sel.rejected) > 0 {
+			reasons := make([]string, len(sel.rejected))
+			for i, r := range sel.rejected {
+				reasons[i] = fmt.Sprintf("%s (%s): %s", r.Name, r.ID, r.Reason)
+			}
+
+			detail += fmt.Sprintf(" Left out because of the schema or the signature check, though they match:\n%s", strings.Join(reasons, "\n"))
+		}
+
+		diags.AddError("No image found", detail)
+	case errors.Is(err, ErrAmbiguous):
+		diags.AddError("Several images found",
+			fmt.Sprintf("In region %s: %s. Narrow the filters, or set most_recent = true to pick the newest.", sel.region, err))
+	case err != nil:
+		diags.AddError("Error selecting an image", err.Error())
+	}
+
+	return found, err == nil
 }

@@ -2,13 +2,31 @@ package image
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
+	"net/url"
+	"slices"
 	"strings"
 	"time"
+	"unicode"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -213,4 +231,329 @@ func replacedBy(plan, config, state resourceModel) []string {
 	}
 
 	return why
+}
+
+// Glance's visibilities, disk and container formats, as the resource accepts them.
+var (
+	imageVisibilities = []string{"public", "private", "shared", "community"}
+	diskFormats       = []string{"ami", "ari", "aki", "vhd", "vhdx", "vmdk", "raw", "qcow2", "vdi", "ploop", "iso"}
+	containerFormats  = []string{"ami", "ari", "aki", "bare", "ovf", "ova", "docker", "compressed"}
+)
+
+// glanceNameMax is Glance's limit on an image name.
+const glanceNameMax = 255
+
+// resourceModel is the state of unikorn_image.
+type resourceModel struct {
+	Checksum        types.String   `tfsdk:"checksum"`
+	ContainerFormat types.String   `tfsdk:"container_format"`
+	CreatedAt       types.String   `tfsdk:"created_at"`
+	DiskFormat      types.String   `tfsdk:"disk_format"`
+	ID              types.String   `tfsdk:"id"`
+	MinDiskGB       types.Int64    `tfsdk:"min_disk_gb"`
+	MinRAMMiB       types.Int64    `tfsdk:"min_ram_mib"`
+	Name            types.String   `tfsdk:"name"`
+	OrganizationID  types.String   `tfsdk:"organization_id"`
+	Properties      types.Map      `tfsdk:"properties"`
+	Protected       types.Bool     `tfsdk:"protected"`
+	Region          types.String   `tfsdk:"region"`
+	SizeBytes       types.Int64    `tfsdk:"size_bytes"`
+	SourceURL       types.String   `tfsdk:"source_url"`
+	Status          types.String   `tfsdk:"status"`
+	Tags            types.Set      `tfsdk:"tags"`
+	Timeouts        timeouts.Value `tfsdk:"timeouts"`
+	Visibility      types.String   `tfsdk:"visibility"`
+}
+
+// Opening makes resourceModel an adapter.AdminModel (a regional object).
+func (m *resourceModel) Opening() adapter.AdminOpening {
+	return adapter.AdminOpening{Name: m.Name, ID: m.ID, Regional: true, Region: m.Region, Timeouts: m.Timeouts}
+}
+
+func stable() []planmodifier.String {
+	return []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
+}
+
+func (r *imageResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A Glance image of a region, made in the service user's own project and filled by Glance's " +
+			"**web-download** import from `source_url` (the apply waits until Glance says `active` and logs the import's " +
+			"progress). Region preparation: it needs the service user's admin grant. When `properties` carry `unikorn:` keys, " +
+			"or `organization_id` is set, they are checked against the Unikorn image schema at plan time, so that the " +
+			"`unikorn_images` data sources accept the image. Deleting a protected image is a plan-time error unless the " +
+			"same change turns `protected` off.",
+		Attributes: map[string]schema.Attribute{
+			"checksum": schema.StringAttribute{
+				Computed: true, MarkdownDescription: "Glance's MD5 checksum of the image data.", PlanModifiers: stable(),
+			},
+			"container_format": schema.StringAttribute{
+				Optional: true, Computed: true, Default: stringdefault.StaticString("bare"),
+				MarkdownDescription: "Container format: one of `" + strings.Join(containerFormats, "`, `") + "`. Default `bare`. " +
+					"Changing it replaces the image.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				Validators:    []validator.String{stringvalidator.OneOf(containerFormats...)},
+			},
+			"created_at": schema.StringAttribute{
+				Computed: true, MarkdownDescription: "When Glance made the image (RFC 3339).", PlanModifiers: stable(),
+			},
+			"disk_format": schema.StringAttribute{
+				Required: true,
+				MarkdownDescription: "Disk format of the data at `source_url`: one of `" + strings.Join(diskFormats, "`, `") +
+					"`. Changing it replaces the image.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				Validators:    []validator.String{stringvalidator.OneOf(diskFormats...)},
+			},
+			"id": adapter.IDAttribute("Glance ID of the image."),
+			"min_disk_gb": schema.Int64Attribute{
+				Optional: true, Computed: true, Default: int64default.StaticInt64(0),
+				MarkdownDescription: "Smallest root disk, in GB, that Nova boots the image on (0: no minimum). Changes in place.",
+				Validators:          []validator.Int64{int64validator.AtLeast(0)},
+			},
+			"min_ram_mib": schema.Int64Attribute{
+				Optional: true, Computed: true, Default: int64default.StaticInt64(0),
+				MarkdownDescription: "Smallest RAM, in MiB, that Nova boots the image with (0: no minimum). Changes in place.",
+				Validators:          []validator.Int64{int64validator.AtLeast(0)},
+			},
+			"name": schema.StringAttribute{
+				Required: true,
+				MarkdownDescription: "Glance name of the image, by which it is found again (exactly: a second image of the name " +
+					"in the project is an error). Changing it replaces the image.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				Validators:    []validator.String{imageName()},
+			},
+			"organization_id": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "Makes it an organization image: the property `" + PropertyOrganizationID + "` is set to this " +
+					"ID, the image must be `private`, and the image data sources return it for this organization (without a " +
+					"signature check). The whole property set is then checked against the Unikorn schema. Changes in place.",
+				Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
+			},
+			"properties": schema.MapAttribute{
+				Optional: true, ElementType: types.StringType,
+				MarkdownDescription: "Glance properties of the image (Glance's own, such as `os_hash_value` or " +
+					"`os_glance_*`, are left out). `unikorn:` keys are checked against the Unikorn image schema at plan time; `" +
+					PropertyOrganizationID + "` is set through `organization_id`. Change in place.",
+				Validators: []validator.Map{mapvalidator.KeysAre(stringvalidator.LengthAtLeast(1))},
+			},
+			"protected": schema.BoolAttribute{
+				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+				MarkdownDescription: "Whether Glance refuses to delete the image. Set once the import is done; changes in place. " +
+					"Destroying or replacing a protected image is a plan-time error unless the same change sets it to false.",
+			},
+			"region": adapter.RegionAttribute("image"),
+			"size_bytes": schema.Int64Attribute{
+				Computed: true, MarkdownDescription: "Size of the image data in bytes.",
+				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
+			},
+			"source_url": schema.StringAttribute{
+				Required: true,
+				MarkdownDescription: "`http` or `https` URL that Glance's web-download import fetches the image data from " +
+					"(Glance's `import_filtering_opts` decide which hosts and ports it may reach). Changing it replaces the image.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIf(sourceChanged,
+					"A new source URL replaces the image.", "A new source URL replaces the image.")},
+				Validators: []validator.String{sourceURL()},
+			},
+			"status": schema.StringAttribute{
+				Computed: true, MarkdownDescription: "Glance's status of the image (`active` once imported).", PlanModifiers: stable(),
+			},
+			"tags": schema.SetAttribute{
+				Optional: true, ElementType: types.StringType,
+				MarkdownDescription: "Glance tags of the image. Change in place.",
+				Validators:          []validator.Set{setvalidator.ValueStringsAre(stringvalidator.LengthBetween(1, glanceNameMax))},
+			},
+			"timeouts": adapter.TimeoutsAttribute(ctx),
+			"visibility": schema.StringAttribute{
+				Optional: true, Computed: true, Default: stringdefault.StaticString("private"),
+				MarkdownDescription: "Who sees the image: `public`, `private`, `shared` or `community`. Default `private`; an " +
+					"organization image must be `private`. Changes in place.",
+				Validators: []validator.String{stringvalidator.OneOf(imageVisibilities...)},
+			},
+		},
+	}
+}
+
+// sourceChanged replaces the image for a new source_url, but not when the state does not know
+// the source (an import, after Glance dropped the import task): the configured one is taken.
+func sourceChanged(_ context.Context, req planmodifier.StringRequest, resp *stringplanmodifier.RequiresReplaceIfFuncResponse) {
+	resp.RequiresReplace = !req.StateValue.IsNull() && !req.PlanValue.Equal(req.StateValue)
+}
+
+// imageName checks a Glance image name: 1 to 255 characters, no control characters, no white
+// space around it.
+func imageName() validator.String {
+	return adapter.StringCheck("name",
+		fmt.Sprintf("an image name of 1 to %d characters, without control characters or surrounding white space", glanceNameMax),
+		checkImageName)
+}
+
+func checkImageName(s string) error {
+	switch {
+	case s == "":
+		return errors.New("must not be empty")
+	case len([]rune(s)) > glanceNameMax:
+		return fmt.Errorf("must be at most %d characters", glanceNameMax)
+	case strings.TrimSpace(s) != s:
+		return errors.New("must not begin or end with white space")
+	case strings.IndexFunc(s, unicode.IsControl) >= 0:
+		return errors.New("must not contain control characters")
+	}
+
+	return nil
+}
+
+// sourceURL checks that a source is an absolute http or https URL with a host.
+func sourceURL() validator.String {
+	return adapter.StringCheck("source URL", "an absolute `http` or `https` URL with a host", checkSourceURL)
+}
+
+func checkSourceURL(s string) error {
+	u, err := url.Parse(s)
+
+	switch {
+	case err != nil:
+		return err
+	case u.Scheme != "http" && u.Scheme != "https":
+		return fmt.Errorf("%q is not an http or https URL: Glance's web-download fetches only those", s)
+	case u.Host == "":
+		return fmt.Errorf("%q has no host", s)
+	}
+
+	return nil
+}
+
+// checkProperties reports, at plan time, every violation of the Unikorn image schema by the
+// properties of config (organization_id included as its property), when they carry unikorn:
+// keys or an organization: the same reasons the image data sources give when they leave an
+// image out. Unknown values are left to the apply.
+func checkProperties(config resourceModel, diags *diag.Diagnostics) {
+	if config.Properties.IsUnknown() || config.OrganizationID.IsUnknown() {
+		return
+	}
+
+	props := map[string]string{}
+	if !config.Properties.IsNull() {
+		for k, v := range config.Properties.Elements() {
+			s, ok := v.(types.String)
+			if !ok || s.IsUnknown() {
+				return
+			}
+
+			props[k] = s.ValueString()
+		}
+	}
+
+	p := path.Root("properties")
+
+	if _, ok := props[PropertyOrganizationID]; ok {
+		diags.AddAttributeError(p.AtMapKey(PropertyOrganizationID), "Invalid Unikorn image property",
+			fmt.Sprintf("Set the organization with organization_id, not the property %q.", PropertyOrganizationID))
+
+		return
+	}
+
+	org := config.OrganizationID.ValueString()
+	if org != "" {
+		props[PropertyOrganizationID] = org
+
+		if v := config.Visibility; !v.IsNull() && !v.IsUnknown() && v.ValueString() != "private" {
+			diags.AddAttributeError(path.Root("visibility"), "Organization image not private", fmt.Sprintf(
+				"An organization image (organization_id %q) must be private, not %s.", org, v.ValueString()))
+		}
+	}
+
+	if org == "" && !slices.ContainsFunc(slices.Collect(maps.Keys(props)), func(k string) bool { return strings.HasPrefix(k, "unikorn:") }) {
+		return
+	}
+
+	asAny := make(map[string]any, len(props))
+	for k, v := range props {
+		asAny[k] = v
+	}
+
+	err := Validate(asAny)
+	if err == nil {
+		return
+	}
+
+	for _, e := range unjoin(err) {
+		at := p
+		if pe, ok := errors.AsType[*PropertyError](e); ok && pe.Property != PropertyOrganizationID {
+			if _, present := props[pe.Property]; present {
+				at = p.AtMapKey(pe.Property)
+			}
+		} else if ok {
+			at = path.Root("organization_id")
+		}
+
+		diags.AddAttributeError(at, "Invalid Unikorn image property", fmt.Sprintf(
+			"The image breaks the Unikorn image schema, so the image data sources would leave it out: %s.", e))
+	}
+
+}
+
+// unjoin is the errors of an errors.Join, or err alone.
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+
+	return []error{err}
+}
+
+// expand is the core's spec of the plan.
+func expand(ctx context.Context, m resourceModel, diags *diag.Diagnostics) Spec {
+	spec := Spec{
+		Name:            m.Name.ValueString(),
+		SourceURL:       m.SourceURL.ValueString(),
+		DiskFormat:      m.DiskFormat.ValueString(),
+		ContainerFormat: m.ContainerFormat.ValueString(),
+		Visibility:      m.Visibility.ValueString(),
+		Protected:       m.Protected.ValueBool(),
+		MinDiskGB:       int(m.MinDiskGB.ValueInt64()),
+		MinRAMMiB:       int(m.MinRAMMiB.ValueInt64()),
+		Tags:            []string{},
+		Properties:      map[string]string{},
+	}
+
+	if !m.Tags.IsNull() {
+		diags.Append(m.Tags.ElementsAs(ctx, &spec.Tags, false)...)
+	}
+
+	if !m.Properties.IsNull() {
+		diags.Append(m.Properties.ElementsAs(ctx, &spec.Properties, false)...)
+	}
+
+	if org := m.OrganizationID.ValueString(); org != "" {
+		spec.Properties[PropertyOrganizationID] = org
+	}
+
+	return spec
+}
+
+// flatten writes what Glance says of img into m (source_url only when Glance's view knows it).
+func flatten(m *resourceModel, img *Glance, region string) {
+	props := maps.Clone(img.Properties)
+	org := props[PropertyOrganizationID]
+	delete(props, PropertyOrganizationID)
+
+	m.ID = types.StringValue(img.ID)
+	m.Name = types.StringValue(img.Name)
+	m.Region = types.StringValue(region)
+	m.Status = types.StringValue(img.Status)
+	m.Checksum = adapter.StringOrNull(img.Checksum)
+	m.SizeBytes = types.Int64Value(img.SizeBytes)
+	m.CreatedAt = types.StringValue(img.CreatedAt.UTC().Format(time.RFC3339))
+	m.DiskFormat = types.StringValue(img.DiskFormat)
+	m.ContainerFormat = types.StringValue(img.ContainerFormat)
+	m.Visibility = types.StringValue(img.Visibility)
+	m.Protected = types.BoolValue(img.Protected)
+	m.MinDiskGB = types.Int64Value(int64(img.MinDiskGB))
+	m.MinRAMMiB = types.Int64Value(int64(img.MinRAMMiB))
+	m.OrganizationID = adapter.StringOrNull(org)
+	m.Tags = adapter.StringSet(img.Tags, m.Tags)
+	m.Properties = adapter.StringMap(props, m.Properties)
+
+	if img.SourceURL != "" {
+		m.SourceURL = types.StringValue(img.SourceURL)
+	}
 }

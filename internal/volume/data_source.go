@@ -11,7 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
-	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/catalog"
 )
 
 // meta is what this package needs from the provider's client bundle.
@@ -24,7 +23,7 @@ type meta interface {
 
 // NewVolumeClassesDataSource is the constructor the provider lists: unikorn_volume_classes.
 func NewVolumeClassesDataSource() datasource.DataSource {
-	return catalog.NewDataSource[meta, Class, Filter, classesModel](classes, "volume_classes",
+	return adapter.NewCatalogDataSource[meta, Class, Filter, classesModel](classes, "volume_classes",
 		"The volume classes of a region: its public Cinder volume types, restricted to the provider's "+
 			"`volume_classes.ids` and described by its `volume_classes.metadata` (media, performance tier, encryption), "+
 			"filtered. All volume class data sources of a region share one Cinder listing per Terraform run.",
@@ -35,7 +34,7 @@ func NewVolumeClassesDataSource() datasource.DataSource {
 
 // NewVolumeClassDataSource is the constructor the provider lists: unikorn_volume_class.
 func NewVolumeClassDataSource() datasource.DataSource {
-	return catalog.NewDataSource[meta, Class, Filter, classModel](classes, "volume_class",
+	return adapter.NewCatalogDataSource[meta, Class, Filter, classModel](classes, "volume_class",
 		"One volume class of a region, described like those of `unikorn_volume_classes` and found with the same "+
 			"filters. Exactly one volume class must match; otherwise the error says how many matched and lists them.",
 		filterAttributes(), map[string]schema.Attribute{
@@ -46,7 +45,7 @@ func NewVolumeClassDataSource() datasource.DataSource {
 
 // classes is the listing of the volume class data sources: a region's public volume types,
 // listed once per region and run (VolumeClassCache).
-var classes = catalog.Listing[meta, Class, Filter]{
+var classes = adapter.CatalogListing[meta, Class, Filter]{
 	Noun: "volume classes", Field: "volume_classes",
 	List: func(ctx context.Context, m meta, region string) ([]Class, error) {
 		cinder, err := m.Cloud().Base().BlockStorage(region)

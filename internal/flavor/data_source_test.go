@@ -11,7 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
-	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/catalog"
 )
 
 // TestKeepMatchesSchema lets each data source's model keep a result and writes it into a
@@ -33,7 +32,7 @@ func TestKeepMatchesSchema(t *testing.T) {
 
 	tests := []struct {
 		ds    datasource.DataSource
-		model catalog.Model[Flavor, Filter]
+		model adapter.CatalogModel[Flavor, Filter]
 	}{
 		{NewFlavorsDataSource(), &flavorsModel{filterModel: filters}},
 		{NewFlavorDataSource(), single},

@@ -1,0 +1,66 @@
+package adapter
+
+// The catalog kit: the data sources that select from a region's catalog listed once per run
+// (unikorn_flavors / unikorn_flavor, unikorn_volume_classes / unikorn_volume_class): one Read
+// that resolves the region, takes the region's listing from the per-run cache, selects what
+// matches the model's filters and lets the model keep the result.
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+)
+
+// CatalogModel is what the model of a catalog data source does: say the region to list (resolved in
+// place) and its filter F, and keep the result made of the matching objects E of a region.
+type CatalogModel[E, F any] interface {
+	Query() (*types.String, F)
+	Keep(ctx context.Context, matches []E, region string, diags *diag.Diagnostics)
+}
+
+// CatalogListing is one kind of catalog: Noun names it in the summary and the log ("flavors"), Field
+// is the log field of its count, List takes a region's objects from the per-run cache, and
+// Select keeps those that match a filter.
+type CatalogListing[T Meta, E, F any] struct {
+	Noun, Field string
+	List        func(ctx context.Context, m T, region string) ([]E, error)
+	Select      func(all []E, filter F) []E
+}
+
+// NewCatalogDataSource is the data source unikorn_<typeName> of l: the filters plus
+// attributes, read by selecting the region's objects and letting the model M (its pointer type
+// P implements CatalogModel) keep its result.
+func NewCatalogDataSource[T Meta, E, F, M any, P interface {
+	*M
+	CatalogModel[E, F]
+}](l CatalogListing[T, E, F], typeName, description string, filters, attributes map[string]schema.Attribute) datasource.DataSource {
+	return NewDataSource(Kind{TypeName: typeName, Noun: l.Noun},
+		DataSourceSchema(description, filters, attributes),
+		func(ctx context.Context, m T, data *M, diags *diag.Diagnostics) {
+			region, filter := P(data).Query()
+
+			name, ok := ReadRegion(m.Cloud(), region, diags)
+			if !ok {
+				return
+			}
+
+			ctx = tflog.SetField(ctx, "region", name)
+
+			all, err := l.List(ctx, m, name)
+			if err != nil {
+				diags.AddError("Error listing "+l.Noun, fmt.Sprintf("region %s: %s", name, err))
+				return
+			}
+
+			matches := l.Select(all, filter)
+
+			tflog.Debug(ctx, "Selected "+l.Noun, map[string]any{l.Field: len(all), "matches": len(matches)})
+
+			P(data).Keep(ctx, matches, name, diags)
+		})
+}
