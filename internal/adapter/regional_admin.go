@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
@@ -25,6 +27,20 @@ type RegionalAdmin[T Meta, C, M any, PM interface {
 	ResourceBase[T]
 
 	ops AdminOps[T, C, M]
+}
+
+// RegionalObject is what the kit reads of a regional admin resource's model: embedded in the
+// model, it makes it an AdminModel of a regional object.
+type RegionalObject struct {
+	ID       types.String   `tfsdk:"id"`
+	Name     types.String   `tfsdk:"name"`
+	Region   types.String   `tfsdk:"region"`
+	Timeouts timeouts.Value `tfsdk:"timeouts"`
+}
+
+// Opening makes the model an AdminModel.
+func (o *RegionalObject) Opening() AdminOpening {
+	return AdminOpening{Name: o.Name, ID: o.ID, Regional: true, Region: o.Region, Timeouts: o.Timeouts}
 }
 
 // AdminOps is what is special about one regional admin resource.

@@ -10,7 +10,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
@@ -324,24 +323,17 @@ func (r *managedResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 
 // managedModel is the state of a unikorn_flavor.
 type managedModel struct {
-	AccessProjectIDs types.Set      `tfsdk:"access_project_ids"`
-	DiskGB           types.Int64    `tfsdk:"disk_gb"`
-	EphemeralGB      types.Int64    `tfsdk:"ephemeral_gb"`
-	ExtraSpecs       types.Map      `tfsdk:"extra_specs"`
-	FlavorID         types.String   `tfsdk:"flavor_id"`
-	ID               types.String   `tfsdk:"id"`
-	IsPublic         types.Bool     `tfsdk:"is_public"`
-	Name             types.String   `tfsdk:"name"`
-	RAMMiB           types.Int64    `tfsdk:"ram_mib"`
-	Region           types.String   `tfsdk:"region"`
-	SwapMiB          types.Int64    `tfsdk:"swap_mib"`
-	Timeouts         timeouts.Value `tfsdk:"timeouts"`
-	VCPUs            types.Int64    `tfsdk:"vcpus"`
-}
+	adapter.RegionalObject
 
-// Opening makes managedModel an adapter.AdminModel (a regional object).
-func (m *managedModel) Opening() adapter.AdminOpening {
-	return adapter.AdminOpening{Name: m.Name, ID: m.ID, Regional: true, Region: m.Region, Timeouts: m.Timeouts}
+	AccessProjectIDs types.Set    `tfsdk:"access_project_ids"`
+	DiskGB           types.Int64  `tfsdk:"disk_gb"`
+	EphemeralGB      types.Int64  `tfsdk:"ephemeral_gb"`
+	ExtraSpecs       types.Map    `tfsdk:"extra_specs"`
+	FlavorID         types.String `tfsdk:"flavor_id"`
+	IsPublic         types.Bool   `tfsdk:"is_public"`
+	RAMMiB           types.Int64  `tfsdk:"ram_mib"`
+	SwapMiB          types.Int64  `tfsdk:"swap_mib"`
+	VCPUs            types.Int64  `tfsdk:"vcpus"`
 }
 
 // expandManaged is the core's spec of the plan.

@@ -10,6 +10,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
 )
 
 func TestFlavorNameAndIDValidators(t *testing.T) {
@@ -97,7 +99,7 @@ func TestExpandFlattenManaged(t *testing.T) {
 
 	ctx := context.Background()
 	plan := managedModel{
-		Name: types.StringValue("m1"), FlavorID: types.StringUnknown(), VCPUs: types.Int64Value(2), RAMMiB: types.Int64Value(1024),
+		RegionalObject: adapter.RegionalObject{Name: types.StringValue("m1")}, FlavorID: types.StringUnknown(), VCPUs: types.Int64Value(2), RAMMiB: types.Int64Value(1024),
 		DiskGB: types.Int64Value(0), EphemeralGB: types.Int64Value(1), SwapMiB: types.Int64Value(0), IsPublic: types.BoolValue(true),
 		ExtraSpecs: types.MapNull(types.StringType), AccessProjectIDs: types.SetNull(types.StringType),
 	}

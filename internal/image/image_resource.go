@@ -11,7 +11,6 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
@@ -245,29 +244,22 @@ const glanceNameMax = 255
 
 // resourceModel is the state of unikorn_image.
 type resourceModel struct {
-	Checksum        types.String   `tfsdk:"checksum"`
-	ContainerFormat types.String   `tfsdk:"container_format"`
-	CreatedAt       types.String   `tfsdk:"created_at"`
-	DiskFormat      types.String   `tfsdk:"disk_format"`
-	ID              types.String   `tfsdk:"id"`
-	MinDiskGB       types.Int64    `tfsdk:"min_disk_gb"`
-	MinRAMMiB       types.Int64    `tfsdk:"min_ram_mib"`
-	Name            types.String   `tfsdk:"name"`
-	OrganizationID  types.String   `tfsdk:"organization_id"`
-	Properties      types.Map      `tfsdk:"properties"`
-	Protected       types.Bool     `tfsdk:"protected"`
-	Region          types.String   `tfsdk:"region"`
-	SizeBytes       types.Int64    `tfsdk:"size_bytes"`
-	SourceURL       types.String   `tfsdk:"source_url"`
-	Status          types.String   `tfsdk:"status"`
-	Tags            types.Set      `tfsdk:"tags"`
-	Timeouts        timeouts.Value `tfsdk:"timeouts"`
-	Visibility      types.String   `tfsdk:"visibility"`
-}
+	adapter.RegionalObject
 
-// Opening makes resourceModel an adapter.AdminModel (a regional object).
-func (m *resourceModel) Opening() adapter.AdminOpening {
-	return adapter.AdminOpening{Name: m.Name, ID: m.ID, Regional: true, Region: m.Region, Timeouts: m.Timeouts}
+	Checksum        types.String `tfsdk:"checksum"`
+	ContainerFormat types.String `tfsdk:"container_format"`
+	CreatedAt       types.String `tfsdk:"created_at"`
+	DiskFormat      types.String `tfsdk:"disk_format"`
+	MinDiskGB       types.Int64  `tfsdk:"min_disk_gb"`
+	MinRAMMiB       types.Int64  `tfsdk:"min_ram_mib"`
+	OrganizationID  types.String `tfsdk:"organization_id"`
+	Properties      types.Map    `tfsdk:"properties"`
+	Protected       types.Bool   `tfsdk:"protected"`
+	SizeBytes       types.Int64  `tfsdk:"size_bytes"`
+	SourceURL       types.String `tfsdk:"source_url"`
+	Status          types.String `tfsdk:"status"`
+	Tags            types.Set    `tfsdk:"tags"`
+	Visibility      types.String `tfsdk:"visibility"`
 }
 
 func stable() []planmodifier.String {

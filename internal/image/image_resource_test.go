@@ -169,10 +169,10 @@ func TestReplacedBy(t *testing.T) {
 	t.Parallel()
 
 	state := resourceModel{
-		Name: types.StringValue("a"), DiskFormat: types.StringValue("raw"), ContainerFormat: types.StringValue("bare"),
-		SourceURL: types.StringValue("http://h/a"), Region: types.StringValue("RegionOne"),
+		RegionalObject: adapter.RegionalObject{Name: types.StringValue("a"), Region: types.StringValue("RegionOne")},
+		DiskFormat:     types.StringValue("raw"), ContainerFormat: types.StringValue("bare"), SourceURL: types.StringValue("http://h/a"),
 	}
-	config := resourceModel{Region: types.StringNull()}
+	config := resourceModel{RegionalObject: adapter.RegionalObject{Region: types.StringNull()}}
 
 	if got := replacedBy(state, config, state); len(got) != 0 {
 		t.Errorf("unchanged: %v", got)
@@ -191,7 +191,7 @@ func TestReplacedBy(t *testing.T) {
 	imported := state
 	imported.SourceURL = types.StringNull()
 
-	if got := replacedBy(plan, resourceModel{Region: types.StringValue("RegionTwo")}, imported); !slices.Equal(got, []string{"disk_format", "region"}) {
+	if got := replacedBy(plan, resourceModel{RegionalObject: adapter.RegionalObject{Region: types.StringValue("RegionTwo")}}, imported); !slices.Equal(got, []string{"disk_format", "region"}) {
 		t.Errorf("imported: %v", got)
 	}
 }
@@ -200,7 +200,7 @@ func TestExpandAndFlatten(t *testing.T) {
 	t.Parallel()
 
 	m := resourceModel{
-		Name: types.StringValue("a"), SourceURL: types.StringValue("http://h/a"), DiskFormat: types.StringValue("raw"),
+		RegionalObject: adapter.RegionalObject{Name: types.StringValue("a")}, SourceURL: types.StringValue("http://h/a"), DiskFormat: types.StringValue("raw"),
 		ContainerFormat: types.StringValue("bare"), Visibility: types.StringValue("private"), Protected: types.BoolValue(true),
 		MinDiskGB: types.Int64Value(2), MinRAMMiB: types.Int64Value(512), Tags: types.SetNull(types.StringType),
 		Properties: stringMapValue(map[string]string{"k": "v"}), OrganizationID: types.StringValue("o1"),

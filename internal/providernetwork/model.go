@@ -5,7 +5,6 @@ import (
 	"net/netip"
 	"slices"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -16,22 +15,15 @@ import (
 
 // model is the state of a unikorn_provider_network.
 type model struct {
-	External        types.Bool     `tfsdk:"external"`
-	ID              types.String   `tfsdk:"id"`
-	MTU             types.Int64    `tfsdk:"mtu"`
-	Name            types.String   `tfsdk:"name"`
-	NetworkType     types.String   `tfsdk:"network_type"`
-	PhysicalNetwork types.String   `tfsdk:"physical_network"`
-	Region          types.String   `tfsdk:"region"`
-	SegmentationID  types.Int64    `tfsdk:"segmentation_id"`
-	Shared          types.Bool     `tfsdk:"shared"`
-	Subnets         types.List     `tfsdk:"subnets"`
-	Timeouts        timeouts.Value `tfsdk:"timeouts"`
-}
+	adapter.RegionalObject
 
-// Opening makes model an adapter.AdminModel (a regional object).
-func (m *model) Opening() adapter.AdminOpening {
-	return adapter.AdminOpening{Name: m.Name, ID: m.ID, Regional: true, Region: m.Region, Timeouts: m.Timeouts}
+	External        types.Bool   `tfsdk:"external"`
+	MTU             types.Int64  `tfsdk:"mtu"`
+	NetworkType     types.String `tfsdk:"network_type"`
+	PhysicalNetwork types.String `tfsdk:"physical_network"`
+	SegmentationID  types.Int64  `tfsdk:"segmentation_id"`
+	Shared          types.Bool   `tfsdk:"shared"`
+	Subnets         types.List   `tfsdk:"subnets"`
 }
 
 type subnetModel struct {

@@ -10,6 +10,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
 )
 
 // validate runs ValidateConfig on m and returns the paths of its errors.
@@ -52,8 +54,9 @@ func validate(t *testing.T, m model) []string {
 
 func baseModel() model {
 	return model{
-		Name: types.StringValue("pn"), NetworkType: types.StringValue(TypeVLAN), PhysicalNetwork: types.StringValue("physnet1"),
-		SegmentationID: types.Int64Null(), MTU: types.Int64Null(), Region: types.StringNull(), ID: types.StringNull(),
+		RegionalObject: adapter.RegionalObject{Name: types.StringValue("pn"), Region: types.StringNull(), ID: types.StringNull()},
+		NetworkType:    types.StringValue(TypeVLAN), PhysicalNetwork: types.StringValue("physnet1"),
+		SegmentationID: types.Int64Null(), MTU: types.Int64Null(),
 		External: types.BoolValue(false), Shared: types.BoolValue(false), Subnets: types.ListNull(subnetType),
 	}
 }
