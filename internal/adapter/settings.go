@@ -59,6 +59,64 @@ func ReadObjectArgument[M any](ctx context.Context, p path.Path, v types.Object,
 	return m, !d.HasError()
 }
 
+// ListElement is one element of a list argument whose values are all known: its index, its
+// path and its model M.
+type ListElement[M any] struct {
+	Index int
+	At    path.Path
+	Value M
+}
+
+// ReadListArgument reads the list of objects v at p into the models M of its elements
+// (structs with tfsdk tags). An element with a value only known after apply is reported
+// (UnknownIn) and left out; nil (and only then) when the list is unset, unknown (reported) or
+// could not be read (reported).
+func ReadListArgument[M any](ctx context.Context, p path.Path, v types.List, diags *diag.Diagnostics) []ListElement[M] {
+	if !ReadArgument(p, v, diags) {
+		return nil
+	}
+
+	var models []M
+
+	if d := v.ElementsAs(ctx, &models, false); d.HasError() {
+		diags.Append(d...)
+		return nil
+	}
+
+	out := make([]ListElement[M], 0, len(models))
+
+	for i, m := range models {
+		if at := p.AtListIndex(i); !UnknownIn(at, v.Elements()[i], diags) {
+			out = append(out, ListElement[M]{Index: i, At: at, Value: m})
+		}
+	}
+
+	return out
+}
+
+// Keyed is what a list argument keyed by its elements' `id` (each at most once) says of a
+// duplicate: the diagnostic's summary, and the Subject ("Flavor") and the unit of Each ("flavor
+// ID") of its detail.
+type Keyed struct {
+	Summary, Subject, Each string
+}
+
+// Duplicate is the one rule of such a list at p: an element whose id an earlier element already
+// has (seen maps an id to the index of its first element) is an error at its id, and true;
+// otherwise the id is recorded as seen at index i.
+func (k Keyed) Duplicate(seen map[string]int, id string, i int, p path.Path, diags *diag.Diagnostics) bool {
+	if first, dup := seen[id]; dup {
+		diags.AddAttributeError(p.AtListIndex(i).AtName("id"), k.Summary,
+			fmt.Sprintf("%s %q is already described by %s[%d]: describe each %s once.", k.Subject, id, p, first, k.Each))
+
+		return true
+	}
+
+	seen[id] = i
+
+	return false
+}
+
 // ReadStringSetArgument reads the set of strings v at p, sorted; nil when it is unset or
 // unknown (reported).
 func ReadStringSetArgument(ctx context.Context, p path.Path, v types.Set, diags *diag.Diagnostics) []string {

@@ -2,6 +2,7 @@ package adapter
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -132,5 +133,85 @@ func TestStringSetArgument(t *testing.T) {
 	a := StringSetArgument("IDs.")
 	if !a.Optional || a.Required || a.MarkdownDescription != "IDs." || a.ElementType != types.StringType || len(a.Validators) != 2 {
 		t.Errorf("attribute = %+v", a)
+	}
+}
+
+func TestReadListArgument(t *testing.T) {
+	t.Parallel()
+
+	type element struct {
+		ID types.String `tfsdk:"id"`
+	}
+
+	elementType := types.ObjectType{AttrTypes: map[string]attr.Type{"id": types.StringType}}
+	elem := func(id types.String) attr.Value {
+		return types.ObjectValueMust(elementType.AttrTypes, map[string]attr.Value{"id": id})
+	}
+
+	tests := []struct {
+		name    string
+		value   types.List
+		want    []string // "index:path:id" of the elements read; nil: no slice at all
+		unknown int
+	}{
+		{name: "unset", value: types.ListNull(elementType)},
+		{name: "unknown: reported", value: types.ListUnknown(elementType), unknown: 1},
+		{name: "empty", value: types.ListValueMust(elementType, nil), want: []string{}},
+		{
+			name:  "an element with an unknown value is reported and left out",
+			value: types.ListValueMust(elementType, []attr.Value{elem(types.StringValue("a")), elem(types.StringUnknown()), elem(types.StringValue("c"))}),
+			want:  []string{"0:l[0]:a", "2:l[2]:c"}, unknown: 1,
+		},
+	}
+
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+
+			var diags diag.Diagnostics
+
+			got := ReadListArgument[element](context.Background(), path.Root("l"), tt.value, &diags)
+			if (got == nil) != (tt.want == nil) {
+				t.Fatalf("ReadListArgument = %v, want nil: %v", got, tt.want == nil)
+			}
+
+			var read []string
+			for _, e := range got {
+				read = append(read, fmt.Sprintf("%d:%s:%s", e.Index, e.At, e.Value.ID.ValueString()))
+			}
+
+			if len(read) != len(tt.want) || len(read) > 0 && !slices.Equal(read, tt.want) {
+				t.Errorf("read %v, want %v", read, tt.want)
+			}
+
+			if n := len(diags.Errors()); n != tt.unknown {
+				t.Errorf("%d errors, want %d: %v", n, tt.unknown, diags)
+			}
+		})
+	}
+}
+
+func TestKeyedDuplicate(t *testing.T) {
+	t.Parallel()
+
+	k := Keyed{Summary: "Duplicate thing", Subject: "Thing", Each: "thing"}
+	seen := map[string]int{}
+
+	var diags diag.Diagnostics
+
+	for i, id := range []string{"a", "b", "a"} {
+		if dup := k.Duplicate(seen, id, i, path.Root("things"), &diags); dup != (i == 2) {
+			t.Errorf("element %d (%s): duplicate = %v", i, id, dup)
+		}
+	}
+
+	errs := diags.Errors()
+	if len(errs) != 1 || errs[0].Summary() != "Duplicate thing" ||
+		errs[0].Detail() != `Thing "a" is already described by things[0]: describe each thing once.` {
+		t.Fatalf("diagnostics = %v", diags)
+	}
+
+	if wp, ok := errs[0].(diag.DiagnosticWithPath); !ok || wp.Path().String() != "things[2].id" {
+		t.Errorf("path of %v", errs[0])
 	}
 }

@@ -134,29 +134,18 @@ func ExpandOverrides(ctx context.Context, list types.List) (Overrides, diag.Diag
 	var diags diag.Diagnostics
 
 	root := path.Root(OverridesArgument)
+	elements := adapter.ReadListArgument[OverrideModel](ctx, root, list, &diags)
 
-	if !adapter.ReadArgument(root, list, &diags) {
+	if elements == nil {
 		return nil, diags
 	}
 
-	var models []OverrideModel
+	overrides := make(Overrides, len(elements))
+	index := make(map[string]int, len(elements))
 
-	diags.Append(list.ElementsAs(ctx, &models, false)...)
-
-	if diags.HasError() {
-		return nil, diags
-	}
-
-	overrides := make(Overrides, len(models))
-	index := make(map[string]int, len(models))
-
-	for i, m := range models {
-		if adapter.UnknownIn(root.AtListIndex(i), list.Elements()[i], &diags) {
-			continue
-		}
-
-		if id := m.ID.ValueString(); !duplicateID(index, id, i, root, &diags) {
-			overrides[id] = m.override(ctx, &diags)
+	for _, e := range elements {
+		if id := e.Value.ID.ValueString(); !duplicateID(index, id, e.Index, root, &diags) {
+			overrides[id] = e.Value.override(ctx, &diags)
 		}
 	}
 
@@ -284,20 +273,9 @@ func (uniqueIDsValidator) ValidateList(_ context.Context, req validator.ListRequ
 	}
 }
 
-// duplicateID is the one rule of both checks: an element whose id an earlier element of the
-// list at p already has (seen maps an id to the index of its first element) is an error at
-// its id, and true; otherwise the id is recorded as seen at index i.
+// duplicateID is the one rule of both checks (adapter.Keyed).
 func duplicateID(seen map[string]int, id string, i int, p path.Path, diags *diag.Diagnostics) bool {
-	if first, dup := seen[id]; dup {
-		diags.AddAttributeError(p.AtListIndex(i).AtName("id"), "Duplicate flavor ID",
-			fmt.Sprintf("Flavor %q is already described by %s[%d]: describe each flavor ID once.", id, OverridesArgument, first))
-
-		return true
-	}
-
-	seen[id] = i
-
-	return false
+	return adapter.Keyed{Summary: "Duplicate flavor ID", Subject: "Flavor", Each: "flavor ID"}.Duplicate(seen, id, i, p, diags)
 }
 
 // unjoin is the errors err joins (err itself when it joins none, nothing for nil).

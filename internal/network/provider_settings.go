@@ -137,24 +137,19 @@ func ExpandConfig(ctx context.Context, externalNetworks, providerNetwork types.O
 func (m providerNetworkModel) expand(ctx context.Context, diags *diag.Diagnostics) *ProviderNetwork {
 	root := path.Root(ProviderNetworkArgument)
 
-	if m.PhysicalNetwork.IsUnknown() || m.VLANRanges.IsUnknown() {
-		diags.Append(adapter.UnknownArgument(root))
+	if !adapter.ReadArgument(root.AtName("physical_network"), m.PhysicalNetwork, diags) {
 		return nil
 	}
 
-	var ranges []vlanRangeModel
-
-	diags.Append(m.VLANRanges.ElementsAs(ctx, &ranges, false)...)
+	ranges := adapter.ReadListArgument[vlanRangeModel](ctx, root.AtName("vlan_ranges"), m.VLANRanges, diags)
+	if ranges == nil {
+		return nil // unknown (reported): the argument is required
+	}
 
 	pn := &ProviderNetwork{PhysicalNetwork: m.PhysicalNetwork.ValueString()}
 
-	for i, r := range ranges {
-		if r.Start.IsUnknown() || r.End.IsUnknown() {
-			diags.Append(adapter.UnknownArgument(root.AtName("vlan_ranges").AtListIndex(i)))
-			continue
-		}
-
-		pn.VLANRanges = append(pn.VLANRanges, VLANRange{Start: int(r.Start.ValueInt64()), End: int(r.End.ValueInt64())})
+	for _, r := range ranges {
+		pn.VLANRanges = append(pn.VLANRanges, VLANRange{Start: int(r.Value.Start.ValueInt64()), End: int(r.Value.End.ValueInt64())})
 	}
 
 	if err := checkVLANRanges(pn.VLANRanges); err != nil {

@@ -88,30 +88,17 @@ func ExpandSettings(ctx context.Context, v types.Object) (Settings, diag.Diagnos
 		Descriptions: map[string]Description{},
 	}
 
-	var list []descriptionModel
-
-	if adapter.ReadArgument(root.AtName("metadata"), m.Metadata, &diags) {
-		diags.Append(m.Metadata.ElementsAs(ctx, &list, false)...)
-	}
-
 	first := map[string]int{}
+	duplicate := adapter.Keyed{Summary: "Duplicate volume class description", Subject: "Volume type", Each: "volume type"}
 
-	for i, d := range list {
-		p := root.AtName("metadata").AtListIndex(i)
-
-		if adapter.UnknownIn(p, m.Metadata.Elements()[i], &diags) {
-			continue
-		}
+	for _, e := range adapter.ReadListArgument[descriptionModel](ctx, root.AtName("metadata"), m.Metadata, &diags) {
+		d, p := e.Value, e.At
 
 		id := d.ID.ValueString()
-		if j, dup := first[id]; dup {
-			diags.AddAttributeError(p.AtName("id"), "Duplicate volume class description",
-				fmt.Sprintf("Volume type %q is already described by %s.metadata[%d]: describe each volume type once.", id, Argument, j))
-
+		if duplicate.Duplicate(first, id, e.Index, root.AtName("metadata"), &diags) {
 			continue
 		}
 
-		first[id] = i
 		settings.Descriptions[id] = Description{
 			Media: d.Media.ValueString(), Performance: d.Performance.ValueString(), Encrypted: d.Encrypted.ValueBoolPointer(),
 		}
