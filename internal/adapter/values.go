@@ -1,7 +1,10 @@
 package adapter
 
 import (
+	"context"
+
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
@@ -103,4 +106,23 @@ func PlanFlaggedValue(flag, priorFlag types.Bool, prior types.String) types.Stri
 	}
 
 	return types.StringUnknown()
+}
+
+// Elements reads the elements of a list or set into the models E; nil for a null or unknown
+// collection.
+func Elements[E any](ctx context.Context, c interface {
+	IsNull() bool
+	IsUnknown() bool
+	ElementsAs(ctx context.Context, target any, allowUnhandled bool) diag.Diagnostics
+}, diags *diag.Diagnostics,
+) []E {
+	if c.IsNull() || c.IsUnknown() {
+		return nil
+	}
+
+	var out []E
+
+	diags.Append(c.ElementsAs(ctx, &out, false)...)
+
+	return out
 }

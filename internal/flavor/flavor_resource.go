@@ -354,9 +354,7 @@ func expandManaged(ctx context.Context, m managedModel, diags *diag.Diagnostics)
 		diags.Append(m.ExtraSpecs.ElementsAs(ctx, &spec.ExtraSpecs, false)...)
 	}
 
-	if !m.AccessProjectIDs.IsNull() && !m.AccessProjectIDs.IsUnknown() {
-		diags.Append(m.AccessProjectIDs.ElementsAs(ctx, &spec.Access, false)...)
-	}
+	spec.Access = adapter.Elements[string](ctx, m.AccessProjectIDs, diags)
 
 	return spec
 }

@@ -47,24 +47,6 @@ type routeModel struct {
 	NextHop     types.String `tfsdk:"next_hop"`
 }
 
-// elements reads the elements of a list or set into T; nil for a null or unknown collection.
-func elements[T any](ctx context.Context, c interface {
-	IsNull() bool
-	IsUnknown() bool
-	ElementsAs(ctx context.Context, target any, allowUnhandled bool) diag.Diagnostics
-}, diags *diag.Diagnostics,
-) []T {
-	if c.IsNull() || c.IsUnknown() {
-		return nil
-	}
-
-	var out []T
-
-	diags.Append(c.ElementsAs(ctx, &out, false)...)
-
-	return out
-}
-
 // expand turns the plan into the core's spec.
 func expand(ctx context.Context, m model, diags *diag.Diagnostics) Spec {
 	spec := Spec{
@@ -73,7 +55,7 @@ func expand(ctx context.Context, m model, diags *diag.Diagnostics) Spec {
 		MTU: int(m.MTU.ValueInt64()),
 	}
 
-	for _, s := range elements[subnetModel](ctx, m.Subnets, diags) {
+	for _, s := range adapter.Elements[subnetModel](ctx, m.Subnets, diags) {
 		sub := SubnetSpec{
 			Name: s.Name.ValueString(), CIDR: s.CIDR.ValueString(), GatewayIP: s.GatewayIP.ValueString(),
 			EnableDHCP: s.EnableDHCP.ValueBool(), DNSNameservers: nil,
@@ -81,16 +63,16 @@ func expand(ctx context.Context, m model, diags *diag.Diagnostics) Spec {
 
 		if !s.AllocationPools.IsNull() && !s.AllocationPools.IsUnknown() {
 			sub.Pools = []Pool{}
-			for _, p := range elements[poolModel](ctx, s.AllocationPools, diags) {
+			for _, p := range adapter.Elements[poolModel](ctx, s.AllocationPools, diags) {
 				sub.Pools = append(sub.Pools, Pool{Start: p.Start.ValueString(), End: p.End.ValueString()})
 			}
 		}
 
-		for _, d := range elements[types.String](ctx, s.DNSNameservers, diags) {
+		for _, d := range adapter.Elements[types.String](ctx, s.DNSNameservers, diags) {
 			sub.DNSNameservers = append(sub.DNSNameservers, d.ValueString())
 		}
 
-		for _, r := range elements[routeModel](ctx, s.HostRoutes, diags) {
+		for _, r := range adapter.Elements[routeModel](ctx, s.HostRoutes, diags) {
 			sub.HostRoutes = append(sub.HostRoutes, Route{Destination: r.Destination.ValueString(), NextHop: r.NextHop.ValueString()})
 		}
 
@@ -170,7 +152,7 @@ func flatten(ctx context.Context, m *model, n *Network, region string, diags *di
 		m.SegmentationID = types.Int64Value(int64(n.SegmentationID))
 	}
 
-	known := elements[subnetModel](ctx, m.Subnets, diags)
+	known := adapter.Elements[subnetModel](ctx, m.Subnets, diags)
 	subs := slices.Clone(n.Subnets)
 	elems := []attr.Value{}
 
@@ -198,5 +180,5 @@ func flatten(ctx context.Context, m *model, n *Network, region string, diags *di
 
 // subnetsOfModel reads the subnets of a list; nil when unknown or null.
 func subnetsOfModel(ctx context.Context, l basetypes.ListValue, diags *diag.Diagnostics) []subnetModel {
-	return elements[subnetModel](ctx, l, diags)
+	return adapter.Elements[subnetModel](ctx, l, diags)
 }

@@ -74,7 +74,7 @@ func checkSubnet(ctx context.Context, at path.Path, s subnetModel, diags *diag.D
 
 	var ranges [][2]netip.Addr
 
-	for _, p := range elements[poolModel](ctx, s.AllocationPools, diags) {
+	for _, p := range adapter.Elements[poolModel](ctx, s.AllocationPools, diags) {
 		start, errS := netip.ParseAddr(p.Start.ValueString())
 		end, errE := netip.ParseAddr(p.End.ValueString())
 
