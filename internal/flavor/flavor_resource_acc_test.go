@@ -25,6 +25,11 @@ func flavorConfig(name, extra string) string {
 	return fmt.Sprintf("resource \"unikorn_flavor\" \"test\" {\n  name = %q\n%s\n}\n", name, extra)
 }
 
+// publicSizes are the sizes of the public test flavor, with vcpus CPUs.
+func publicSizes(vcpus int) string {
+	return fmt.Sprintf("  vcpus        = %d\n  ram_mib      = 1536\n  disk_gb      = 2\n  ephemeral_gb = 1\n  swap_mib     = 256\n", vcpus)
+}
+
 // seenBy is a unikorn_flavor data source that looks the flavor up by name once it is made.
 const seenBy = `
 data "unikorn_flavor" "seen" {
@@ -50,14 +55,7 @@ func TestAccFlavorResource_public(t *testing.T) {
 		CheckDestroy:             checkFlavorDestroy(t),
 		Steps: append(append([]resource.TestStep{
 			{
-				Config: flavorConfig(name, `
-  vcpus        = 3
-  ram_mib      = 1536
-  disk_gb      = 2
-  ephemeral_gb = 1
-  swap_mib     = 256
-  extra_specs  = { "hw:cpu_policy" = "dedicated", "unikorn:acctest" = "one" }
-`) + seenBy,
+				Config: flavorConfig(name, publicSizes(3)+`  extra_specs  = { "hw:cpu_policy" = "dedicated", "unikorn:acctest" = "one" }`) + seenBy,
 				ConfigStateChecks: []statecheck.StateCheck{
 					sameID.AddStateValue(flavorAddress, tfjsonpath.New("id")),
 					newID.AddStateValue(flavorAddress, tfjsonpath.New("id")),
@@ -78,14 +76,7 @@ func TestAccFlavorResource_public(t *testing.T) {
 			},
 		}, acctest.ImportSteps(flavorAddress)...), []resource.TestStep{
 			{
-				Config: flavorConfig(name, `
-  vcpus        = 3
-  ram_mib      = 1536
-  disk_gb      = 2
-  ephemeral_gb = 1
-  swap_mib     = 256
-  extra_specs  = { "unikorn:acctest" = "two", "unikorn:added" = "yes" }
-`),
+				Config: flavorConfig(name, publicSizes(3)+`  extra_specs  = { "unikorn:acctest" = "two", "unikorn:added" = "yes" }`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(flavorAddress, plancheck.ResourceActionUpdate)},
 				},
@@ -93,13 +84,7 @@ func TestAccFlavorResource_public(t *testing.T) {
 				Check:             checkNovaFlavor(t),
 			},
 			{
-				Config: flavorConfig(name, `
-  vcpus        = 4
-  ram_mib      = 1536
-  disk_gb      = 2
-  ephemeral_gb = 1
-  swap_mib     = 256
-`) + seenBy,
+				Config: flavorConfig(name, publicSizes(4)) + seenBy,
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(flavorAddress, plancheck.ResourceActionReplace)},
 				},
