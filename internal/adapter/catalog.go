@@ -8,6 +8,7 @@ package adapter
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
@@ -63,4 +64,36 @@ func NewCatalogDataSource[T Meta, E, F, M any, P interface {
 
 			P(data).Keep(ctx, matches, name, diags)
 		})
+}
+
+// Singular is the rule of a singular data source (unikorn_flavor, unikorn_image,
+// unikorn_volume_class): exactly one of its matches. Noun names one ("flavor"), Nouns several
+// ("flavors"), and Label names one match in the list of an ambiguous result ("name (id)").
+type Singular[E any] struct {
+	Noun, Nouns string
+	Label       func(E) string
+}
+
+// One is the only element of matches, found in region; false otherwise, with an error: "No
+// <noun> found" saying noMatch, or "Several <nouns> found" listing the matches and ending with
+// narrow (what to do about it).
+func (s Singular[E]) One(matches []E, region, noMatch, narrow string, diags *diag.Diagnostics) (E, bool) {
+	switch len(matches) {
+	case 1:
+		return matches[0], true
+	case 0:
+		diags.AddError("No "+s.Noun+" found", noMatch)
+	default:
+		labels := make([]string, len(matches))
+		for i, m := range matches {
+			labels[i] = s.Label(m)
+		}
+
+		diags.AddError("Several "+s.Nouns+" found", fmt.Sprintf("In region %s: expected exactly one %s, but %d match the "+
+			"filters: %s. %s", region, s.Noun, len(matches), strings.Join(labels, ", "), narrow))
+	}
+
+	var none E
+
+	return none, false
 }

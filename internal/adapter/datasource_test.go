@@ -216,3 +216,43 @@ func TestWriteState(t *testing.T) {
 		t.Error("a model that does not fit the schema was written")
 	}
 }
+
+func TestSingularOne(t *testing.T) {
+	t.Parallel()
+
+	s := Singular[string]{Noun: "thing", Nouns: "things", Label: func(v string) string { return v + " (id)" }}
+
+	tests := []struct {
+		name            string
+		matches         []string
+		summary, detail string
+	}{
+		{name: "one", matches: []string{"a"}},
+		{name: "none", summary: "No thing found", detail: "nothing in R"},
+		{
+			name: "several", matches: []string{"a", "b"}, summary: "Several things found",
+			detail: "In region R: expected exactly one thing, but 2 match the filters: a (id), b (id). Narrow it.",
+		},
+	}
+
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+
+			var diags diag.Diagnostics
+
+			got, ok := s.One(tt.matches, "R", "nothing in R", "Narrow it.", &diags)
+			if tt.summary == "" {
+				if !ok || got != tt.matches[0] || diags.HasError() {
+					t.Errorf("One = %q, %v, %v", got, ok, diags)
+				}
+
+				return
+			}
+
+			if ok || got != "" || len(diags) != 1 || diags[0].Summary() != tt.summary || diags[0].Detail() != tt.detail {
+				t.Errorf("One = %q, %v, %v; want %q: %q", got, ok, diags, tt.summary, tt.detail)
+			}
+		})
+	}
+}

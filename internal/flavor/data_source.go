@@ -2,7 +2,6 @@ package flavor
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
@@ -281,18 +280,7 @@ func pickOne(matches []Flavor, smallest bool, region string, diags *diag.Diagnos
 		return Smallest(matches), true
 	}
 
-	found, err := ExactlyOne(matches)
-
-	switch {
-	case errors.Is(err, ErrNoMatch):
-		diags.AddError("No flavor found",
-			fmt.Sprintf("No public flavor in region %s matches the filters (after the provider's flavor_ids allow-list).", region))
-	case errors.Is(err, ErrAmbiguous):
-		diags.AddError("Several flavors found",
-			fmt.Sprintf("In region %s: %s. Narrow the filters, or set smallest = true to pick the cheapest.", region, err))
-	case err != nil:
-		diags.AddError("Error selecting a flavor", err.Error())
-	}
-
-	return found, err == nil
+	return adapter.Singular[Flavor]{Noun: "flavor", Nouns: "flavors", Label: label}.One(matches, region,
+		fmt.Sprintf("No public flavor in region %s matches the filters (after the provider's flavor_ids allow-list).", region),
+		"Narrow the filters, or set smallest = true to pick the cheapest.", diags)
 }

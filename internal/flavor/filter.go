@@ -2,16 +2,8 @@ package flavor
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"slices"
-	"strings"
-)
-
-// ErrNoMatch and ErrAmbiguous are wrapped by ExactlyOne.
-var (
-	ErrNoMatch   = errors.New("no flavor matches the filters")
-	ErrAmbiguous = errors.New("expected exactly one flavor")
 )
 
 // Filter selects flavors. Zero-valued fields do not filter.
@@ -102,21 +94,5 @@ func Smallest(flavors []Flavor) Flavor {
 	return slices.MinFunc(flavors, CompareCost)
 }
 
-// ExactlyOne returns the only flavor of matches. Otherwise the error wraps
-// ErrNoMatch or ErrAmbiguous and, for the latter, says how many matched and
-// lists them as "name (id)".
-func ExactlyOne(matches []Flavor) (Flavor, error) {
-	switch len(matches) {
-	case 0:
-		return Flavor{}, ErrNoMatch
-	case 1:
-		return matches[0], nil
-	}
-
-	names := make([]string, len(matches))
-	for i, m := range matches {
-		names[i] = fmt.Sprintf("%s (%s)", m.Name, m.ID)
-	}
-
-	return Flavor{}, fmt.Errorf("%w, but %d match the filters: %s", ErrAmbiguous, len(matches), strings.Join(names, ", "))
-}
+// label names f in a list of flavors: "name (id)".
+func label(f Flavor) string { return fmt.Sprintf("%s (%s)", f.Name, f.ID) }

@@ -1,7 +1,6 @@
 package flavor
 
 import (
-	"errors"
 	"slices"
 	"testing"
 )
@@ -97,27 +96,5 @@ func TestSmallest(t *testing.T) {
 				t.Errorf("Smallest = %s (%s), want %s (%s)", got.Name, got.ID, tt.want.Name, tt.want.ID)
 			}
 		})
-	}
-}
-
-func TestExactlyOne(t *testing.T) {
-	t.Parallel()
-
-	got, err := ExactlyOne([]Flavor{small})
-	if err != nil || got.ID != small.ID {
-		t.Errorf("ExactlyOne(one) = %v, %v", got, err)
-	}
-
-	for name, tt := range map[string]struct {
-		flavors []Flavor
-		err     error
-		message string
-	}{
-		"none": {nil, ErrNoMatch, "no flavor matches the filters"},
-		"two":  {[]Flavor{small, arm}, ErrAmbiguous, "expected exactly one flavor, but 2 match the filters: small (1), arm (3)"},
-	} {
-		if _, err := ExactlyOne(tt.flavors); !errors.Is(err, tt.err) || err.Error() != tt.message {
-			t.Errorf("ExactlyOne(%s) error = %v, want %q wrapping %v", name, err, tt.message, tt.err)
-		}
 	}
 }

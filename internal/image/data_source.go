@@ -2,7 +2,6 @@ package image
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -450,27 +449,16 @@ func pickOne(sel selection, mostRecent bool, diags *diag.Diagnostics) (Image, bo
 		return MostRecent(sel.matches), true
 	}
 
-	found, err := ExactlyOne(sel.matches)
-
-	switch {
-	case errors.Is(err, ErrNoMatch):
-		detail := fmt.Sprintf("No image in region %s matches the filters.", sel.region)
-		if len(sel.rejected) > 0 {
-			reasons := make([]string, len(sel.rejected))
-			for i, r := range sel.rejected {
-				reasons[i] = fmt.Sprintf("%s (%s): %s", r.Name, r.ID, r.Reason)
-			}
-
-			detail += fmt.Sprintf(" Left out because of the schema or the signature check, though they match:\n%s", strings.Join(reasons, "\n"))
+	noMatch := fmt.Sprintf("No image in region %s matches the filters.", sel.region)
+	if len(sel.rejected) > 0 {
+		reasons := make([]string, len(sel.rejected))
+		for i, r := range sel.rejected {
+			reasons[i] = fmt.Sprintf("%s (%s): %s", r.Name, r.ID, r.Reason)
 		}
 
-		diags.AddError("No image found", detail)
-	case errors.Is(err, ErrAmbiguous):
-		diags.AddError("Several images found",
-			fmt.Sprintf("In region %s: %s. Narrow the filters, or set most_recent = true to pick the newest.", sel.region, err))
-	case err != nil:
-		diags.AddError("Error selecting an image", err.Error())
+		noMatch += fmt.Sprintf(" Left out because of the schema or the signature check, though they match:\n%s", strings.Join(reasons, "\n"))
 	}
 
-	return found, err == nil
+	return adapter.Singular[Image]{Noun: "image", Nouns: "images", Label: label}.One(sel.matches, sel.region, noMatch,
+		"Narrow the filters, or set most_recent = true to pick the newest.", diags)
 }

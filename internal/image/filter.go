@@ -10,12 +10,6 @@ import (
 	"github.com/Masterminds/semver/v3"
 )
 
-// ErrNoMatch and ErrAmbiguous are wrapped by ExactlyOne.
-var (
-	ErrNoMatch   = errors.New("no image matches the filters")
-	ErrAmbiguous = errors.New("expected exactly one image")
-)
-
 // Filter selects images. Empty fields do not filter; string fields compare
 // exactly, except as noted.
 type Filter struct {
@@ -179,24 +173,8 @@ func MostRecent(imgs []Image) Image {
 	return newest
 }
 
-// ExactlyOne returns the only image of matches. Otherwise the error wraps
-// ErrNoMatch or ErrAmbiguous and, for the latter, says how many matched and
-// lists them as "name (id)".
-func ExactlyOne(matches []Image) (Image, error) {
-	switch len(matches) {
-	case 0:
-		return Image{}, ErrNoMatch
-	case 1:
-		return matches[0], nil
-	}
-
-	names := make([]string, len(matches))
-	for i, m := range matches {
-		names[i] = fmt.Sprintf("%s (%s)", m.Name, m.ID)
-	}
-
-	return Image{}, fmt.Errorf("%w, but %d match the filters: %s", ErrAmbiguous, len(matches), strings.Join(names, ", "))
-}
+// label names img in a list of images: "name (id)".
+func label(img Image) string { return fmt.Sprintf("%s (%s)", img.Name, img.ID) }
 
 // SelectRejected returns the rejected images whose translation (as far as
 // their properties allow) matches the filter, in their input order: the

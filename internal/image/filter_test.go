@@ -1,7 +1,6 @@
 package image
 
 import (
-	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -205,39 +204,5 @@ func TestSortOldestFirst(t *testing.T) {
 
 	if ids, want := idsOf(imgs), []string{"1", "a", "b", "3", "4"}; !slices.Equal(ids, want) {
 		t.Errorf("SortOldestFirst = %v, want %v", ids, want)
-	}
-}
-
-func TestExactlyOne(t *testing.T) {
-	t.Parallel()
-
-	tests := []struct {
-		name    string
-		matches []Image
-		wantErr error
-		wantMsg string
-	}{
-		{name: "none", wantErr: ErrNoMatch, wantMsg: "no image matches the filters"},
-		{name: "one", matches: []Image{rocky}},
-		{name: "three", matches: []Image{k8s129, k8s131, rocky}, wantErr: ErrAmbiguous, wantMsg: "expected exactly one image, but 3 match the filters: k8s-1.29 (1), k8s-1.31 (2), rocky (3)"},
-	}
-
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-
-			got, err := ExactlyOne(tt.matches)
-			if tt.wantErr == nil {
-				if err != nil || got.ID != tt.matches[0].ID {
-					t.Fatalf("ExactlyOne = %v, %v", got, err)
-				}
-
-				return
-			}
-
-			if !errors.Is(err, tt.wantErr) || err.Error() != tt.wantMsg {
-				t.Errorf("ExactlyOne error = %q, want %q", err, tt.wantMsg)
-			}
-		})
 	}
 }

@@ -2,7 +2,6 @@ package volume
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -103,6 +102,9 @@ func (m *classesModel) Keep(ctx context.Context, matches []Class, _ string, diag
 	m.VolumeClasses = adapter.ListOf(ctx, classType, matches, flattenClass, diags)
 }
 
+// singular is the rule of unikorn_volume_class: exactly one match.
+var singular = adapter.Singular[Class]{Noun: "volume class", Nouns: "volume classes", Label: label}
+
 // classModel is unikorn_volume_class.
 type classModel struct {
 	filterModel
@@ -112,19 +114,10 @@ type classModel struct {
 }
 
 func (m *classModel) Keep(ctx context.Context, matches []Class, region string, diags *diag.Diagnostics) {
-	found, err := ExactlyOne(matches)
-
-	switch {
-	case errors.Is(err, ErrNoMatch):
-		diags.AddError("No volume class found", fmt.Sprintf("No volume class in region %s matches the filters "+
-			"(after the provider's volume_classes.ids).", region))
-	case errors.Is(err, ErrAmbiguous):
-		diags.AddError("Several volume classes found", fmt.Sprintf("In region %s: %s. Narrow the filters.", region, err))
-	case err != nil:
-		diags.AddError("Error selecting a volume class", err.Error())
-	}
-
-	if err != nil {
+	found, ok := singular.One(matches, region,
+		fmt.Sprintf("No volume class in region %s matches the filters (after the provider's volume_classes.ids).", region),
+		"Narrow the filters.", diags)
+	if !ok {
 		return
 	}
 

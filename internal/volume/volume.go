@@ -8,10 +8,8 @@ package volume
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
@@ -127,29 +125,8 @@ func Select(classes []Class, f Filter) []Class {
 	return out
 }
 
-// ErrNoMatch and ErrAmbiguous are wrapped by ExactlyOne.
-var (
-	ErrNoMatch   = errors.New("no volume class matches the filters")
-	ErrAmbiguous = errors.New("expected exactly one volume class")
-)
-
-// ExactlyOne returns the only class of matches; otherwise the error wraps ErrNoMatch or
-// ErrAmbiguous and, for the latter, lists the matches as "name (id)".
-func ExactlyOne(matches []Class) (Class, error) {
-	switch len(matches) {
-	case 0:
-		return Class{}, ErrNoMatch
-	case 1:
-		return matches[0], nil
-	}
-
-	names := make([]string, len(matches))
-	for i, m := range matches {
-		names[i] = fmt.Sprintf("%s (%s)", m.Name, m.ID)
-	}
-
-	return Class{}, fmt.Errorf("%w, but %d match the filters: %s", ErrAmbiguous, len(matches), strings.Join(names, ", "))
-}
+// label names c in a list of volume classes: "name (id)".
+func label(c Class) string { return fmt.Sprintf("%s (%s)", c.Name, c.ID) }
 
 // Cache is the volume class listing of one provider process: every volume class data source
 // of a region shares one Cinder listing, made by the first caller (concurrent callers wait for

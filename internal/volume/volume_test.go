@@ -2,12 +2,12 @@ package volume
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloudtest"
@@ -99,17 +99,15 @@ func TestSelectAndExactlyOne(t *testing.T) {
 		})
 	}
 
-	if _, err := ExactlyOne(Select(classes, Filter{Media: MediaNVMe})); !errors.Is(err, ErrAmbiguous) ||
-		!strings.Contains(err.Error(), "2 match the filters: fast (1), fast-plain (2)") {
-		t.Errorf("ExactlyOne of two: %v", err)
+	var diags diag.Diagnostics
+
+	if _, ok := singular.One(Select(classes, Filter{Media: MediaNVMe}), "R", "", "", &diags); ok || len(diags.Errors()) != 1 ||
+		!strings.Contains(diags.Errors()[0].Detail(), "2 match the filters: fast (1), fast-plain (2)") {
+		t.Errorf("one of two: %v", diags)
 	}
 
-	if _, err := ExactlyOne(nil); !errors.Is(err, ErrNoMatch) {
-		t.Errorf("ExactlyOne of none: %v", err)
-	}
-
-	if c, err := ExactlyOne(Select(classes, Filter{Media: MediaHDD})); err != nil || c.ID != "3" {
-		t.Errorf("ExactlyOne of one: %v, %v", c, err)
+	if c, ok := singular.One(Select(classes, Filter{Media: MediaHDD}), "R", "", "", &diags); !ok || c.ID != "3" {
+		t.Errorf("one of one: %v, %v", c, ok)
 	}
 }
 
