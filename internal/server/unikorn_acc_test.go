@@ -13,13 +13,13 @@ import (
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/acctest"
 )
 
-// TestAccUnikorn_importTenant imports, by ID, an identity, a network, a server and a load
-// balancer that Unikorn's region service made (acctest.CreateUnikornObjects: Unikorn's names,
-// its subnet layout and router, its linkage metadata with its own server and region IDs) with
-// `import` blocks. The plan imports them without writing anything (checked in the cloud before
+// TestAccUnikorn_importTenant imports, by ID, an identity, a network, a security group, a
+// server and a load balancer (a listener, its pool, the server as member) that Unikorn's region
+// service made (acctest.CreateUnikornObjects: Unikorn's names, its subnet layout and router,
+// its linkage metadata with its own server and region IDs) with `import` blocks. The plan imports them without writing anything (checked in the cloud before
 // the apply), and changes only the identity, in place: the provider needs what Unikorn did not
 // make, its trust and a credential whose secret it knows (TestAccIdentity_importUnikorn). The
-// network, server and load balancer plan no change, and the apply leaves them as Unikorn made
+// others plan no change (names, rules, metadata, members as they are), and the apply leaves them as Unikorn made
 // them. The same objects are first listed by the list resources, with their identities.
 func TestAccUnikorn_importTenant(t *testing.T) {
 	acctest.PreCheck(t)
@@ -49,13 +49,21 @@ resource "unikorn_network" "test" {
   cidr        = %[4]q
 }
 
-resource "unikorn_server" "test" {
+resource "unikorn_security_group" "test" {
   identity_id = unikorn_identity.test.id
   region      = %[3]q
   name        = %[2]q
-  network_id  = unikorn_network.test.id
-  flavor_id   = %[5]q
-  image_id    = %[6]q
+  rules       = [{ direction = "ingress", protocol = "tcp", port = 22 }]
+}
+
+resource "unikorn_server" "test" {
+  identity_id        = unikorn_identity.test.id
+  region             = %[3]q
+  name               = %[2]q
+  network_id         = unikorn_network.test.id
+  flavor_id          = %[5]q
+  image_id           = %[6]q
+  security_group_ids = [unikorn_security_group.test.id]
 }
 
 resource "unikorn_loadbalancer" "test" {
@@ -63,6 +71,12 @@ resource "unikorn_loadbalancer" "test" {
   region      = %[3]q
   name        = %[2]q
   network_id  = unikorn_network.test.id
+  listeners = [{
+    name     = "tcp"
+    protocol = "TCP"
+    port     = 80
+    members  = [{ address = unikorn_server.test.private_ip, port = 80 }]
+  }]
 }
 `, u.Name, f.name, f.region, o.CIDR, f.flavor, f.image) + o.TFImports("test")
 
@@ -88,6 +102,7 @@ resource "unikorn_loadbalancer" "test" {
 						cloudCheck(untouched),
 						plancheck.ExpectResourceAction("unikorn_identity.test", plancheck.ResourceActionUpdate),
 						plancheck.ExpectResourceAction("unikorn_network.test", plancheck.ResourceActionNoop),
+						plancheck.ExpectResourceAction("unikorn_security_group.test", plancheck.ResourceActionNoop),
 						plancheck.ExpectResourceAction("unikorn_server.test", plancheck.ResourceActionNoop),
 						plancheck.ExpectResourceAction("unikorn_loadbalancer.test", plancheck.ResourceActionNoop),
 					},
