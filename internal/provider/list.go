@@ -50,7 +50,9 @@ func (p *unikornProvider) ListResources(_ context.Context) []func() list.ListRes
 
 // inCloud is the lister of a global kind that is listed from the cloud alone.
 func inCloud(list func(ctx context.Context, c *cloud.Client) ([]cloud.Located, error)) adapter.GlobalLister {
-	return func(ctx context.Context, m adapter.IdentityLister) ([]cloud.Located, error) { return list(ctx, m.Cloud()) }
+	return func(ctx context.Context, m adapter.IdentityLister) ([]cloud.Located, error) {
+		return list(ctx, m.Cloud())
+	}
 }
 
 // ListIdentities lists the identities of the managed domain: what list resources list tenant

@@ -17,5 +17,7 @@ func Listed(ctx context.Context, c *cloud.Client) ([]cloud.Located, error) {
 	}
 
 	return cloud.ListLocated(ctx, roles.List(a.Keystone, roles.ListOpts{}), roles.ExtractRoles, "the roles",
-		func(r roles.Role) (cloud.Located, bool) { return cloud.Located{ID: r.ID, Name: r.Name}, r.DomainID == "" })
+		func(r roles.Role) (cloud.Located, bool) {
+			return cloud.Located{ID: r.ID, Name: r.Name}, r.DomainID == ""
+		})
 }
