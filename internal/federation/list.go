@@ -11,15 +11,10 @@ import (
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
 
-// Listed lists the federations (the unikorn_federation list resource): one per Keystone mapping
-// <idp_id>-mapping, known by the identity provider's ID.
+// Listed lists the federations (the unikorn_federation list resource): one per Keystone
+// mapping <idp_id>-mapping, known by the identity provider's ID.
 func Listed(ctx context.Context, c *cloud.Client) ([]cloud.Located, error) {
-	a, err := domain.NewAdmin(c)
-	if err != nil {
-		return nil, err
-	}
-
-	return cloud.ListLocated(ctx, federation.ListMappings(a.Keystone), federation.ExtractMappings, "the mappings",
+	return domain.ListKeystone(ctx, c, federation.ListMappings, federation.ExtractMappings, "the mappings",
 		func(m federation.Mapping) (cloud.Located, bool) {
 			idp, ok := strings.CutSuffix(m.ID, naming.FederationMappingSuffix)
 			return cloud.Located{ID: idp}, ok && idp != ""

@@ -3,7 +3,9 @@ package role
 import (
 	"context"
 
+	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/roles"
+	"github.com/gophercloud/gophercloud/v2/pagination"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/domain"
@@ -11,12 +13,8 @@ import (
 
 // Listed lists Keystone's global roles (the unikorn_role list resource).
 func Listed(ctx context.Context, c *cloud.Client) ([]cloud.Located, error) {
-	a, err := domain.NewAdmin(c)
-	if err != nil {
-		return nil, err
-	}
-
-	return cloud.ListLocated(ctx, roles.List(a.Keystone, roles.ListOpts{}), roles.ExtractRoles, "the roles",
+	return domain.ListKeystone(ctx, c, func(sc *gophercloud.ServiceClient) pagination.Pager { return roles.List(sc, roles.ListOpts{}) },
+		roles.ExtractRoles, "the roles",
 		func(r roles.Role) (cloud.Located, bool) {
 			return cloud.Located{ID: r.ID, Name: r.Name}, r.DomainID == ""
 		})
