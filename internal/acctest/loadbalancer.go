@@ -261,10 +261,17 @@ func identityOctavia(t *testing.T, projectID, region string) *gophercloud.Servic
 func CreateRawLoadBalancers(t *testing.T, projectID, region, subnetID string, names ...string) []string {
 	t.Helper()
 
+	return createLoadBalancers(t, identityOctavia(t, projectID, region), region, subnetID, names...)
+}
+
+// createLoadBalancers creates, through octavia, one bare load balancer per name with its VIP
+// on subnetID, waits until all are ACTIVE and returns their IDs; a cleanup deletes those
+// still there when the test ends.
+func createLoadBalancers(t *testing.T, octavia *gophercloud.ServiceClient, region, subnetID string, names ...string) []string {
+	t.Helper()
+
 	ctx, cancel := context.WithTimeout(context.Background(), lbWaitTimeout)
 	defer cancel()
-
-	octavia := identityOctavia(t, projectID, region)
 
 	ids := make([]string, 0, len(names))
 

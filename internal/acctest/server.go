@@ -238,23 +238,33 @@ func SetImageMinRAM(t *testing.T, region, id string, mib int) {
 func PreCreateServer(t *testing.T, projectID, region, networkID, name, flavorID, imageID string) (portID, serverID string) {
 	t.Helper()
 
-	ctx := context.Background()
-
-	sess, err := Client(t).Identity(ctx, projectID)
+	sess, err := Client(t).Identity(context.Background(), projectID)
 	if err != nil {
 		t.Fatalf("identity scope of %s: %v", projectID, err)
 	}
 
+	return bootServer(t, sess, region, name, flavorID, imageID, ports.CreateOpts{NetworkID: networkID}, nil)
+}
+
+// bootServer makes, in session sess, the port server-<name> of port (its network, security
+// groups) and the server <name> on it with metadata md in region, waits for the server to be
+// ACTIVE and returns the port's and server's IDs.
+func bootServer(t *testing.T, sess *cloud.Session, region, name, flavorID, imageID string, port ports.CreateOpts, md map[string]string) (portID, serverID string) {
+	t.Helper()
+
+	ctx := context.Background()
 	net := clientOf(t, "Neutron", region, sess.Network)
 	compute := clientOf(t, "Nova", region, sess.Compute)
 
-	p, err := ports.Create(ctx, net, ports.CreateOpts{Name: naming.ServerPort(name), NetworkID: networkID}).Extract()
+	port.Name = naming.ServerPort(name)
+
+	p, err := ports.Create(ctx, net, port).Extract()
 	if err != nil {
 		t.Fatalf("pre-creating port %s: %v", naming.ServerPort(name), err)
 	}
 
 	srv, err := servers.Create(ctx, compute, servers.CreateOpts{
-		Name: name, FlavorRef: flavorID, ImageRef: imageID, Networks: []servers.Network{{Port: p.ID}},
+		Name: name, FlavorRef: flavorID, ImageRef: imageID, Networks: []servers.Network{{Port: p.ID}}, Metadata: md,
 	}, nil).Extract()
 	if err != nil {
 		t.Fatalf("pre-creating server %s: %v", name, err)
@@ -287,9 +297,15 @@ func DeleteServer(t *testing.T, region, id string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 
-	sc := AdminCompute(t, region)
-	if err := servers.Delete(ctx, sc, id).ExtractErr(); err != nil {
+	if err := deleteServer(ctx, AdminCompute(t, region), id); err != nil {
 		t.Fatalf("deleting server %s: %v", id, err)
+	}
+}
+
+// deleteServer deletes server id through sc and waits until it is gone.
+func deleteServer(ctx context.Context, sc *gophercloud.ServiceClient, id string) error {
+	if err := servers.Delete(ctx, sc, id).ExtractErr(); err != nil {
+		return err
 	}
 
 	_, err := cloud.Poll(ctx, cloud.PollSpec{Pending: []string{"deleting"}, NotFoundIsTarget: true},
@@ -298,8 +314,10 @@ func DeleteServer(t *testing.T, region, id string) {
 			return s, "deleting", "", err
 		})
 	if err != nil {
-		t.Fatalf("waiting for server %s to be deleted: %v", id, err)
+		return fmt.Errorf("waiting for server %s to be deleted: %w", id, err)
 	}
+
+	return nil
 }
 
 // ExpectNoDrift is a plan check that fails when the plan reports objects changed outside of

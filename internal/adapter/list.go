@@ -39,6 +39,10 @@ type TenantLister func(ctx context.Context, c *cloud.Client, identityID, region 
 // GlobalLister lists the objects of a global kind.
 type GlobalLister func(ctx context.Context, m IdentityLister) ([]cloud.Located, error)
 
+// RegionalLister lists the objects of a regional admin kind (a region's own objects: flavors,
+// images, provider networks) in region.
+type RegionalLister func(ctx context.Context, c *cloud.Client, region string) ([]cloud.Located, error)
+
 // summaryList is the summary of every failure of a list.
 const summaryList = "Error listing"
 
@@ -54,12 +58,19 @@ func GlobalList(newResource func() resource.Resource, lister GlobalLister) func(
 	return func() list.ListResource { return &listResource{newResource: newResource, global: lister} }
 }
 
+// RegionalList is the list resource of the regional admin resource newResource: its objects in
+// `region` (every served region when unset).
+func RegionalList(newResource func() resource.Resource, lister RegionalLister) func() list.ListResource {
+	return func() list.ListResource { return &listResource{newResource: newResource, regional: lister} }
+}
+
 var _ list.ListResourceWithConfigure = (*listResource)(nil)
 
 type listResource struct {
 	newResource func() resource.Resource
 	tenant      TenantLister
 	global      GlobalLister
+	regional    RegionalLister
 
 	providerData any
 	meta         IdentityLister
@@ -69,6 +80,11 @@ type listResource struct {
 type listQuery struct {
 	IdentityID types.String `tfsdk:"identity_id"`
 	Region     types.String `tfsdk:"region"`
+}
+
+// regionQuery is the configuration of a regional admin kind's list block.
+type regionQuery struct {
+	Region types.String `tfsdk:"region"`
 }
 
 // listed is one object found, with its region ("" for a global one).
@@ -105,23 +121,30 @@ func (l *listResource) Configure(_ context.Context, req resource.ConfigureReques
 }
 
 func (l *listResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
-	if l.tenant == nil {
-		resp.Schema = schema.Schema{MarkdownDescription: "Lists every object of the kind that the provider can see."}
-		return
+	region := schema.StringAttribute{
+		Optional:            true,
+		MarkdownDescription: "List only in this region. Default: in every region the provider serves.",
 	}
 
-	resp.Schema = schema.Schema{
-		MarkdownDescription: "Lists the objects of the kind in the identities' projects, in the served regions.",
-		Attributes: map[string]schema.Attribute{
-			"identity_id": schema.StringAttribute{
-				Optional:            true,
-				MarkdownDescription: "List only in the project of this `unikorn_identity`. Default: in every identity's project of the managed domain.",
+	switch {
+	case l.regional != nil:
+		resp.Schema = schema.Schema{
+			MarkdownDescription: "Lists the objects of the kind in the served regions.",
+			Attributes:          map[string]schema.Attribute{"region": region},
+		}
+	case l.tenant != nil:
+		resp.Schema = schema.Schema{
+			MarkdownDescription: "Lists the objects of the kind in the identities' projects, in the served regions.",
+			Attributes: map[string]schema.Attribute{
+				"identity_id": schema.StringAttribute{
+					Optional:            true,
+					MarkdownDescription: "List only in the project of this `unikorn_identity`. Default: in every identity's project of the managed domain.",
+				},
+				"region": region,
 			},
-			"region": schema.StringAttribute{
-				Optional:            true,
-				MarkdownDescription: "List only in this region. Default: in every region the provider serves.",
-			},
-		},
+		}
+	default:
+		resp.Schema = schema.Schema{MarkdownDescription: "Lists every object of the kind that the provider can see."}
 	}
 }
 
@@ -156,7 +179,29 @@ func (l *listResource) find(ctx context.Context, config tfsdk.Config, diags *dia
 		return nil
 	}
 
-	if l.tenant == nil {
+	c := l.meta.Cloud()
+
+	switch {
+	case l.regional != nil:
+		q, ok := Get[regionQuery](ctx, config, diags)
+		if !ok {
+			return nil
+		}
+
+		var out []listed
+
+		for _, region := range listRegions(c, q.Region, diags) {
+			found, err := l.regional(ctx, c, region)
+			if err != nil {
+				diags.AddError(summaryList, fmt.Sprintf("in region %s: %s", region, err))
+				return nil
+			}
+
+			out = append(out, listedIn(region, found)...)
+		}
+
+		return out
+	case l.tenant == nil:
 		all, err := l.global(ctx, l.meta)
 		if err != nil {
 			diags.AddError(summaryList, err.Error())
@@ -170,17 +215,9 @@ func (l *listResource) find(ctx context.Context, config tfsdk.Config, diags *dia
 		return nil
 	}
 
-	c := l.meta.Cloud()
-
-	regions := c.Regions()
-	if !q.Region.IsNull() {
-		region, err := c.ResolveRegion(q.Region.ValueString())
-		if err != nil {
-			diags.AddAttributeError(path.Root("region"), "Invalid region", err.Error())
-			return nil
-		}
-
-		regions = []string{region}
+	regions := listRegions(c, q.Region, diags)
+	if diags.HasError() {
+		return nil
 	}
 
 	identities := []string{q.IdentityID.ValueString()}
@@ -214,6 +251,22 @@ func (l *listResource) find(ctx context.Context, config tfsdk.Config, diags *dia
 	return out
 }
 
+// listRegions are the regions a list block asks for: region, or every served region when it is
+// null. An unknown region is an error on the attribute (and no region).
+func listRegions(c *cloud.Client, region types.String, diags *diag.Diagnostics) []string {
+	if region.IsNull() {
+		return c.Regions()
+	}
+
+	resolved, err := c.ResolveRegion(region.ValueString())
+	if err != nil {
+		diags.AddAttributeError(path.Root("region"), "Invalid region", err.Error())
+		return nil
+	}
+
+	return []string{resolved}
+}
+
 // listedIn are the objects found in region.
 func listedIn(region string, all []cloud.Located) []listed {
 	out := make([]listed, len(all))
@@ -229,8 +282,12 @@ func (l *listResource) result(ctx context.Context, req list.ListRequest, f liste
 	res := req.NewListResult(ctx)
 
 	res.DisplayName = f.Name
+	if f.Name == "" { // an object without a name (a federation) shows its ID
+		res.DisplayName = f.ID
+	}
+
 	if f.region != "" {
-		res.DisplayName = fmt.Sprintf("%s (%s)", f.Name, f.region)
+		res.DisplayName = fmt.Sprintf("%s (%s)", res.DisplayName, f.region)
 	}
 
 	identity := map[string]string{"id": f.ID}

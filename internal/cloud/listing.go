@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/pagination"
 )
 
 // Per-run listings (issue 17): a refresh of many objects of one kind in one tenant (servers,
@@ -199,4 +201,45 @@ func NotFoundError(kind, id string) error {
 		Method: http.MethodGet, URL: kind + "/" + id, Expected: []int{http.StatusOK}, Actual: http.StatusNotFound,
 		Body: []byte(fmt.Sprintf("%s %s not found", kind, id)),
 	}
+}
+
+// Located lists, for a list resource, the objects of the kind in tenant t through the kind's
+// own List, and keeps those named <prefix><name> (prefix "" keeps them all): Located.Name is
+// the user-given name, Located.ProjectID the tenant's project.
+func (l Listing[T]) Located(ctx context.Context, t *Tenant, prefix string, name, id func(T) string) ([]Located, error) {
+	all, err := l.List(ctx, t)
+	if err != nil {
+		return nil, fmt.Errorf("listing the %ss of %s: %w", l.Kind, t, err)
+	}
+
+	var out []Located
+
+	for _, o := range all {
+		if user, ok := strings.CutPrefix(name(o), prefix); ok && user != "" {
+			out = append(out, Located{ID: id(o), ProjectID: t.ProjectID(), Name: user})
+		}
+	}
+
+	return out, nil
+}
+
+// ListLocated lists, for a list resource, every object of pager (what names them in errors)
+// and keeps those that located says are of the kind, as it locates them.
+func ListLocated[T any](ctx context.Context, pager pagination.Pager, extract func(pagination.Page) ([]T, error), what string,
+	located func(T) (Located, bool),
+) ([]Located, error) {
+	all, err := ListAll(ctx, pager, extract, what)
+	if err != nil {
+		return nil, err
+	}
+
+	var out []Located
+
+	for _, o := range all {
+		if l, ok := located(o); ok {
+			out = append(out, l)
+		}
+	}
+
+	return out, nil
 }

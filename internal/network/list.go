@@ -1,35 +1,52 @@
 package network
 
 import (
-	"github.com/gophercloud/gophercloud/v2"
-	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/security/groups"
-	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/networks"
-	"github.com/gophercloud/gophercloud/v2/pagination"
+	"context"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
 
-// Networks lists the networks of an identity (the unikorn_network list resource): its Neutron
-// networks named network-<name>.
-var Networks = cloud.TenantListing[networks.Network]{
-	What: "networks", Service: (*cloud.Tenant).Network, Prefix: naming.NetworkPrefix,
-	List: func(sc *gophercloud.ServiceClient, projectID string) pagination.Pager {
-		return networks.List(sc, networks.ListOpts{ProjectID: projectID})
-	},
-	Extract: networks.ExtractNetworks,
-	Name:    func(n networks.Network) string { return n.Name },
-	ID:      func(n networks.Network) string { return n.ID },
+// ListNetworks lists the networks of identity identityID in region (the unikorn_network list
+// resource): the project's Neutron networks named network-<name>, listed as the run's listing
+// of networks lists them.
+func ListNetworks(ctx context.Context, c *cloud.Client, identityID, region string) ([]cloud.Located, error) {
+	s, err := listService(ctx, c, identityID, region)
+	if err != nil {
+		return nil, err
+	}
+
+	l, err := s.networks(ctx)
+	if err != nil {
+		return nil, err
+	}
+
+	return l.located(ctx, naming.NetworkPrefix)
 }
 
-// SecurityGroups lists the security groups of an identity (the unikorn_security_group list
-// resource): its Neutron security groups named securitygroup-<name>.
-var SecurityGroups = cloud.TenantListing[groups.SecGroup]{
-	What: "security groups", Service: (*cloud.Tenant).Network, Prefix: naming.SecurityGroupPrefix,
-	List: func(sc *gophercloud.ServiceClient, projectID string) pagination.Pager {
-		return groups.List(sc, groups.ListOpts{ProjectID: projectID})
-	},
-	Extract: groups.ExtractGroups,
-	Name:    func(g groups.SecGroup) string { return g.Name },
-	ID:      func(g groups.SecGroup) string { return g.ID },
+// ListSecurityGroups lists the security groups of identity identityID in region (the
+// unikorn_security_group list resource): the project's Neutron security groups named
+// securitygroup-<name>, listed as the run's listing of security groups lists them.
+func ListSecurityGroups(ctx context.Context, c *cloud.Client, identityID, region string) ([]cloud.Located, error) {
+	s, err := listService(ctx, c, identityID, region)
+	if err != nil {
+		return nil, err
+	}
+
+	return s.groupIn().located(ctx, naming.SecurityGroupPrefix)
+}
+
+// listService is the core of the identity's project in region, bound in the privileged scope.
+func listService(ctx context.Context, c *cloud.Client, identityID, region string) (*Service, error) {
+	t, err := c.Tenant(ctx, identityID, region, cloud.Privileged)
+	if err != nil {
+		return nil, err
+	}
+
+	return NewService(t, nil)
+}
+
+// located lists the objects of l's run listing that are named <prefix><name>.
+func (l lookup[T]) located(ctx context.Context, prefix string) ([]cloud.Located, error) {
+	return l.listing.Located(ctx, l.tenant, prefix, l.name, l.id)
 }

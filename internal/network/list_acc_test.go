@@ -15,8 +15,10 @@ import (
 // `terraform query`): three networks and a security group made directly in the cloud, in an
 // identity's project, plus a network without the provider's name, are listed by identity and
 // region; the results are exactly the provider's, each with its identity { region, id }, and
-// the full resource when asked for. Servers and load balancers are listed there too (none), and
-// the identity itself is among the identities listed.
+// the full resource when asked for. Servers and load balancers are listed there too (none; the
+// results of those kinds are asserted on Unikorn's objects in TestAccUnikorn_importTenant), the
+// identity itself is among the identities listed, and a domain and a flavor made by the test
+// are among theirs (a global and a regional admin kind).
 func TestAccList_networks(t *testing.T) {
 	acctest.PreCheck(t)
 	t.Parallel()
@@ -78,6 +80,28 @@ func TestAccList_networks(t *testing.T) {
 		}
 	}
 
+	// A global kind and a regional admin kind: a domain and a flavor made for the test are
+	// among their kinds' results, the flavor with its identity { region, id }.
+	domainID := acctest.TestDomain(t)
+	flavorID := acctest.CreateFlavor(t, acctest.FlavorSpec{Region: def, Name: name + "-flavor", VCPUs: 1, RAMMiB: 64, DiskGB: 1})
+
+	if !listed(t, "unikorn_domain", nil, map[string]string{"id": domainID}, "") {
+		t.Errorf("domain %s is not among the domains listed", domainID)
+	}
+
+	flavors := map[string]tftypes.Value{"region": tftypes.NewValue(tftypes.String, def)}
+	if !listed(t, "unikorn_flavor", flavors, map[string]string{"id": flavorID, "region": def}, name+"-flavor ("+def+")") {
+		t.Errorf("flavor %s (%s) is not among the flavors listed in %s", name+"-flavor", flavorID, def)
+	}
+
+	// Every other kind lists without an error.
+	for kind, config := range map[string]map[string]tftypes.Value{
+		"unikorn_role": nil, "unikorn_project": nil, "unikorn_federation": nil,
+		"unikorn_image": flavors, "unikorn_provider_network": flavors, "unikorn_server_snapshot": query,
+	} {
+		acctest.ListResources(t, kind, config, false)
+	}
+
 	identities := map[string]string{}
 	for _, r := range acctest.ListResources(t, "unikorn_identity", nil, false) {
 		identities[r.Identity["id"]] = r.DisplayName
@@ -86,4 +110,18 @@ func TestAccList_networks(t *testing.T) {
 	if _, ok := identities[project]; !ok {
 		t.Errorf("identity %s is not among the identities listed: %v", project, slices.Collect(maps.Keys(identities)))
 	}
+}
+
+// listed tells whether listing kind with config gives a result with exactly identity, and, when
+// display is not "", that display name.
+func listed(t *testing.T, kind string, config map[string]tftypes.Value, identity map[string]string, display string) bool {
+	t.Helper()
+
+	for _, r := range acctest.ListResources(t, kind, config, false) {
+		if maps.Equal(r.Identity, identity) && (display == "" || r.DisplayName == display) {
+			return true
+		}
+	}
+
+	return false
 }

@@ -8,26 +8,50 @@ import (
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/domain"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/federation"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/flavor"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/identity"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/image"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/loadbalancer"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/network"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/project"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/providernetwork"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/role"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/server"
 )
 
 var _ provider.ProviderWithListResources = (*unikornProvider)(nil)
 
 // ListResources lists every list resource of the provider (Terraform 1.14 and later,
-// `terraform query`): the identities, and their networks, security groups, servers and load
-// balancers.
+// `terraform query`), one per resource: the global kinds (domains, federations, identities,
+// projects, roles), the regional admin kinds (flavors, images, provider networks) and the
+// identities' tenant kinds (load balancers, networks, security groups, servers, server
+// snapshots).
 func (p *unikornProvider) ListResources(_ context.Context) []func() list.ListResource {
 	return []func() list.ListResource{
+		adapter.GlobalList(domain.NewDomainResource, inCloud(domain.Listed)),
+		adapter.GlobalList(federation.NewResource, inCloud(federation.Listed)),
+		adapter.RegionalList(flavor.NewFlavorResource, flavor.Listed),
 		adapter.GlobalList(identity.NewResource, func(ctx context.Context, m adapter.IdentityLister) ([]cloud.Located, error) {
 			return m.ListIdentities(ctx)
 		}),
-		adapter.TenantList(loadbalancer.NewResource, loadbalancer.LoadBalancers.In),
-		adapter.TenantList(network.NewNetworkResource, network.Networks.In),
-		adapter.TenantList(network.NewSecurityGroupResource, network.SecurityGroups.In),
-		adapter.TenantList(server.NewResource, server.Servers.In),
+		adapter.RegionalList(image.NewImageResource, image.Listed),
+		adapter.TenantList(loadbalancer.NewResource, loadbalancer.List),
+		adapter.TenantList(network.NewNetworkResource, network.ListNetworks),
+		adapter.TenantList(network.NewSecurityGroupResource, network.ListSecurityGroups),
+		adapter.GlobalList(project.NewResource, inCloud(project.Listed)),
+		adapter.RegionalList(providernetwork.NewResource, providernetwork.Listed),
+		adapter.GlobalList(role.NewRoleResource, inCloud(role.Listed)),
+		adapter.TenantList(server.NewResource, server.List),
+		adapter.TenantList(server.NewSnapshotResource, server.ListSnapshots),
+	}
+}
+
+// inCloud is the lister of a global kind that is listed from the cloud alone.
+func inCloud(list func(ctx context.Context, c *cloud.Client) ([]cloud.Located, error)) adapter.GlobalLister {
+	return func(ctx context.Context, m adapter.IdentityLister) ([]cloud.Located, error) {
+		return list(ctx, m.Cloud())
 	}
 }
 

@@ -103,7 +103,13 @@ func TestMetadataConverged(t *testing.T) {
 		{"a key added out of band", with(func(m map[string]string) { m["extra"] = "x" }), tags, false},
 		{"a system key removed", with(func(m map[string]string) { delete(m, "serverID") }), tags, false},
 		{"legacy and namespaced disagree", with(func(m map[string]string) { m["organizationID"] = "org-2" }), tags, false},
-		{"another server's ID", with(func(m map[string]string) { m["serverID"], m["region:server_id"] = "x", "x" }), tags, false},
+		{"the server ID without its twin", with(func(m map[string]string) { m["serverID"] = "x" }), tags, false},
+		{"Unikorn's server and region IDs", with(func(m map[string]string) {
+			m["serverID"], m["region:server_id"], m["regionID"], m["region:region_id"] = "u-srv", "u-srv", "u-region", "u-region"
+		}), tags, true},
+		{"Unikorn's IDs and a tag changed", with(func(m map[string]string) {
+			m["serverID"], m["region:server_id"], m["regionID"], m["region:region_id"] = "u-srv", "u-srv", "u-region", "u-region"
+		}), nil, false},
 	}
 
 	for _, tt := range tests {

@@ -26,7 +26,9 @@ func (r *serverResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 			"IP. They are made as the identity's own user (through its Keystone trust), so the cloud records them as that " +
 			"user's. Every server carries the linkage metadata `serverID`, `organizationID`, `projectID`, `regionID` and " +
 			"`region:server_id`, `identity:organization_id`, `identity:project_id`, `region:region_id` (organization and " +
-			"project from the identity's Keystone tags), plus its `tags`; the metadata is kept exactly so.\n\n" +
+			"project from the identity's Keystone tags), plus its `tags`; the metadata is kept exactly so. A server that " +
+			"already carries a server and region ID there — one that Unikorn's region service made carries its own — keeps " +
+			"them, so that an import rewrites nothing.\n\n" +
 			"The port and server are found again by their exact names in the identity's project: a create adopts what an " +
 			"interrupted apply left behind (never a twin), and a server and port of the name that do not belong together are " +
 			"an error. IDs are recorded before any wait, so a server that fails to boot (Nova's `ERROR`, reported with its " +

@@ -301,7 +301,13 @@ func (s *Service) Ensure(ctx context.Context, spec Spec, known Known) (*Server, 
 		}
 	}
 
-	md, shadowed, err := DesiredMetadata(srv.ID, linkage, spec.Tags)
+	// A server keeps the server and region IDs its linkage already carries (Unikorn's).
+	kept := linkage
+
+	var serverID string
+	serverID, kept.Region = LinkageIDs(srv.Metadata, srv.ID, s.region)
+
+	md, shadowed, err := DesiredMetadata(serverID, kept, spec.Tags)
 	if err != nil {
 		return fail(err)
 	}
