@@ -81,7 +81,12 @@ type networkKey struct {
 }
 
 // VIPNetwork is s.VIPNetwork(networkID), once per run for s's project and region.
+// A nil cache reads it every time.
 func (c *NetworkCache) VIPNetwork(ctx context.Context, s *Service, networkID string) (*VIPNetwork, error) {
+	if c == nil {
+		return s.VIPNetwork(ctx, networkID)
+	}
+
 	return c.networks.Get(ctx, networkKey{s.ProjectID, s.Region, networkID}, func(ctx context.Context) (*VIPNetwork, error) {
 		return s.VIPNetwork(ctx, networkID)
 	})

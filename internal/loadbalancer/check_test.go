@@ -92,10 +92,10 @@ func TestCheckAddresses(t *testing.T) {
 		{name: "inside", spec: threeListeners(false)},
 		{name: "VIP outside", spec: Spec{VIPAddress: "10.0.1.5"}, paths: []string{"vip_address"}},
 		{name: "members outside", spec: Spec{VIPAddress: "10.0.0.5", Listeners: []ListenerSpec{
-			{Name: "a", Members: []Member{{"10.0.0.6", 80}, {"192.168.0.6", 80}}},
-			{Name: "b", Members: []Member{{"10.0.0.255", 80}, {"10.0.2.1", 81}}},
+			{Name: "a", Members: []Member{{"10.0.0.6", 80, 1}, {"192.168.0.6", 80, 1}}},
+			{Name: "b", Members: []Member{{"10.0.0.255", 80, 1}, {"10.0.2.1", 81, 1}}},
 		}}, paths: []string{"listeners[0].members[1].address", "listeners[1].members[1].address"}},
-		{name: "unset VIP", spec: Spec{Listeners: []ListenerSpec{{Name: "a", Members: []Member{{"", 80}}}}}},
+		{name: "unset VIP", spec: Spec{Listeners: []ListenerSpec{{Name: "a", Members: []Member{{"", 80, 1}}}}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -135,7 +135,7 @@ func TestEnsure_badInputFailsBeforeAnyChange(t *testing.T) {
 		change  func(*Spec, *Service)
 		wantErr any
 	}{
-		{"member outside", func(s *Spec, _ *Service) { s.Listeners[1].Members = []Member{{"10.1.0.5", 22}} }, new(*AddressError)},
+		{"member outside", func(s *Spec, _ *Service) { s.Listeners[1].Members = []Member{{"10.1.0.5", 22, 1}} }, new(*AddressError)},
 		{"VIP outside", func(s *Spec, _ *Service) { s.VIPAddress = "172.16.0.1" }, new(*AddressError)},
 		{"network of another identity", func(_ *Spec, svc *Service) { svc.ProjectID = "project-2" }, new(*NetworkError)},
 	} {
