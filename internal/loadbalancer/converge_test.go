@@ -317,6 +317,12 @@ func TestEnsure_convergesInPlace(t *testing.T) {
 		want   []string
 	}{
 		{"members", func(s *Spec) { s.Listeners[1].Members = []Member{{"10.0.0.9", 22, 1}, {"10.0.0.5", 22, 1}} }, []string{"PUT members"}},
+		{"one weight", func(s *Spec) { s.Listeners[0].Members[1].Weight = 5 }, []string{"PUT member"}},
+		{"a drained member", func(s *Spec) { s.Listeners[2].Members[0].Weight = 0 }, []string{"PUT member"}},
+		{"two weights", func(s *Spec) { s.Listeners[0].Members[0].Weight, s.Listeners[0].Members[1].Weight = 2, 3 }, []string{"PUT members"}},
+		{"a weight and a member", func(s *Spec) {
+			s.Listeners[1].Members = []Member{{"10.0.0.9", 22, 1}, {"10.0.0.5", 22, 4}}
+		}, []string{"PUT members"}},
 		{"cidrs as a set", func(s *Spec) { s.Listeners[0].AllowedCIDRs = []string{"192.168.0.0/16", "10.0.0.0/8"} }, nil},
 		{"cidrs", func(s *Spec) { s.Listeners[0].AllowedCIDRs = []string{"10.0.0.0/8"} }, []string{"PUT listeners"}},
 		{"idle timeout", func(s *Spec) { s.Listeners[0].IdleTimeout = intp(30) }, []string{"PUT listeners"}},
@@ -347,6 +353,21 @@ func TestEnsure_convergesInPlace(t *testing.T) {
 
 		if next.ID != top.ID {
 			t.Errorf("%s: the load balancer changed from %s to %s", c.name, top.ID, next.ID)
+		}
+
+		// What the apply returns is what a refresh reads (weights included), and converged.
+		f.resetCounters()
+
+		again, err := svc.Observe(t.Context(), top.ID, spec.Name)
+		if err != nil {
+			t.Fatalf("%s: observing: %v", c.name, err)
+		}
+
+		for i, l := range spec.Listeners {
+			if got := again.Listeners[i].Members; !slices.Equal(got, sortMembers(l.Members)) || !slices.Equal(next.Listeners[i].Members, got) {
+				t.Errorf("%s: listener %s has members %v after the apply, %v read again; want %v", c.name, l.Name,
+					next.Listeners[i].Members, got, sortMembers(l.Members))
+			}
 		}
 
 		// Put the topology back for the next case.
