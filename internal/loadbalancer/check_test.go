@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -258,5 +259,50 @@ func (discard) WriteHeader(int)             {}
 func hangUp(w http.ResponseWriter) {
 	if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
 		_ = conn.Close()
+	}
+}
+
+// TestEnsure_updateOnTheRecordedVIP: an update of the recorded load balancer, whose VIP is on the
+// configured network, reads no network when it adds no address (the VIP subnet is the load
+// balancer's), and checks the addresses it adds before any change.
+func TestEnsure_updateOnTheRecordedVIP(t *testing.T) {
+	t.Parallel()
+
+	f, svc, top := ensured(t, false)
+
+	networkReads := func() (n int) {
+		for _, c := range f.api.Calls() {
+			if strings.Contains(c, "/networks") || strings.Contains(c, "/subnets") {
+				n++
+			}
+		}
+
+		return n
+	}
+
+	spec := threeListeners(false)
+	spec.Listeners[0].Members[1].Weight = 9
+
+	if _, err := svc.Ensure(t.Context(), spec, top.ID, nil); err != nil {
+		t.Fatal(err)
+	}
+
+	if _, mutations := f.counters(); networkReads() != 0 || !slices.Equal(mutations, []string{"PUT member"}) {
+		t.Errorf("a weight change read the network %d times and made %v; want none and one member PUT", networkReads(), mutations)
+	}
+
+	f.resetCounters()
+
+	spec.Listeners[1].Members = append(spec.Listeners[1].Members, Member{"10.1.0.5", 22, 1})
+
+	_, err := svc.Ensure(t.Context(), spec, top.ID, nil)
+
+	var outside *AddressError
+	if !errors.As(err, &outside) {
+		t.Fatalf("err = %v, want an *AddressError", err)
+	}
+
+	if _, mutations := f.counters(); len(mutations) != 0 || networkReads() == 0 {
+		t.Errorf("a new address outside the VIP subnet: %v made, %d network reads; want none made, the network read", mutations, networkReads())
 	}
 }

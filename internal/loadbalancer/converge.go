@@ -77,17 +77,6 @@ func (s *Service) ensure(ctx context.Context, spec Spec, knownID string, onID fu
 	// Whatever follows may change the tenant's load balancers: read them from Octavia.
 	s.wroteAll(spec.NetworkID)
 
-	vip, err := s.Networks.VIPNetwork(ctx, s, spec.NetworkID)
-	if err != nil {
-		return nil, err
-	}
-
-	if err := joinAddressErrors(CheckAddresses(spec, vip)); err != nil {
-		return nil, err
-	}
-
-	subnetID := vip.SubnetID
-
 	lb, err := s.locate(ctx, knownID, spec.Name)
 	if err != nil {
 		return nil, err
@@ -100,6 +89,23 @@ func (s *Service) ensure(ctx context.Context, spec Spec, knownID string, onID fu
 		}
 
 		lb = nil
+	}
+
+	// The VIP network is read, and the addresses checked against its subnet, before anything
+	// changes; unless the load balancer recorded in the state has its VIP on it already: its
+	// subnet is then the VIP subnet, and only addresses it does not hold yet are checked, once
+	// its members are read (checkNewAddresses).
+	var vip *VIPNetwork
+
+	subnetID := ""
+	if onRecordedVIP(spec, knownID, lb) {
+		subnetID = lb.VipSubnetID
+	} else {
+		if vip, err = s.checkedVIP(ctx, spec); err != nil {
+			return nil, err
+		}
+
+		subnetID = vip.SubnetID
 	}
 
 	created := false
@@ -163,6 +169,12 @@ func (s *Service) ensure(ctx context.Context, spec Spec, knownID string, onID fu
 		fip.start(ctx, s, spec, t)
 	}
 
+	if vip == nil {
+		if err := s.checkNewAddresses(ctx, spec, t); err != nil {
+			return t, err
+		}
+	}
+
 	steps, err := s.converge(ctx, spec, subnetID, t)
 	if err := errors.Join(err, fip.wait()); err != nil {
 		return t, err
@@ -192,6 +204,51 @@ func (s *Service) ensure(ctx context.Context, spec Spec, knownID string, onID fu
 	}
 
 	return t, nil
+}
+
+// onRecordedVIP tells whether lb is the load balancer recorded in the state (knownID) with its
+// VIP where spec wants it: on spec's network, at spec's address when it names one.
+func onRecordedVIP(spec Spec, knownID string, lb *loadbalancers.LoadBalancer) bool {
+	return lb != nil && knownID != "" && lb.ID == knownID && lb.VipNetworkID == spec.NetworkID && lb.VipSubnetID != "" &&
+		(spec.VIPAddress == "" || spec.VIPAddress == lb.VipAddress)
+}
+
+// checkedVIP reads spec's VIP network (from the run's cache) and checks spec's addresses
+// against its VIP subnet.
+func (s *Service) checkedVIP(ctx context.Context, spec Spec) (*VIPNetwork, error) {
+	vip, err := s.Networks.VIPNetwork(ctx, s, spec.NetworkID)
+	if err != nil {
+		return nil, err
+	}
+
+	if err := joinAddressErrors(CheckAddresses(spec, vip)); err != nil {
+		return nil, err
+	}
+
+	return vip, nil
+}
+
+// checkNewAddresses checks the addresses of spec's members that no pool of t holds yet against
+// the VIP subnet (those it holds were checked when they were added).
+func (s *Service) checkNewAddresses(ctx context.Context, spec Spec, t *Topology) error {
+	held := map[string]bool{}
+
+	for _, o := range t.Listeners {
+		for _, m := range o.Members {
+			held[m.Address] = true
+		}
+	}
+
+	for _, l := range spec.Listeners {
+		for _, m := range l.Members {
+			if !held[m.Address] {
+				_, err := s.checkedVIP(ctx, spec)
+				return err
+			}
+		}
+	}
+
+	return nil
 }
 
 // checkAdoptable refuses an existing load balancer whose VIP cannot be what spec says.
