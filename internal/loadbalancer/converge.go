@@ -206,65 +206,6 @@ func (s *Service) ensure(ctx context.Context, spec Spec, knownID string, onID fu
 	return t, nil
 }
 
-// onRecordedVIP tells whether lb is the load balancer recorded in the state (knownID) with its
-// VIP where spec wants it: on spec's network, at spec's address when it names one.
-func onRecordedVIP(spec Spec, knownID string, lb *loadbalancers.LoadBalancer) bool {
-	return lb != nil && knownID != "" && lb.ID == knownID && lb.VipNetworkID == spec.NetworkID && lb.VipSubnetID != "" &&
-		(spec.VIPAddress == "" || spec.VIPAddress == lb.VipAddress)
-}
-
-// checkedVIP reads spec's VIP network (from the run's cache) and checks spec's addresses
-// against its VIP subnet.
-func (s *Service) checkedVIP(ctx context.Context, spec Spec) (*VIPNetwork, error) {
-	vip, err := s.Networks.VIPNetwork(ctx, s, spec.NetworkID)
-	if err != nil {
-		return nil, err
-	}
-
-	if err := joinAddressErrors(CheckAddresses(spec, vip)); err != nil {
-		return nil, err
-	}
-
-	return vip, nil
-}
-
-// checkNewAddresses checks the addresses of spec's members that no pool of t holds yet against
-// the VIP subnet (those it holds were checked when they were added).
-func (s *Service) checkNewAddresses(ctx context.Context, spec Spec, t *Topology) error {
-	held := map[string]bool{}
-
-	for _, o := range t.Listeners {
-		for _, m := range o.Members {
-			held[m.Address] = true
-		}
-	}
-
-	for _, l := range spec.Listeners {
-		for _, m := range l.Members {
-			if !held[m.Address] {
-				_, err := s.checkedVIP(ctx, spec)
-				return err
-			}
-		}
-	}
-
-	return nil
-}
-
-// checkAdoptable refuses an existing load balancer whose VIP cannot be what spec says.
-func checkAdoptable(spec Spec, subnetID string, lb *loadbalancers.LoadBalancer) error {
-	switch {
-	case lb.VipNetworkID != "" && lb.VipNetworkID != spec.NetworkID:
-		return &MismatchError{Name: spec.Name, ID: lb.ID, Reason: fmt.Sprintf("its VIP is on network %s, not %s", lb.VipNetworkID, spec.NetworkID)}
-	case lb.VipSubnetID != "" && lb.VipSubnetID != subnetID:
-		return &MismatchError{Name: spec.Name, ID: lb.ID, Reason: fmt.Sprintf("its VIP is on subnet %s, not %s", lb.VipSubnetID, subnetID)}
-	case spec.VIPAddress != "" && lb.VipAddress != spec.VIPAddress:
-		return &MismatchError{Name: spec.Name, ID: lb.ID, Reason: fmt.Sprintf("its VIP address is %s, not %s", lb.VipAddress, spec.VIPAddress)}
-	}
-
-	return nil
-}
-
 // topologyOf is the topology of a load balancer without children.
 func topologyOf(lb *loadbalancers.LoadBalancer) *Topology {
 	return &Topology{
