@@ -41,11 +41,11 @@ const (
 	monitorUDPConnect   = "UDP-CONNECT"
 )
 
-// Default polling of Octavia, from what its steps take on the local cloud (tools/bench,
-// 2 cores, under load): a listener, pool or health monitor 1.5–7 s, a member batch about 10 s, a
-// new load balancer 50 s (5–15 s when quiet). Waits grow from half a second to 4 s, so that a
-// step costs a few polls and a long wait one poll every 4 s (a 1 s cap polled a load balancer
-// about 45 times while it was being made).
+// Default polling of Octavia where the tenant's rounds do not serve (status.go: a tenant without
+// a cloud behind it; the status tree after a single-call create), from what its steps take on
+// the local cloud (tools/bench, 2 cores, under load): a listener, pool or health monitor 1.5–7 s,
+// a member batch about 10 s, a new load balancer 50 s (5–15 s when quiet). Waits grow from half
+// a second to 4 s, so that a step costs a few polls and a long wait one poll every 4 s.
 const (
 	DefaultPollMin = 500 * time.Millisecond
 	DefaultPollMax = 4 * time.Second
