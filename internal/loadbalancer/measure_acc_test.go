@@ -109,12 +109,14 @@ type measurement struct {
 // count only Octavia and Neutron, from a client authenticated before, and leave out the status
 // polls (waits are polled by cloud.Rounds, 1 s to 4 s apart: they grow with the time Octavia takes, and are
 // printed); a Terraform step counts everything its provider runs sent (their clients' counters),
-// polls and the refresh of the identity and its network included.
+// polls and the refresh of the identity and its network included. The target for the
+// weight change, 30, is not met: 53 measured on Zed (6 tokens, and the identity's refresh with
+// its quotas and trust, 22, are the larger part); the budget holds it there, polls included.
 const (
 	coreCreateBudget  = 36
 	coreWeightBudget  = 10
 	coreDestroyBudget = 8
-	stepWeightBudget  = 90
+	stepWeightBudget  = 60
 	stepCreateBudget  = 250
 	stepDestroyBudget = 110
 )
