@@ -53,8 +53,10 @@ type LBSnapshot struct {
 	Listeners    map[string]listeners.Listener
 	Pools        map[string]pools.Pool
 	Members      map[string][]string // by pool name: "address:port", sorted
-	Monitors     map[string]monitors.Monitor
-	FloatingIPs  []floatingips.FloatingIP // on the VIP port
+	// Weights are the members' weights, by pool name, then "address:port".
+	Weights     map[string]map[string]int
+	Monitors    map[string]monitors.Monitor
+	FloatingIPs []floatingips.FloatingIP // on the VIP port
 }
 
 // LoadBalancerSnapshot reads load balancer id in region with all its children; nil when
@@ -79,6 +81,7 @@ func LoadBalancerSnapshot(t *testing.T, region, id string) (*LBSnapshot, error) 
 		Listeners:    map[string]listeners.Listener{},
 		Pools:        map[string]pools.Pool{},
 		Members:      map[string][]string{},
+		Weights:      map[string]map[string]int{},
 		Monitors:     map[string]monitors.Monitor{},
 	}
 
@@ -105,8 +108,11 @@ func LoadBalancerSnapshot(t *testing.T, region, id string) (*LBSnapshot, error) 
 		}
 
 		members := []string{}
+		s.Weights[p.Name] = map[string]int{}
+
 		for _, m := range ms {
 			members = append(members, fmt.Sprintf("%s:%d", m.Address, m.ProtocolPort))
+			s.Weights[p.Name][fmt.Sprintf("%s:%d", m.Address, m.ProtocolPort)] = m.Weight
 		}
 
 		slices.Sort(members)

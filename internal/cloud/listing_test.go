@@ -386,4 +386,11 @@ func TestRoundsPace(t *testing.T) {
 			t.Errorf("ages %v: pause %s, want %s", tt.ages, got, tt.want)
 		}
 	}
+
+	// Between rounds the waiters the last round served are not back yet: their wait sets the
+	// pace all the same, not MaxInterval.
+	loop := &roundLoop[thing]{waiters: map[*roundWaiter[thing]]struct{}{}, served: time.Now().Add(-4 * time.Second)}
+	if got := r.pause(loop); got < 2*time.Second || got > 2*time.Second+100*time.Millisecond {
+		t.Errorf("a wait of 4 s served by the last round: pause %s, want 2s", got)
+	}
 }

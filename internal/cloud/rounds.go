@@ -40,6 +40,9 @@ type roundLoop[T any] struct {
 	running bool
 	// sleep waits between rounds (Sleep, or a test's sleeper taken from the first waiter's context).
 	sleep func(ctx context.Context, d time.Duration) error
+	// served is when the youngest waiter of the last round began to wait: a waiter that round
+	// served and that waits on comes back a moment after the next pause is chosen.
+	served time.Time
 }
 
 // roundWaiter waits for the next round's listing of the objects called name; since is when it
@@ -127,6 +130,13 @@ func (r Rounds[T]) run(ctx context.Context, t *Tenant, loop *roundLoop[T]) {
 
 		waiters := loop.waiters
 		loop.waiters = map[*roundWaiter[T]]struct{}{}
+		loop.served = time.Time{}
+
+		for w := range waiters {
+			if w.since.After(loop.served) {
+				loop.served = w.since
+			}
+		}
 		loop.mu.Unlock()
 
 		var names []string
@@ -155,13 +165,13 @@ func (r Rounds[T]) run(ctx context.Context, t *Tenant, loop *roundLoop[T]) {
 	}
 }
 
-// pause is the time to the next round: half the age of the youngest wait, within Interval and
-// MaxInterval.
+// pause is the time to the next round: half the age of the youngest wait (of those waiting, and
+// of those the last round served), within Interval and MaxInterval.
 func (r Rounds[T]) pause(loop *roundLoop[T]) time.Duration {
 	loop.mu.Lock()
 	defer loop.mu.Unlock()
 
-	var youngest time.Time
+	youngest := loop.served
 
 	for w := range loop.waiters {
 		if w.since.After(youngest) {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/domains"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/tokens"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/trusts"
@@ -159,6 +160,57 @@ func (c *Client) Identity(ctx context.Context, projectID string) (*Session, erro
 		}
 
 		return c.newSession(ctx, scopeIdentity, projectID, &gophercloud.AuthScope{TrustID: again})
+	})
+}
+
+// ActAsIdentity makes user — a UserSession of the identity's own user in its project projectID,
+// which the run authenticated anyway to make the identity's trust or application credential
+// (Keystone lets only the user do either) — the identity scope of projectID for the rest of
+// the run, instead of one more token through the trust: the same user (the trust impersonates
+// it), in the same project, with the roles the trust delegates (Keystone refuses to delegate a
+// role the token lacks). The session holds no password: near its token's end it authenticates
+// through the trust, as the identity scope always does. A later ForgetProject drops it.
+func (c *Client) ActAsIdentity(ctx context.Context, projectID string, user *Session) {
+	if projectID == "" || user == nil || user.kind != scopeUser || user.projectID != projectID || user.provider == nil {
+		return
+	}
+
+	// A client of its own, holding a copy of the user's token: its re-authentication through
+	// the trust never changes the user's session (which the run may still use as the user).
+	pc, err := openstack.NewClient(c.settings.authURL)
+	if err != nil {
+		return
+	}
+
+	pc.HTTPClient = http.Client{Transport: c.transport}
+	if c.settings.userAgent != "" {
+		pc.UserAgent.Prepend(c.settings.userAgent)
+	}
+
+	pc.CopyTokenFrom(user.provider)
+	pc.EndpointLocator = user.provider.EndpointLocator
+	pc.ReauthBeforeTokenExpiration = tokenRefreshMargin
+	pc.ReauthFunc = func(ctx context.Context) error {
+		trustID, err := c.findTrust(ctx, projectID)
+		if err != nil {
+			return err
+		}
+
+		fresh, _, err := c.authenticate(ctx, &gophercloud.AuthScope{TrustID: trustID})
+		if err != nil {
+			return err
+		}
+
+		pc.CopyTokenFrom(fresh)
+
+		return nil
+	}
+
+	c.sessions.Put(sessionKey{kind: scopeIdentity, project: projectID},
+		&Session{client: c, kind: scopeIdentity, projectID: projectID, provider: pc})
+
+	tflog.SubsystemDebug(logContext(ctx), LogSubsystem, "Acting as the identity with its user's own token", map[string]any{
+		"scope": scopeIdentity.String(), "project_id": projectID,
 	})
 }
 

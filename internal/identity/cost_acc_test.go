@@ -16,7 +16,8 @@ import (
 // Keystone's role lag (see ensurer.asUser) costs two requests per retry (the refused POST and a
 // new token) and comes and goes with the machine's load: the retries are counted (each is a
 // refused POST; a create that succeeds has no other) and added to the budget, so the budget measures the algorithm. The identity
-// scope costs two reads once per project and run: the check that the project is an identity
+// scope costs two reads once per project and run when it authenticates through the trust (a create
+// acts with the user's own token instead, taken for the trust): the check that the project is an identity
 // (cloud.CheckIdentityProject) and its user's ID, the one trustor its trust may have. The refresh
 // reads the project (the run's one read, which every tenant of the identity shares), the user, its
 // roles (one listing), the credential, the trust and each served region's quotas; the manager
@@ -73,7 +74,15 @@ func TestAccIdentity_requestCount(t *testing.T) {
 			}
 
 			create, lags := c.RequestCount()-before, refusals(c)-lags
-			t.Logf("create: %d requests %v, %d role-lag retries", create, diffMethods(methods, c.RequestCountByMethod()), lags)
+			t.Logf("create: %d requests %v, %d role-lag retries; %d tokens in the run, configure's included",
+				create, diffMethods(methods, c.RequestCountByMethod()), lags, c.TokenCount())
+
+			// The run's tokens: the configured scope, the manager scope, the user's own (for the
+			// trust and the credential, then the identity scope) and, for the quotas of the
+			// inherited model, the privileged one. A role-lag retry asks for one more user token.
+			if tokens := c.TokenCount() - lags; tokens > acctest.TokenBudget {
+				t.Errorf("the create's run asked for %d tokens besides %d role-lag retries (budget %d)", tokens, lags, acctest.TokenBudget)
+			}
 
 			// A refresh, as the next run's plan does it: a new client.
 			c2 := acctest.FreshClient(t)

@@ -59,6 +59,7 @@ type ensurer struct {
 	roleIDs  map[string]string          // role name → ID, for spec roles and manager
 	password string                     // the user's password, known only during this run
 	user     *gophercloud.ServiceClient // Keystone as the identity's user, once authenticated
+	userSess *cloud.Session             // the session of user
 }
 
 func (e *ensurer) run(ctx context.Context) error {
@@ -182,6 +183,12 @@ func (e *ensurer) run(ctx context.Context) error {
 	if rolesChanged {
 		// Tokens keep the roles they were issued with.
 		c.ForgetProject(project.ID)
+	}
+
+	if e.userSess != nil && e.out.TrustID != "" {
+		// The user's own token, just taken for the trust (so it holds every role the trust
+		// delegates), is the identity scope of the rest of the run: no token through the trust.
+		c.ActAsIdentity(ctx, project.ID, e.userSess)
 	}
 
 	// 7. Server group and keypair, in every served region, in the identity scope. Nothing to
@@ -335,6 +342,8 @@ func (e *ensurer) userSession(ctx context.Context, userID, projectID string) (*g
 	if e.user, err = sess.Keystone(); err != nil {
 		return nil, err
 	}
+
+	e.userSess = sess
 
 	return e.user, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -92,10 +93,10 @@ func TestCheckAddresses(t *testing.T) {
 		{name: "inside", spec: threeListeners(false)},
 		{name: "VIP outside", spec: Spec{VIPAddress: "10.0.1.5"}, paths: []string{"vip_address"}},
 		{name: "members outside", spec: Spec{VIPAddress: "10.0.0.5", Listeners: []ListenerSpec{
-			{Name: "a", Members: []Member{{"10.0.0.6", 80}, {"192.168.0.6", 80}}},
-			{Name: "b", Members: []Member{{"10.0.0.255", 80}, {"10.0.2.1", 81}}},
+			{Name: "a", Members: []Member{{"10.0.0.6", 80, 1}, {"192.168.0.6", 80, 1}}},
+			{Name: "b", Members: []Member{{"10.0.0.255", 80, 1}, {"10.0.2.1", 81, 1}}},
 		}}, paths: []string{"listeners[0].members[1].address", "listeners[1].members[1].address"}},
-		{name: "unset VIP", spec: Spec{Listeners: []ListenerSpec{{Name: "a", Members: []Member{{"", 80}}}}}},
+		{name: "unset VIP", spec: Spec{Listeners: []ListenerSpec{{Name: "a", Members: []Member{{"", 80, 1}}}}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -135,7 +136,7 @@ func TestEnsure_badInputFailsBeforeAnyChange(t *testing.T) {
 		change  func(*Spec, *Service)
 		wantErr any
 	}{
-		{"member outside", func(s *Spec, _ *Service) { s.Listeners[1].Members = []Member{{"10.1.0.5", 22}} }, new(*AddressError)},
+		{"member outside", func(s *Spec, _ *Service) { s.Listeners[1].Members = []Member{{"10.1.0.5", 22, 1}} }, new(*AddressError)},
 		{"VIP outside", func(s *Spec, _ *Service) { s.VIPAddress = "172.16.0.1" }, new(*AddressError)},
 		{"network of another identity", func(_ *Spec, svc *Service) { svc.ProjectID = "project-2" }, new(*NetworkError)},
 	} {
@@ -258,5 +259,50 @@ func (discard) WriteHeader(int)             {}
 func hangUp(w http.ResponseWriter) {
 	if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
 		_ = conn.Close()
+	}
+}
+
+// TestEnsure_updateOnTheRecordedVIP: an update of the recorded load balancer, whose VIP is on the
+// configured network, reads no network when it adds no address (the VIP subnet is the load
+// balancer's), and checks the addresses it adds before any change.
+func TestEnsure_updateOnTheRecordedVIP(t *testing.T) {
+	t.Parallel()
+
+	f, svc, top := ensured(t, false)
+
+	networkReads := func() (n int) {
+		for _, c := range f.api.Calls() {
+			if strings.Contains(c, "/networks") || strings.Contains(c, "/subnets") {
+				n++
+			}
+		}
+
+		return n
+	}
+
+	spec := threeListeners(false)
+	spec.Listeners[0].Members[1].Weight = 9
+
+	if _, err := svc.Ensure(t.Context(), spec, top.ID, nil); err != nil {
+		t.Fatal(err)
+	}
+
+	if _, mutations := f.counters(); networkReads() != 0 || !slices.Equal(mutations, []string{"PUT member"}) {
+		t.Errorf("a weight change read the network %d times and made %v; want none and one member PUT", networkReads(), mutations)
+	}
+
+	f.resetCounters()
+
+	spec.Listeners[1].Members = append(spec.Listeners[1].Members, Member{"10.1.0.5", 22, 1})
+
+	_, err := svc.Ensure(t.Context(), spec, top.ID, nil)
+
+	var outside *AddressError
+	if !errors.As(err, &outside) {
+		t.Fatalf("err = %v, want an *AddressError", err)
+	}
+
+	if _, mutations := f.counters(); len(mutations) != 0 || networkReads() == 0 {
+		t.Errorf("a new address outside the VIP subnet: %v made, %d network reads; want none made, the network read", mutations, networkReads())
 	}
 }

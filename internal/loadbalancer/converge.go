@@ -77,17 +77,6 @@ func (s *Service) ensure(ctx context.Context, spec Spec, knownID string, onID fu
 	// Whatever follows may change the tenant's load balancers: read them from Octavia.
 	s.wroteAll(spec.NetworkID)
 
-	vip, err := s.VIPNetwork(ctx, spec.NetworkID)
-	if err != nil {
-		return nil, err
-	}
-
-	if err := joinAddressErrors(CheckAddresses(spec, vip)); err != nil {
-		return nil, err
-	}
-
-	subnetID := vip.SubnetID
-
 	lb, err := s.locate(ctx, knownID, spec.Name)
 	if err != nil {
 		return nil, err
@@ -100,6 +89,23 @@ func (s *Service) ensure(ctx context.Context, spec Spec, knownID string, onID fu
 		}
 
 		lb = nil
+	}
+
+	// The VIP network is read, and the addresses checked against its subnet, before anything
+	// changes; unless the load balancer recorded in the state has its VIP on it already: its
+	// subnet is then the VIP subnet, and only addresses it does not hold yet are checked, once
+	// its members are read (checkNewAddresses).
+	var vip *VIPNetwork
+
+	subnetID := ""
+	if onRecordedVIP(spec, knownID, lb) {
+		subnetID = lb.VipSubnetID
+	} else {
+		if vip, err = s.checkedVIP(ctx, spec); err != nil {
+			return nil, err
+		}
+
+		subnetID = vip.SubnetID
 	}
 
 	created := false
@@ -163,34 +169,41 @@ func (s *Service) ensure(ctx context.Context, spec Spec, knownID string, onID fu
 		fip.start(ctx, s, spec, t)
 	}
 
-	if err := errors.Join(s.converge(ctx, spec, subnetID, t), fip.wait()); err != nil {
+	if vip == nil {
+		if err := s.checkNewAddresses(ctx, spec, t); err != nil {
+			return t, err
+		}
+	}
+
+	steps, err := s.converge(ctx, spec, subnetID, t)
+	if err := errors.Join(err, fip.wait()); err != nil {
 		return t, err
 	}
 
-	final, err := s.observe(ctx, lb)
-	if err != nil {
+	if fip.top != nil {
+		t.FloatingIP = fip.top.FloatingIP
+	}
+
+	if steps == 0 && !created {
+		return t, nil // nothing changed: t is what Octavia holds
+	}
+
+	// Every change's answer is in t already, nothing is read again but the statuses of the
+	// children a change left PENDING_* in t (the load balancer is ACTIVE again, so they should be
+	// too): one status tree, so that one left in ERROR fails the apply.
+	if object, _ := t.notActive(); object == "" {
+		return t, nil
+	}
+
+	if err := s.settle(ctx, t); err != nil {
 		return t, err
 	}
 
-	if object, state := final.notActive(); object != "" {
-		return final, s.statusError(ctx, lb.ID, object, state, "checking "+lb.Name)
+	if object, state := t.notActive(); object != "" {
+		return t, s.statusError(ctx, lb.ID, object, state, "checking "+lb.Name)
 	}
 
-	return final, nil
-}
-
-// checkAdoptable refuses an existing load balancer whose VIP cannot be what spec says.
-func checkAdoptable(spec Spec, subnetID string, lb *loadbalancers.LoadBalancer) error {
-	switch {
-	case lb.VipNetworkID != "" && lb.VipNetworkID != spec.NetworkID:
-		return &MismatchError{Name: spec.Name, ID: lb.ID, Reason: fmt.Sprintf("its VIP is on network %s, not %s", lb.VipNetworkID, spec.NetworkID)}
-	case lb.VipSubnetID != "" && lb.VipSubnetID != subnetID:
-		return &MismatchError{Name: spec.Name, ID: lb.ID, Reason: fmt.Sprintf("its VIP is on subnet %s, not %s", lb.VipSubnetID, subnetID)}
-	case spec.VIPAddress != "" && lb.VipAddress != spec.VIPAddress:
-		return &MismatchError{Name: spec.Name, ID: lb.ID, Reason: fmt.Sprintf("its VIP address is %s, not %s", lb.VipAddress, spec.VIPAddress)}
-	}
-
-	return nil
+	return t, nil
 }
 
 // topologyOf is the topology of a load balancer without children.
@@ -332,15 +345,6 @@ func graphListener(name, subnetID string, l ListenerSpec) listeners.CreateOpts {
 	return opts
 }
 
-func createMembers(subnetID string, ms []Member) []pools.CreateMemberOpts {
-	var out []pools.CreateMemberOpts
-	for _, m := range sortMembers(ms) {
-		out = append(out, pools.CreateMemberOpts{Address: m.Address, ProtocolPort: m.Port, SubnetID: subnetID})
-	}
-
-	return out
-}
-
 // waitTree waits until every object in the load balancer's status tree is ACTIVE (after a
 // single-call create, the load balancer is ACTIVE before its children are).
 func (s *Service) waitTree(ctx context.Context, id, while string) error {
@@ -350,7 +354,7 @@ func (s *Service) waitTree(ctx context.Context, id, while string) error {
 		MinInterval: s.pollMin(),
 		MaxInterval: s.pollMax(),
 	}, func(ctx context.Context) (*loadbalancers.StatusTree, string, string, error) {
-		tree, err := loadbalancers.GetStatuses(ctx, s.Octavia, id).Extract()
+		tree, err := s.statusTree(ctx, id)
 		if err != nil {
 			return nil, "", "", err
 		}
@@ -368,12 +372,13 @@ func (s *Service) waitTree(ctx context.Context, id, while string) error {
 // that no listener the provider did not name holds a port it needs, then prunes the children
 // the configuration no longer implies, then creates or updates each listener, its pool, its
 // members (one batch) and its monitor, in the order of spec.Listeners.
-func (s *Service) converge(ctx context.Context, spec Spec, subnetID string, t *Topology) error {
+func (s *Service) converge(ctx context.Context, spec Spec, subnetID string, t *Topology) (steps int, err error) {
 	if err := preflight(spec, t); err != nil {
-		return err
+		return 0, err
 	}
 
 	st := &stepper{s: s, id: t.ID, ready: t.ProvisioningStatus == StatusActive}
+	defer func() { steps = st.steps }()
 
 	byName := make(map[string]*ObservedListener, len(t.Listeners))
 	for _, o := range t.Listeners {
@@ -402,7 +407,7 @@ func (s *Service) converge(ctx context.Context, spec Spec, subnetID string, t *T
 	}()
 
 	if err := s.prune(ctx, st, spec, byName); err != nil {
-		return err
+		return 0, err
 	}
 
 	for _, want := range spec.Listeners {
@@ -413,11 +418,11 @@ func (s *Service) converge(ctx context.Context, spec Spec, subnetID string, t *T
 		}
 
 		if err := s.convergeListener(ctx, st, spec.Name, subnetID, want, o); err != nil {
-			return err
+			return 0, err
 		}
 	}
 
-	return nil
+	return 0, nil
 }
 
 // preflight finds, before any change, what converge could only fail on half-way.
@@ -505,7 +510,7 @@ func (s *Service) prune(ctx context.Context, st *stepper, spec Spec, byName map[
 				return err
 			}
 
-			o.PoolID, o.PoolProtocol, o.PoolStatus, o.Members = "", "", "", nil
+			o.PoolID, o.PoolProtocol, o.PoolStatus, o.Members, o.MemberIDs = "", "", "", nil, nil
 			o.forgetMonitor()
 		}
 
@@ -567,30 +572,16 @@ func (s *Service) convergeListener(ctx context.Context, st *stepper, name, subne
 			},
 			id:     func(p pools.Pool) string { return p.ID },
 			delete: func(ctx context.Context, id string) error { return pools.Delete(ctx, s.Octavia, id).ExtractErr() },
-			record: func(p pools.Pool) { o.PoolID, o.PoolProtocol, o.DefaultPoolID, o.Members = p.ID, p.Protocol, p.ID, nil },
+			record: func(p pools.Pool) {
+				o.PoolID, o.PoolProtocol, o.PoolStatus, o.DefaultPoolID, o.Members, o.MemberIDs = p.ID, p.Protocol, p.ProvisioningStatus, p.ID, nil, nil
+			},
 		}); err != nil {
 			return err
 		}
 	}
 
-	if members := sortMembers(want.Members); !slices.Equal(members, o.Members) {
-		batch := make([]pools.BatchUpdateMemberOpts, 0, len(members))
-		for _, m := range members {
-			batch = append(batch, pools.BatchUpdateMemberOpts{Address: m.Address, ProtocolPort: m.Port, SubnetID: &subnetID})
-		}
-
-		if err := st.do(ctx, change{
-			what:   fmt.Sprintf("setting the %d members of pool %s", len(members), naming.Pool(name, want.Name)),
-			mutate: func(ctx context.Context) error { return pools.BatchUpdateMembers(ctx, s.Octavia, o.PoolID, batch).Err },
-			landed: func(ctx context.Context) (bool, error) {
-				now, err := s.listMembers(ctx, o.PoolID)
-				return err == nil && slices.Equal(now, members), err
-			},
-		}); err != nil {
-			return err
-		}
-
-		o.Members = members
+	if err := s.convergeMembers(ctx, st, naming.Pool(name, want.Name), subnetID, want, o); err != nil {
+		return err
 	}
 
 	if want.Monitor == nil {
@@ -639,8 +630,15 @@ func (s *Service) convergeListenerItself(ctx context.Context, st *stepper, name 
 	}
 
 	if err := st.do(ctx, change{
-		what:   "updating listener " + listenerName + " (" + strings.Join(slices.Sorted(maps.Keys(update)), ", ") + ")",
-		mutate: func(ctx context.Context) error { return listeners.Update(ctx, s.Octavia, o.ListenerID, update).Err },
+		what: "updating listener " + listenerName + " (" + strings.Join(slices.Sorted(maps.Keys(update)), ", ") + ")",
+		mutate: func(ctx context.Context) error {
+			l, err := listeners.Update(ctx, s.Octavia, o.ListenerID, update).Extract()
+			if err == nil {
+				o.setListener(*l) // the answer is what Octavia holds now: no read after the change
+			}
+
+			return err
+		},
 		landed: func(ctx context.Context) (bool, error) {
 			l, err := listeners.Get(ctx, s.Octavia, o.ListenerID).Extract()
 			if err != nil {

@@ -27,16 +27,16 @@ func threeListeners(publicIP bool) Spec {
 			{
 				Name: "https", Protocol: ProtocolTCP, Port: 443, ProxyProtocolV2: true, IdleTimeout: intp(120),
 				AllowedCIDRs: []string{"10.0.0.0/8", "192.168.0.0/16"},
-				Members:      []Member{{"10.0.0.5", 8443}, {"10.0.0.6", 8443}},
+				Members:      []Member{{"10.0.0.5", 8443, 1}, {"10.0.0.6", 8443, 1}},
 				Monitor:      &MonitorSpec{Interval: 10, Timeout: 5, HealthyThreshold: 3, UnhealthyThreshold: 2},
 			},
 			{
 				Name: "ssh", Protocol: ProtocolTCP, Port: 22,
-				Members: []Member{{"10.0.0.5", 22}},
+				Members: []Member{{"10.0.0.5", 22, 1}},
 			},
 			{
 				Name: "dns", Protocol: ProtocolUDP, Port: 53,
-				Members: []Member{{"10.0.0.7", 53}},
+				Members: []Member{{"10.0.0.7", 53, 1}},
 				Monitor: &MonitorSpec{Interval: 5, Timeout: 3, HealthyThreshold: 2, UnhealthyThreshold: 2},
 			},
 		},
@@ -142,7 +142,7 @@ func TestEnsure_createsStepByStepWithoutConflicts(t *testing.T) {
 		t.Error("a pool is not its listener's default pool")
 	}
 
-	if diff := cmp.Diff([]Member{{"10.0.0.5", 8443}, {"10.0.0.6", 8443}}, https.Members); diff != "" {
+	if diff := cmp.Diff([]Member{{"10.0.0.5", 8443, 1}, {"10.0.0.6", 8443, 1}}, https.Members); diff != "" {
 		t.Errorf("https members (-want +got):\n%s", diff)
 	}
 
@@ -316,7 +316,13 @@ func TestEnsure_convergesInPlace(t *testing.T) {
 		change func(*Spec)
 		want   []string
 	}{
-		{"members", func(s *Spec) { s.Listeners[1].Members = []Member{{"10.0.0.9", 22}, {"10.0.0.5", 22}} }, []string{"PUT members"}},
+		{"members", func(s *Spec) { s.Listeners[1].Members = []Member{{"10.0.0.9", 22, 1}, {"10.0.0.5", 22, 1}} }, []string{"PUT members"}},
+		{"one weight", func(s *Spec) { s.Listeners[0].Members[1].Weight = 5 }, []string{"PUT member"}},
+		{"a drained member", func(s *Spec) { s.Listeners[2].Members[0].Weight = 0 }, []string{"PUT member"}},
+		{"two weights", func(s *Spec) { s.Listeners[0].Members[0].Weight, s.Listeners[0].Members[1].Weight = 2, 3 }, []string{"PUT members"}},
+		{"a weight and a member", func(s *Spec) {
+			s.Listeners[1].Members = []Member{{"10.0.0.9", 22, 1}, {"10.0.0.5", 22, 4}}
+		}, []string{"PUT members"}},
 		{"cidrs as a set", func(s *Spec) { s.Listeners[0].AllowedCIDRs = []string{"192.168.0.0/16", "10.0.0.0/8"} }, nil},
 		{"cidrs", func(s *Spec) { s.Listeners[0].AllowedCIDRs = []string{"10.0.0.0/8"} }, []string{"PUT listeners"}},
 		{"idle timeout", func(s *Spec) { s.Listeners[0].IdleTimeout = intp(30) }, []string{"PUT listeners"}},
@@ -347,6 +353,21 @@ func TestEnsure_convergesInPlace(t *testing.T) {
 
 		if next.ID != top.ID {
 			t.Errorf("%s: the load balancer changed from %s to %s", c.name, top.ID, next.ID)
+		}
+
+		// What the apply returns is what a refresh reads (weights included), and converged.
+		f.resetCounters()
+
+		again, err := svc.Observe(t.Context(), top.ID, spec.Name)
+		if err != nil {
+			t.Fatalf("%s: observing: %v", c.name, err)
+		}
+
+		for i, l := range spec.Listeners {
+			if got := again.Listeners[i].Members; !slices.Equal(got, sortMembers(l.Members)) || !slices.Equal(next.Listeners[i].Members, got) {
+				t.Errorf("%s: listener %s has members %v after the apply, %v read again; want %v", c.name, l.Name,
+					next.Listeners[i].Members, got, sortMembers(l.Members))
+			}
 		}
 
 		// Put the topology back for the next case.

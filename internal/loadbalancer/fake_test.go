@@ -429,13 +429,6 @@ func (f *fakeCloud) newPool(id string, ref []any, listenerID string, in map[stri
 	return p
 }
 
-func (f *fakeCloud) newMember(poolID string, in map[string]any) map[string]any {
-	return map[string]any{
-		"id": f.id("member"), "pool_id": poolID, "address": in["address"], "protocol_port": in["protocol_port"],
-		"subnet_id": in["subnet_id"], "provisioning_status": StatusActive,
-	}
-}
-
 func (f *fakeCloud) newMonitor(id string, ref []any, poolID string, in map[string]any) map[string]any {
 	m := map[string]any{
 		"loadbalancers": ref,
@@ -526,8 +519,8 @@ func (f *fakeCloud) child(w http.ResponseWriter, r *http.Request, parts []string
 
 		reply(w, http.StatusCreated, map[string]any{one: public(obj)})
 
-	case kind == "pools" && len(parts) == 3 && parts[2] == "members":
-		f.members1(w, r, id, body)
+	case kind == "pools" && len(parts) >= 3 && parts[2] == "members":
+		f.members1(w, r, id, parts[3:], body)
 
 	case store[id] == nil:
 		reply(w, http.StatusNotFound, nil)
@@ -604,41 +597,6 @@ func (f *fakeCloud) lbOfChild(kind string, obj map[string]any) *fakeLB {
 	return f.lbOf(obj)
 }
 
-// members1 handles /pools/{id}/members: the list and the batch update.
-func (f *fakeCloud) members1(w http.ResponseWriter, r *http.Request, poolID string, body map[string]any) {
-	pool := f.pools[poolID]
-	if pool == nil {
-		reply(w, http.StatusNotFound, nil)
-		return
-	}
-
-	switch r.Method {
-	case http.MethodGet:
-		out := []any{}
-		for _, m := range f.members[poolID] {
-			out = append(out, m)
-		}
-
-		reply(w, http.StatusOK, map[string]any{"members": out})
-	case http.MethodPut:
-		if !f.lock(w, f.lbOf(pool), "PUT members") {
-			return
-		}
-
-		var next []map[string]any
-
-		for _, raw := range items(body["members"]) {
-			next = append(next, f.newMember(poolID, object(raw)))
-		}
-
-		f.members[poolID] = next
-
-		reply(w, http.StatusAccepted, nil)
-	default:
-		reply(w, http.StatusMethodNotAllowed, nil)
-	}
-}
-
 // seqOf is the sequence number in a fake object's ID ("listener-12" → 12).
 func seqOf(obj any) int {
 	id := str(object(obj)["id"])
@@ -686,7 +644,8 @@ func (f *fakeCloud) tree(lb *fakeLB) map[string]any {
 			pool["members"] = ms
 
 			if hm := f.monitors[fmt.Sprint(p["healthmonitor_id"])]; hm != nil {
-				pool["healthmonitor"] = map[string]any{"id": hm["id"], "name": hm["name"], "type": hm["type"],
+				// Octavia's key (gophercloud reads "healthmonitor": its trees show no monitor)
+				pool["health_monitor"] = map[string]any{"id": hm["id"], "name": hm["name"], "type": hm["type"],
 					"provisioning_status": hm["provisioning_status"], "operating_status": "ONLINE"}
 			}
 

@@ -77,7 +77,7 @@ func TestEnsure_lostAnswersOfChanges(t *testing.T) {
 				return "/octavia/v2/lbaas/pools/" + ssh.PoolID + "/members"
 			},
 			fault:  func(f *fakeCloud) http.HandlerFunc { return f.landedThenRetried },
-			change: func(s *Spec) { s.Listeners[1].Members = []Member{{"10.0.0.9", 22}} },
+			change: func(s *Spec) { s.Listeners[1].Members = []Member{{"10.0.0.9", 22, 1}} },
 			want:   []string{"PUT members"},
 		},
 		{
@@ -160,7 +160,7 @@ func TestEnsure_lostAnswersOfChanges(t *testing.T) {
 					cloudtest.WriteJSON(w, http.StatusServiceUnavailable, map[string]any{"faultstring": "unavailable"})
 				}
 			},
-			change: func(s *Spec) { s.Listeners[1].Members = []Member{{"10.0.0.9", 22}} },
+			change: func(s *Spec) { s.Listeners[1].Members = []Member{{"10.0.0.9", 22, 1}} },
 			want:   []string{"PUT members"}, // made again once the load balancer is ACTIVE
 		},
 	} {
@@ -214,7 +214,7 @@ func TestEnsure_foreignConflictStays(t *testing.T) {
 	})
 
 	spec := threeListeners(false)
-	spec.Listeners[1].Members = []Member{{"10.0.0.9", 22}}
+	spec.Listeners[1].Members = []Member{{"10.0.0.9", 22, 1}}
 
 	_, err := svc.Ensure(noWaits(t), spec, top.ID, nil)
 

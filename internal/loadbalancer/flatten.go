@@ -262,7 +262,12 @@ func memberSpecs(ctx context.Context, v types.List, diags *diag.Diagnostics) []M
 
 	out := make([]Member, 0, len(ms))
 	for _, m := range ms {
-		out = append(out, Member{Address: m.Address.ValueString(), Port: int(m.Port.ValueInt64())})
+		weight := DefaultMemberWeight
+		if !m.Weight.IsNull() && !m.Weight.IsUnknown() {
+			weight = int(m.Weight.ValueInt64())
+		}
+
+		out = append(out, Member{Address: m.Address.ValueString(), Port: int(m.Port.ValueInt64()), Weight: weight})
 	}
 
 	return out
@@ -277,8 +282,8 @@ func memberList(ctx context.Context, observed []Member, prior types.List, diags 
 	var ordered []Member
 
 	for _, m := range memberSpecs(ctx, prior, diags) {
-		if i := slices.Index(left, m); i >= 0 {
-			ordered = append(ordered, m)
+		if i := slices.IndexFunc(left, func(o Member) bool { return memberKey(o) == memberKey(m) }); i >= 0 {
+			ordered = append(ordered, left[i]) // as observed: a weight changed out of band shows
 			left = slices.Delete(left, i, i+1)
 		}
 	}
@@ -290,6 +295,7 @@ func memberList(ctx context.Context, observed []Member, prior types.List, diags 
 		v, d := types.ObjectValue(memberAttrTypes, map[string]attr.Value{
 			"address": types.StringValue(m.Address),
 			"port":    types.Int64Value(int64(m.Port)),
+			"weight":  types.Int64Value(int64(m.Weight)),
 		})
 		diags.Append(d...)
 		elems = append(elems, v)
@@ -341,6 +347,7 @@ type listenerModel struct {
 type memberModel struct {
 	Address types.String `tfsdk:"address"`
 	Port    types.Int64  `tfsdk:"port"`
+	Weight  types.Int64  `tfsdk:"weight"`
 }
 
 // healthMonitorModel is health_monitor.

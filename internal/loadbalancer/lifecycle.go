@@ -89,12 +89,15 @@ type floatingIPJob struct {
 	started bool
 	done    chan error
 	err     error
+	// top is the copy of the topology the job works on: once it has ended, its FloatingIP is
+	// the one on the VIP port.
+	top *Topology
 }
 
 // start converges the floating IP of t (a copy is used) in the background.
 func (j *floatingIPJob) start(ctx context.Context, s *Service, spec Spec, t *Topology) {
 	cp := *t
-	j.started = true
+	j.started, j.top = true, &cp
 	j.done = make(chan error, 1)
 
 	go func() { j.done <- s.convergeFloatingIP(ctx, spec, &cp) }()

@@ -14,7 +14,8 @@ import (
 
 // The load balancer's part of the per-run listings (cloud.Listing; issue 17): a refresh of the
 // identity's load balancers reads its load balancers, listeners, pools and health monitors
-// once per kind, and each load balancer's members in one status tree. Any change of a load
+// once per kind, and each pool's members in its member list (the one read that names their
+// weights; Octavia cannot list the members of several pools at once). Any change of a load
 // balancer records its tenant's kinds as written (wroteAll), so that what the change did is
 // read from Octavia, never from a listing taken before.
 

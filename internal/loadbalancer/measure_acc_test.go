@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/pools"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
@@ -19,6 +20,7 @@ import (
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/acctest"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/loadbalancer"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
 
 // statusCounter is an http.RoundTripper that counts requests by method and by status, and the
@@ -33,8 +35,13 @@ type statusCounter struct {
 	byStatus map[int]int
 }
 
-// pollPath is the path of a read of one load balancer: what a wait polls.
-var pollPath = regexp.MustCompile(`/lbaas/loadbalancers/[0-9a-f-]+$`)
+// pollPath is the path of a read of one load balancer, listPath that of the listing of load
+// balancers: a wait polls the one (without a cloud behind the tenant) or the other by the load
+// balancer's ID (cloud.Rounds).
+var (
+	pollPath = regexp.MustCompile(`/lbaas/loadbalancers/[0-9a-f-]+$`)
+	listPath = regexp.MustCompile(`/lbaas/loadbalancers$`)
+)
 
 func (c *statusCounter) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := c.next.RoundTrip(req)
@@ -45,7 +52,7 @@ func (c *statusCounter) RoundTrip(req *http.Request) (*http.Response, error) {
 	c.total++
 	c.byMethod[req.Method]++
 
-	if req.Method == http.MethodGet && pollPath.MatchString(req.URL.Path) {
+	if req.Method == http.MethodGet && (pollPath.MatchString(req.URL.Path) || listPath.MatchString(req.URL.Path) && req.URL.Query().Has("id")) {
 		c.polls++
 	}
 
@@ -100,14 +107,16 @@ type measurement struct {
 
 // Request budgets of the three-listener load balancer with a public IP (issue 17). The core's
 // count only Octavia and Neutron, from a client authenticated before, and leave out the status
-// polls (waits are polled from 0.5 s to 4 s: they grow with the time Octavia takes, and are
+// polls (waits are polled by cloud.Rounds, 1 s to 4 s apart: they grow with the time Octavia takes, and are
 // printed); a Terraform step counts everything its provider runs sent (their clients' counters),
-// polls and the refresh of the identity and its network included.
+// polls and the refresh of the identity and its network included. The issue's target for the
+// weight change, 30, is not met: 53 measured on Zed (6 tokens, and the identity's refresh with
+// its quotas and trust, 22, are the larger part); the budget holds it there, polls included.
 const (
 	coreCreateBudget  = 36
-	coreMemberBudget  = 14
+	coreWeightBudget  = 10
 	coreDestroyBudget = 8
-	stepMemberBudget  = 90
+	stepWeightBudget  = 60
 	stepCreateBudget  = 250
 	stepDestroyBudget = 110
 )
@@ -153,7 +162,35 @@ func TestAccLoadBalancer_measure(t *testing.T) {
 		}
 	}
 
-	memberUpdate := threeListenersWith("10.0.0.16:22")
+	// One member's weight changes (the ssh listener's one member, from 1 to 5): a PUT on the
+	// member. Then it is changed out of band (to 3), and the refresh after the apply shows it.
+	weightUpdate := threeListenersWith("10.0.0.10:22:5")
+	lbName := naming.LoadBalancer(name)
+
+	weighed := func(s *terraform.State) error {
+		id, _ := attr(s, lbAddress, "id")
+
+		lb, err := acctest.LoadBalancerSnapshot(t, region, id)
+		if err != nil {
+			return err
+		}
+
+		ssh := lbName + "-ssh-pool"
+		if got := lb.Weights[ssh]["10.0.0.10:22"]; got != 5 {
+			return fmt.Errorf("the ssh member has weight %d in Octavia, want 5 (%v)", got, lb.Weights)
+		}
+
+		return acctest.ChangeLoadBalancerOutOfBand(t, region, id, func(ctx context.Context, octavia *gophercloud.ServiceClient) error {
+			pool := lb.Pools[ssh].ID
+
+			ms, err := acctest.AllPages(ctx, pools.ListMembers(octavia, pool, pools.ListMembersOpts{}), pools.ExtractMembers)
+			if err != nil || len(ms) != 1 {
+				return fmt.Errorf("the members of %s: %v (%w)", ssh, ms, err)
+			}
+
+			return pools.UpdateMember(ctx, octavia, pool, ms[0].ID, pools.UpdateMemberOpts{Weight: new(3)}).Err
+		})
+	}
 
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 func() { acctest.PreCheck(t) },
@@ -180,11 +217,14 @@ func TestAccLoadBalancer_measure(t *testing.T) {
 			},
 			{
 				PreConfig: begin,
-				Config:    lbConfig(name, memberUpdate),
+				Config:    lbConfig(name, weightUpdate),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(lbAddress, plancheck.ResourceActionUpdate)},
+					// The weight changed out of band is drift.
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectResourceAction(lbAddress, plancheck.ResourceActionUpdate)},
 				},
-				Check: tfStep("terraform apply: 1 member", stepMemberBudget),
+				Check:              resource.ComposeAggregateTestCheckFunc(tfStep("terraform apply: 1 weight", stepWeightBudget), weighed),
+				ExpectNonEmptyPlan: true,
 			},
 			{
 				PreConfig: begin,
@@ -215,7 +255,7 @@ func TestAccLoadBalancer_measure(t *testing.T) {
 	}
 }
 
-// measureCore creates, updates (one member) and deletes a three-listener load balancer
+// measureCore creates, updates (one member's weight) and deletes a three-listener load balancer
 // through the core, counting every Octavia and Neutron request.
 func measureCore(t *testing.T, project, network, region, name string) ([]measurement, error) {
 	t.Helper()
@@ -238,8 +278,8 @@ func measureCore(t *testing.T, project, network, region, name string) ([]measure
 	counter := &statusCounter{byMethod: map[string]int{}, byStatus: map[int]int{}}
 	svc.Octavia, svc.Neutron = counted(svc.Octavia, counter), counted(svc.Neutron, counter)
 
-	members := func(extra string) []loadbalancer.Member {
-		return []loadbalancer.Member{{Address: "10.0.0.10", Port: 22}, {Address: extra, Port: 22}}
+	members := func(weight int) []loadbalancer.Member {
+		return []loadbalancer.Member{{Address: "10.0.0.10", Port: 22, Weight: 1}, {Address: "10.0.0.11", Port: 22, Weight: weight}}
 	}
 
 	spec := loadbalancer.Spec{
@@ -250,13 +290,13 @@ func measureCore(t *testing.T, project, network, region, name string) ([]measure
 			{
 				Name: "https", Protocol: loadbalancer.ProtocolTCP, Port: 443, ProxyProtocolV2: true, IdleTimeout: new(120),
 				AllowedCIDRs: []string{"10.0.0.0/8"},
-				Members:      []loadbalancer.Member{{Address: "10.0.0.10", Port: 8443}, {Address: "10.0.0.11", Port: 8443}},
+				Members:      []loadbalancer.Member{{Address: "10.0.0.10", Port: 8443, Weight: 1}, {Address: "10.0.0.11", Port: 8443, Weight: 1}},
 				Monitor:      &loadbalancer.MonitorSpec{Interval: 10, Timeout: 5, HealthyThreshold: 3, UnhealthyThreshold: 3},
 			},
-			{Name: "ssh", Protocol: loadbalancer.ProtocolTCP, Port: 22, Members: members("10.0.0.11")},
+			{Name: "ssh", Protocol: loadbalancer.ProtocolTCP, Port: 22, Members: members(1)},
 			{
 				Name: "udp", Protocol: loadbalancer.ProtocolUDP, Port: 53,
-				Members: []loadbalancer.Member{{Address: "10.0.0.12", Port: 53}},
+				Members: []loadbalancer.Member{{Address: "10.0.0.12", Port: 53, Weight: 1}},
 				Monitor: &loadbalancer.MonitorSpec{Interval: 5, Timeout: 3, HealthyThreshold: 3, UnhealthyThreshold: 3},
 			},
 		},
@@ -295,9 +335,9 @@ func measureCore(t *testing.T, project, network, region, name string) ([]measure
 		return out, err
 	}
 
-	spec.Listeners[1].Members = members("10.0.0.17")
+	spec.Listeners[1].Members = members(5)
 
-	updateErr := run("core: 1 member", coreMemberBudget, func() error {
+	updateErr := run("core: 1 weight", coreWeightBudget, func() error {
 		_, err := svc.Ensure(ctx, spec, top.ID, nil)
 		return err
 	})

@@ -244,7 +244,8 @@ func (s *Service) listMonitors(ctx context.Context) ([]monitors.Monitor, error) 
 	})
 }
 
-// assemble fills t.Listeners and t.Foreign from the listings, and reads each pool's members.
+// assemble fills t.Listeners and t.Foreign from the listings, and reads each pool's members
+// (with their weights).
 // Listeners come in creation order, then entries without a listener, by name. Each pool's
 // health monitor is attached whatever its name: a pool has at most one (converge renames it
 // when needed).
@@ -325,7 +326,7 @@ func (s *Service) assemble(ctx context.Context, t *Topology, name string, ls []l
 		}
 	}
 
-	if err := s.readMembers(ctx, t.ID, poolOf); err != nil {
+	if err := s.readMembers(ctx, poolOf); err != nil {
 		return err
 	}
 
@@ -373,68 +374,6 @@ func (o *ObservedListener) setMonitor(m monitors.Monitor) {
 		HealthyThreshold:   m.MaxRetries,
 		UnhealthyThreshold: m.MaxRetriesDown,
 	}
-}
-
-// readMembers reads the members of the pools of load balancer id: every pool a listener uses from
-// Octavia's status tree of the load balancer (one request, which names each member's address and
-// port), any other pool by its own member list.
-func (s *Service) readMembers(ctx context.Context, id string, poolOf map[string]*ObservedListener) error {
-	if len(poolOf) == 0 {
-		return nil
-	}
-
-	inTree := map[string][]Member{}
-
-	tree, err := loadbalancers.GetStatuses(ctx, s.Octavia, id).Extract()
-	if err != nil {
-		return fmt.Errorf("reading the status tree of load balancer %s: %w", id, err)
-	}
-
-	if tree.Loadbalancer != nil {
-		for _, l := range tree.Loadbalancer.Listeners {
-			for _, p := range l.Pools {
-				inTree[p.ID] = membersOf(p.Members)
-			}
-		}
-	}
-
-	var reads []func() error
-
-	for poolID, o := range poolOf {
-		if ms, ok := inTree[poolID]; ok {
-			o.Members = ms
-			continue
-		}
-
-		reads = append(reads, func() (err error) { o.Members, err = s.listMembers(ctx, poolID); return err })
-	}
-
-	return parallel(reads...)
-}
-
-// membersOf are the members of a pool that are not gone or going, sorted.
-func membersOf(ms []pools.Member) []Member {
-	out := make([]Member, 0, len(ms))
-	for _, m := range ms {
-		if m.ProvisioningStatus == StatusDeleted || m.ProvisioningStatus == StatusPendingDelete {
-			continue
-		}
-
-		out = append(out, Member{Address: m.Address, Port: m.ProtocolPort})
-	}
-
-	return sortMembers(out)
-}
-
-// listMembers lists the members of pool poolID, sorted.
-func (s *Service) listMembers(ctx context.Context, poolID string) ([]Member, error) {
-	ms, err := cloud.ListAll(ctx, pools.ListMembers(s.Octavia, poolID, pools.ListMembersOpts{}), pools.ExtractMembers,
-		"the members of pool "+poolID)
-	if err != nil {
-		return nil, err
-	}
-
-	return membersOf(ms), nil
 }
 
 func belongsTo(lbs []listeners.LoadBalancerID, id string) bool {

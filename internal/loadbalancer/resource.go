@@ -96,6 +96,10 @@ func (r *loadBalancerResource) open(ctx context.Context, kind adapter.Op, m load
 		o.svc, err = NewService(t, r.Meta.LoadBalancerSingleCallCreate())
 	}
 
+	if err == nil {
+		o.svc.Networks = r.Meta.LoadBalancerNetworkCache()
+	}
+
 	if err != nil {
 		o.fail(err)
 		return o, false

@@ -25,7 +25,7 @@ import (
 )
 
 // listener is one element of a test configuration's listeners: its name, protocol and port,
-// its members ("address:port") and further HCL lines.
+// its members ("address:port", or "address:port:weight") and further HCL lines.
 type listener struct {
 	name, protocol string
 	port           int
@@ -37,7 +37,13 @@ func (l listener) hcl() string {
 	members := make([]string, len(l.members))
 	for i, m := range l.members {
 		address, port, _ := strings.Cut(m, ":")
-		members[i] = fmt.Sprintf("{ address = %q, port = %s }", address, port)
+
+		weight := ""
+		if port, weight, _ = strings.Cut(port, ":"); weight != "" {
+			weight = ", weight = " + weight
+		}
+
+		members[i] = fmt.Sprintf("{ address = %q, port = %s%s }", address, port, weight)
 	}
 
 	lines := append([]string{
@@ -99,15 +105,16 @@ func updatedHTTPS(port int) listener {
 	return https(port, 300, `["10.0.0.0/8"]`, []string{"10.0.0.10:8443", "10.0.0.13:8443"}, 5, 4)
 }
 
-// updatedListeners changes members, CIDRs, the idle timeout and monitor thresholds.
-var updatedListeners = listenersHCL(true, updatedHTTPS(443), ssh("10.0.0.14:22"),
+// updatedListeners changes members (the ssh one with weight 7), CIDRs, the idle timeout and
+// monitor thresholds.
+var updatedListeners = listenersHCL(true, updatedHTTPS(443), ssh("10.0.0.14:22:7"),
 	udp("{ interval_seconds = 6, timeout_seconds = 3, healthy_threshold = 2, unhealthy_threshold = 2 }"))
 
 // reshapedListeners drops "udp" (with its monitor) and adds "smtp" at the end (an import
 // lists listeners in the order Octavia created them); public_ip and the https port are
 // arguments.
 func reshapedListeners(publicIP bool, httpsPort int) string {
-	return listenersHCL(publicIP, updatedHTTPS(httpsPort), ssh("10.0.0.14:22"),
+	return listenersHCL(publicIP, updatedHTTPS(httpsPort), ssh("10.0.0.14:22:7"),
 		listener{name: "smtp", protocol: "TCP", port: 25, members: []string{"10.0.0.15:25"}})
 }
 
@@ -214,8 +221,10 @@ func TestAccLoadBalancer_basic(t *testing.T) {
 					fmt.Sprint(lb.Members[lbName+"-ssh-pool"]),
 					fmt.Sprint(hm.MaxRetries, hm.MaxRetriesDown),
 					fmt.Sprint(um.Delay, um.MaxRetries, um.MaxRetriesDown),
+					fmt.Sprint(lb.Weights[lbName+"-ssh-pool"], lb.Weights[lbName+"-https-pool"]),
 				}
-				want := []string{"[10.0.0.0/8]", "300000 300000", "[10.0.0.10:8443 10.0.0.13:8443]", "[10.0.0.14:22]", "5 4", "6 2 2"}
+				want := []string{"[10.0.0.0/8]", "300000 300000", "[10.0.0.10:8443 10.0.0.13:8443]", "[10.0.0.14:22]", "5 4", "6 2 2",
+					"map[10.0.0.14:22:7] map[10.0.0.10:8443:1 10.0.0.13:8443:1]"}
 
 				if !slices.Equal(got, want) {
 					return fmt.Errorf("after the update Octavia has %q, want %q", got, want)
@@ -564,6 +573,8 @@ func TestAccLoadBalancer_validation(t *testing.T) {
 		step(`{ name = "a", protocol = "SCTP", port = 80 }`, `(?s)protocol\s+value\s+must\s+be\s+one\s+of`),
 		step(`{ name = "a", protocol = "TCP", port = 80, members = [{ address = "10.0.0.5", port = 80 }, { address = "10.0.0.5", port = 80 }] }`,
 			`(?s)Duplicate\s+member.*Members\s+0\s+and\s+1\s+are\s+both\s+10\.0\.0\.5\s+port\s+80`),
+		step(`{ name = "a", protocol = "TCP", port = 80, members = [{ address = "10.0.0.5", port = 80, weight = 257 }] }`,
+			`(?s)listeners\[0\]\.members\[0\]\.weight.*value\s+must\s+be\s+between\s+0\s+and\s+256`),
 	}))
 }
 

@@ -60,6 +60,7 @@ type listenerOpts struct {
 type member struct {
 	address string
 	port    int64
+	weight  int64
 }
 
 func monitorValue(interval, timeout int64) types.Object {
@@ -96,7 +97,7 @@ func (o listenerOpts) model() listenerModel {
 		var ms []attr.Value
 		for _, m := range o.members {
 			ms = append(ms, types.ObjectValueMust(memberAttrTypes, map[string]attr.Value{
-				"address": types.StringValue(m.address), "port": types.Int64Value(m.port),
+				"address": types.StringValue(m.address), "port": types.Int64Value(m.port), "weight": types.Int64Value(m.weight),
 			}))
 		}
 
@@ -226,8 +227,8 @@ func TestValidateConfig(t *testing.T) {
 		{"invalid listener name", []listenerOpts{{name: " a", protocol: "TCP", port: 80}},
 			[]string{"listeners[0].name: Invalid listener name"}},
 		{"duplicate member", []listenerOpts{
-			{name: "a", protocol: "TCP", port: 80, members: []member{{"10.0.0.5", 80}, {"10.0.0.6", 80}, {"10.0.0.5", 80}}},
-			{name: "b", protocol: "TCP", port: 81, members: []member{{"10.0.0.5", 80}, {"10.0.0.5", 81}}}, // another pool, another port
+			{name: "a", protocol: "TCP", port: 80, members: []member{{"10.0.0.5", 80, 1}, {"10.0.0.6", 80, 1}, {"10.0.0.5", 80, 1}}},
+			{name: "b", protocol: "TCP", port: 81, members: []member{{"10.0.0.5", 80, 1}, {"10.0.0.5", 81, 1}}}, // another pool, another port
 		}, []string{"listeners[0].members[2]: Duplicate member"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -404,7 +405,7 @@ func TestState_membersOfAnEarlierVersion(t *testing.T) {
 	ls, _ := listenerModels(ctx, m.Listeners)
 
 	var diags diag.Diagnostics
-	if got := memberSpecs(ctx, ls[0].Members, &diags); len(got) != 2 || got[0] != (Member{"10.0.0.6", 80}) || diags.HasError() {
+	if got := memberSpecs(ctx, ls[0].Members, &diags); len(got) != 2 || got[0] != (Member{"10.0.0.6", 80, DefaultMemberWeight}) || diags.HasError() {
 		t.Errorf("members = %v (%v), want both, in the stored order", got, diags)
 	}
 }
@@ -415,13 +416,13 @@ func TestMemberList_keepsTheConfiguredOrder(t *testing.T) {
 	t.Parallel()
 
 	ctx := context.Background()
-	prior := listenerOpts{members: []member{{"10.0.0.9", 80}, {"10.0.0.1", 80}, {"10.0.0.5", 80}}}.model().Members
+	prior := listenerOpts{members: []member{{"10.0.0.9", 80, 1}, {"10.0.0.1", 80, 1}, {"10.0.0.5", 80, 1}}}.model().Members
 
 	var diags diag.Diagnostics
 
-	got := memberSpecs(ctx, memberList(ctx, sortMembers([]Member{{"10.0.0.5", 80}, {"10.0.0.7", 80}, {"10.0.0.9", 80}}), prior, &diags), &diags)
+	got := memberSpecs(ctx, memberList(ctx, sortMembers([]Member{{"10.0.0.5", 80, 1}, {"10.0.0.7", 80, 1}, {"10.0.0.9", 80, 1}}), prior, &diags), &diags)
 
-	want := []Member{{"10.0.0.9", 80}, {"10.0.0.5", 80}, {"10.0.0.7", 80}}
+	want := []Member{{"10.0.0.9", 80, 1}, {"10.0.0.5", 80, 1}, {"10.0.0.7", 80, 1}}
 	if fmt.Sprint(got) != fmt.Sprint(want) || diags.HasError() {
 		t.Errorf("members = %v (%v), want %v", got, diags, want)
 	}

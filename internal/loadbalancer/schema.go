@@ -31,7 +31,7 @@ func (r *loadBalancerResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			"Creation goes step by step — the load balancer, then per listener: listener, pool, members in one batch, " +
 			"monitor — waiting for the load balancer to be ACTIVE between steps, so that no request meets Octavia's " +
 			"immutability lock. Changes are converged in place, listener by listener: allowed CIDRs, idle timeouts, members " +
-			"(one batch update), monitor settings; listeners added to the configuration are created, listeners removed from " +
+			"(one batch update; a change of one member's weight alone updates that member), monitor settings; listeners added to the configuration are created, listeners removed from " +
 			"it are deleted with their pool and monitor. A listener's `protocol`, `port` and `proxy_protocol_v2` cannot " +
 			"change (Octavia cannot change them): give the listener a new name instead. Objects are found again by their " +
 			"names (exact match; two objects with one name are an error), so an interrupted apply adopts what it made.\n\n" +
@@ -164,6 +164,15 @@ func memberAttributes() map[string]schema.Attribute {
 			Required:            true,
 			MarkdownDescription: "Port of the member, 1 to 65535.",
 			Validators:          []validator.Int64{int64validator.Between(1, 65535)},
+		},
+		"weight": schema.Int64Attribute{
+			Optional: true,
+			Computed: true,
+			Default:  int64default.StaticInt64(DefaultMemberWeight),
+			MarkdownDescription: fmt.Sprintf("The member's share of the pool's traffic, relative to the other members' weights: "+
+				"%d to %d (Octavia's range); %d sends it no new connections (a drain). Default %d. Changed in place.",
+				MinMemberWeight, MaxMemberWeight, MinMemberWeight, DefaultMemberWeight),
+			Validators: []validator.Int64{int64validator.Between(MinMemberWeight, MaxMemberWeight)},
 		},
 	}
 }

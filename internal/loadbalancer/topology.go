@@ -41,11 +41,11 @@ const (
 	monitorUDPConnect   = "UDP-CONNECT"
 )
 
-// Default polling of Octavia, from what its steps take on the local cloud (tools/bench,
-// 2 cores, under load): a listener, pool or health monitor 1.5–7 s, a member batch about 10 s, a
-// new load balancer 50 s (5–15 s when quiet). Waits grow from half a second to 4 s, so that a
-// step costs a few polls and a long wait one poll every 4 s (a 1 s cap polled a load balancer
-// about 45 times while it was being made).
+// Default polling of Octavia where the tenant's rounds do not serve (status.go: a tenant without
+// a cloud behind it; the status tree after a single-call create), from what its steps take on
+// the local cloud (tools/bench, 2 cores, under load): a listener, pool or health monitor 1.5–7 s,
+// a member batch about 10 s, a new load balancer 50 s (5–15 s when quiet). Waits grow from half
+// a second to 4 s, so that a step costs a few polls and a long wait one poll every 4 s.
 const (
 	DefaultPollMin = 500 * time.Millisecond
 	DefaultPollMax = 4 * time.Second
@@ -85,11 +85,22 @@ type ListenerSpec struct {
 	Monitor *MonitorSpec
 }
 
-// Member is one pool member.
+// Member is one pool member. Two members with one address and port are one member (its
+// weight is a setting of it): memberKey.
 type Member struct {
 	Address string
 	Port    int
+	// Weight is the member's share of the pool's traffic: 0 to 256 (Octavia's range), 0 drains
+	// it; the resource's default is Octavia's, 1.
+	Weight int
 }
+
+// Octavia's member weights: the range and the default.
+const (
+	MinMemberWeight     = 0
+	MaxMemberWeight     = 256
+	DefaultMemberWeight = 1
+)
 
 // MonitorSpec is a health monitor.
 type MonitorSpec struct {
@@ -178,6 +189,9 @@ type ObservedListener struct {
 	PoolProtocol string
 	PoolStatus   string
 	Members      []Member // sorted
+	// MemberIDs are the Octavia IDs of Members, by memberKey (those a batch update made are
+	// not known until the next read).
+	MemberIDs map[string]string
 
 	MonitorID     string // "" when the monitor is missing
 	MonitorName   string
@@ -249,6 +263,10 @@ type Service struct {
 
 	// PollMin and PollMax bound the backoff while waiting; zero means the defaults.
 	PollMin, PollMax time.Duration
+
+	// Networks, when set, is the run's VIP network lookups (the provider's one, which the
+	// plans use too): an apply reads a VIP network the plan has read in the same run from it.
+	Networks *NetworkCache
 
 	// Tenant is the identity's project in the region as bound: reads come from the run's
 	// listings (listing.go) and writes are recorded for them; nil (tests on fakes): none.

@@ -63,8 +63,8 @@ func NewScenario(name string) (Scenario, error) {
 	case name == "loadbalancer":
 		return Scenario{Name: name, Phases: []Phase{
 			{Label: "identity + network", Config: baseStack(), Args: applyArgs, Setup: true},
-			{Label: "apply: create", Config: loadBalancerStack("10.60.0.12"), Args: applyArgs},
-			{Label: "apply: 1 member", Config: loadBalancerStack("10.60.0.13"), Args: applyArgs},
+			{Label: "apply: create", Config: loadBalancerStack(1), Args: applyArgs},
+			{Label: "apply: 1 weight", Config: loadBalancerStack(5), Args: applyArgs},
 			{Label: "apply: destroy", Config: baseStack(), Args: applyArgs},
 			{Label: "destroy the rest", Args: destroyArgs, Setup: true},
 		}}, nil

@@ -72,8 +72,9 @@ resource "unikorn_security_group" "this" {
 
 // loadBalancerHCL is the three-listener load balancer with a public IP: TCP with PROXYV2, an
 // idle timeout, allowed CIDRs and a monitor; plain TCP; UDP with a UDP-CONNECT monitor. members
-// are HCL expressions of the members' addresses; sshMember is the ssh listener's one member.
-func loadBalancerHCL(members []string, sshMember string) string {
+// are HCL expressions of the members' addresses; sshMember is the ssh listener's one member,
+// of weight sshWeight.
+func loadBalancerHCL(members []string, sshMember string, sshWeight int) string {
 	list := func(port int) string {
 		var parts []string
 		for _, m := range members {
@@ -106,7 +107,7 @@ resource "unikorn_loadbalancer" "this" {
       name     = "ssh"
       protocol = "TCP"
       port     = 22
-      members  = [{ address = %s, port = 22 }]
+      members  = [{ address = %s, port = 22, weight = %d }]
     },
     {
       name           = "udp"
@@ -117,7 +118,7 @@ resource "unikorn_loadbalancer" "this" {
     },
   ]
 }
-`, list(8443), sshMember, list(53))
+`, list(8443), sshMember, sshWeight, list(53))
 }
 
 // referenceStack is the issue's reference stack: identity, network, a 4-rule security group,
@@ -125,7 +126,7 @@ resource "unikorn_loadbalancer" "this" {
 func referenceStack() string {
 	members := []string{"unikorn_server.this[0].private_ip", "unikorn_server.this[1].private_ip", "unikorn_server.this[2].private_ip"}
 
-	return header + securityGroupHCL + serversHCL(3, true) + loadBalancerHCL(members, "unikorn_server.this[0].private_ip")
+	return header + securityGroupHCL + serversHCL(3, true) + loadBalancerHCL(members, "unikorn_server.this[0].private_ip", 1)
 }
 
 // serverStack is the identity, its network and count servers (no floating IP).
@@ -137,7 +138,7 @@ func serverStack(count int) string {
 func baseStack() string { return header }
 
 // loadBalancerStack is the identity, its network and the three-listener load balancer, whose
-// ssh listener's member is sshMember (an address in the network).
-func loadBalancerStack(sshMember string) string {
-	return header + loadBalancerHCL([]string{`"10.60.0.10"`, `"10.60.0.11"`}, fmt.Sprintf("%q", sshMember))
+// ssh listener's one member has weight sshWeight.
+func loadBalancerStack(sshWeight int) string {
+	return header + loadBalancerHCL([]string{`"10.60.0.10"`, `"10.60.0.11"`}, `"10.60.0.12"`, sshWeight)
 }

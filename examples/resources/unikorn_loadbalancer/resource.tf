@@ -19,7 +19,8 @@ resource "unikorn_loadbalancer" "web" {
       allowed_cidrs        = ["0.0.0.0/0"]
       members = [
         { address = "10.0.0.10", port = 8443 },
-        { address = "10.0.0.11", port = 8443 },
+        # Twice the share of the traffic of the other (weights are 0 to 256, default 1).
+        { address = "10.0.0.11", port = 8443, weight = 2 },
       ]
       health_monitor = {
         interval_seconds    = 10
