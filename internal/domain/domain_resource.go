@@ -10,7 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
@@ -50,20 +49,7 @@ type domainResource struct {
 func (r *domainResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	r.Open(ctx, adapter.Create, req.Plan, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, svc *Service, m *domainModel, subject string) {
 		d, err := svc.Create(ctx, m.spec())
-
-		var exists *ExistsError
-		if errors.As(err, &exists) {
-			resp.Diagnostics.AddAttributeError(path.Root("name"), summaryExists, err.Error())
-			return
-		}
-
-		if err != nil {
-			op.Fail(subject, err)
-			return
-		}
-
-		m.flatten(d)
-		resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+		Recorded(op, &resp.Diagnostics, path.Root("name"), summaryExists, d, err, subject, m.record(ctx, &resp.State, &resp.Diagnostics))
 	})
 }
 
@@ -71,29 +57,16 @@ func (r *domainResource) Create(ctx context.Context, req resource.CreateRequest,
 // is said with a warning, one gone altogether leaves the state.
 func (r *domainResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	r.Open(ctx, adapter.Read, req.State, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, svc *Service, m *domainModel, subject string) {
-		oldID := m.ID.ValueString()
-
-		d, refound, err := svc.Observe(ctx, oldID, m.Name.ValueString())
+		d, refound, err := svc.Observe(ctx, m.ID.ValueString(), m.Name.ValueString())
 		if err != nil {
 			op.Fail(subject, err)
 			return
 		}
 
-		if d == nil {
-			tflog.Warn(ctx, "The domain is gone; removing it from the state", map[string]any{"domain_id": oldID})
-			resp.State.RemoveResource(ctx)
-
-			return
-		}
-
-		if refound {
-			resp.Diagnostics.AddWarning(summaryRefound, fmt.Sprintf("The domain %s recorded as %s is gone; %s, the domain of "+
-				"that name, is taken for it. If this configuration did not make it, remove this resource from the state "+
-				"before applying or destroying.", d.Name, oldID, d.ID))
-		}
-
-		m.flatten(d)
-		resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+		Refreshed(ctx, resp, summaryRefound, "domain", m.ID.ValueString(), d, refound, func(d *Domain) (string, string) {
+			m.record(ctx, &resp.State, &resp.Diagnostics)(d)
+			return d.Name, d.ID
+		})
 	})
 }
 
@@ -109,13 +82,8 @@ func (r *domainResource) Update(ctx context.Context, req resource.UpdateRequest,
 			Enabled: prior.Enabled.ValueBool()}
 
 		d, err := svc.Update(ctx, cur, m.spec())
-		if err != nil {
-			op.Fail(adapter.Subject(prior.Name.ValueString(), cur.ID, nil), err)
-			return
-		}
-
-		m.flatten(d)
-		resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+		Recorded(op, &resp.Diagnostics, path.Root("name"), summaryExists, d, err, adapter.Subject(prior.Name.ValueString(), cur.ID, nil),
+			m.record(ctx, &resp.State, &resp.Diagnostics))
 	})
 }
 
@@ -146,12 +114,7 @@ func (r *domainResource) Delete(ctx context.Context, req resource.DeleteRequest,
 
 // ImportState imports a domain by ID or name; the protected domains are refused.
 func (r *domainResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	r.ImportGlobal(ctx, req, resp, func(ctx context.Context, idOrName string) (cloud.Located, error) {
-		svc, err := NewService(r.Cloud())
-		if err != nil {
-			return cloud.Located{}, err
-		}
-
+	r.Import(ctx, req, resp, func(ctx context.Context, svc *Service, idOrName string) (cloud.Located, error) {
 		loc, err := svc.Locate(ctx, idOrName)
 		if err != nil {
 			return loc, err
@@ -218,9 +181,8 @@ func (r *domainResource) planName(ctx context.Context, name string, state *domai
 		return
 	}
 
-	svc, err := NewService(r.Cloud())
-	if err != nil {
-		diags.AddError("Error reading domains", err.Error())
+	svc, ok := r.Core("Error reading domains", diags)
+	if !ok {
 		return
 	}
 

@@ -6,12 +6,11 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
@@ -44,17 +43,10 @@ func KeystoneName(noun string, maxLen int) validator.String {
 
 // domainModel is unikorn_domain's model.
 type domainModel struct {
-	Description  types.String   `tfsdk:"description"`
-	Enabled      types.Bool     `tfsdk:"enabled"`
-	ForceDestroy types.Bool     `tfsdk:"force_destroy"`
-	ID           types.String   `tfsdk:"id"`
-	Name         types.String   `tfsdk:"name"`
-	Timeouts     timeouts.Value `tfsdk:"timeouts"`
-}
+	KeystoneModel
 
-// Opening makes domainModel an adapter.AdminModel (a global object).
-func (m *domainModel) Opening() adapter.AdminOpening {
-	return adapter.AdminOpening{Name: m.Name, ID: m.ID, Timeouts: m.Timeouts}
+	Enabled      types.Bool `tfsdk:"enabled"`
+	ForceDestroy types.Bool `tfsdk:"force_destroy"`
 }
 
 func (m domainModel) spec() Spec {
@@ -64,13 +56,21 @@ func (m domainModel) spec() Spec {
 // flatten writes what Keystone says of the domain into m; force_destroy, which Keystone does
 // not know, stays as it is (false after an import).
 func (m *domainModel) flatten(d *Domain) {
-	m.ID = types.StringValue(d.ID)
-	m.Name = types.StringValue(d.Name)
-	m.Description = types.StringValue(d.Description)
+	m.Observed(d.ID, d.Name, d.Description)
 	m.Enabled = types.BoolValue(d.Enabled)
 
 	if m.ForceDestroy.IsNull() || m.ForceDestroy.IsUnknown() {
 		m.ForceDestroy = types.BoolValue(false)
+	}
+}
+
+// record is what writes a domain the core answered into the state, through m.
+func (m *domainModel) record(ctx context.Context, state *tfsdk.State, diags *diag.Diagnostics) func(*Domain) string {
+	return func(d *Domain) string {
+		m.flatten(d)
+		diags.Append(state.Set(ctx, m)...)
+
+		return adapter.Subject(d.Name, d.ID, nil)
 	}
 }
 
@@ -84,33 +84,14 @@ func (r *domainResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 			"never be created, imported, changed or destroyed through this resource: the plan fails.\n\n" +
 			"**Import** with the domain's ID or its name.",
 		Attributes: map[string]schema.Attribute{
-			"description": schema.StringAttribute{
-				Optional:            true,
-				Computed:            true,
-				Default:             stringdefault.StaticString(""),
-				MarkdownDescription: "Description of the domain. Updated in place.",
-			},
-			"enabled": schema.BoolAttribute{
-				Optional:            true,
-				Computed:            true,
-				Default:             booldefault.StaticBool(true),
-				MarkdownDescription: "Whether the domain is enabled: the users of a disabled domain cannot authenticate. Default `true`. Updated in place.",
-			},
-			"force_destroy": schema.BoolAttribute{
-				Optional: true,
-				Computed: true,
-				Default:  booldefault.StaticBool(false),
-				MarkdownDescription: "Destroy the domain even when it still holds projects or domain-specific roles, deleting " +
-					"them first. Default `false`: such a domain is not destroyed, and the error lists what it holds. It takes " +
-					"effect once applied (set it, apply, then destroy).",
-			},
+			"description": DescriptionAttribute("domain"),
+			"enabled":     EnabledAttribute("Whether the domain is enabled: the users of a disabled domain cannot authenticate."),
+			"force_destroy": ForceDestroyAttribute("Destroy the domain even when it still holds projects or domain-specific roles, deleting " +
+				"them first. Default `false`: such a domain is not destroyed, and the error lists what it holds. It takes " +
+				"effect once applied (set it, apply, then destroy)."),
 			"id": adapter.IDAttribute("ID of the Keystone domain."),
-			"name": schema.StringAttribute{
-				Required: true,
-				MarkdownDescription: fmt.Sprintf("Name of the domain, unique in Keystone (ignoring case), at most %d characters. "+
-					"Neither `Default` nor the provider's managed domain. Updated in place (the ID stays).", MaxNameLength),
-				Validators: []validator.String{KeystoneName("domain", MaxNameLength)},
-			},
+			"name": NameAttribute("domain", MaxNameLength, fmt.Sprintf("Name of the domain, unique in Keystone (ignoring case), at most "+
+				"%d characters. Neither `Default` nor the provider's managed domain. Updated in place (the ID stays).", MaxNameLength)),
 			"timeouts": adapter.TimeoutsAttribute(ctx),
 		},
 	}

@@ -2,12 +2,28 @@ package domain
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 )
+
+// The Keystone resources' framework kit (unikorn_domain, unikorn_role, unikorn_federation,
+// unikorn_project): their base, the model part and the schema attributes they share, and the
+// endings of their operations.
 
 // KeystoneResource is the base of a global admin resource of Keystone made as the service
 // user (unikorn_domain, unikorn_role, unikorn_federation): the kit's ResourceBase with the
@@ -38,4 +54,141 @@ func (r *KeystoneResource[C, M, PM]) Open(ctx context.Context, opKind adapter.Op
 	do func(ctx context.Context, op *adapter.Operation, core C, m *M, subject string),
 ) {
 	adapter.OpenGlobal[adapter.Meta, M, PM](ctx, &r.ResourceBase, opKind, src, diags, r.bind, do)
+}
+
+// Import imports the object that locate finds by the import ID (adapter.ImportGlobal), with the
+// core bound to the provider's client.
+func (r *KeystoneResource[C, M, PM]) Import(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse,
+	locate func(ctx context.Context, core C, importID string) (cloud.Located, error),
+) {
+	r.ImportGlobal(ctx, req, resp, func(ctx context.Context, importID string) (cloud.Located, error) {
+		core, err := r.bind(r.Cloud())
+		if err != nil {
+			return cloud.Located{}, err
+		}
+
+		return locate(ctx, core, importID)
+	})
+}
+
+// Core is the core bound to the provider's client, for a plan check; a failure is an error
+// diagnostic (summary) and nil.
+func (r *KeystoneResource[C, M, PM]) Core(summary string, diags *diag.Diagnostics) (C, bool) {
+	core, err := r.bind(r.Cloud())
+	if err != nil {
+		diags.AddError(summary, err.Error())
+	}
+
+	return core, err == nil
+}
+
+// KeystoneModel is the part of a Keystone resource's model that domains, roles and projects
+// share: their ID, name and description, and the timeouts. Embedded, it makes the model an
+// adapter.AdminModel named by its name.
+type KeystoneModel struct {
+	Description types.String   `tfsdk:"description"`
+	ID          types.String   `tfsdk:"id"`
+	Name        types.String   `tfsdk:"name"`
+	Timeouts    timeouts.Value `tfsdk:"timeouts"`
+}
+
+// Opening makes a model that embeds KeystoneModel an adapter.AdminModel (a global object).
+func (m *KeystoneModel) Opening() adapter.AdminOpening {
+	return adapter.AdminOpening{Name: m.Name, ID: m.ID, Timeouts: m.Timeouts}
+}
+
+// Observed writes what Keystone says of the object's ID, name and description.
+func (m *KeystoneModel) Observed(id, name, description string) {
+	m.ID = types.StringValue(id)
+	m.Name = types.StringValue(name)
+	m.Description = types.StringValue(description)
+}
+
+// NameAttribute is the required `name` of a Keystone object (noun) of at most maxLen
+// characters, checked as Keystone stores it (KeystoneName); description says where it is
+// unique and how it changes.
+func NameAttribute(noun string, maxLen int, description string) schema.StringAttribute {
+	return schema.StringAttribute{
+		Required:            true,
+		MarkdownDescription: description,
+		Validators:          []validator.String{KeystoneName(noun, maxLen)},
+	}
+}
+
+// DescriptionAttribute is the optional `description` of a Keystone object (noun), "" by
+// default, updated in place.
+func DescriptionAttribute(noun string) schema.StringAttribute {
+	return schema.StringAttribute{
+		Optional:            true,
+		Computed:            true,
+		Default:             stringdefault.StaticString(""),
+		MarkdownDescription: "Description of the " + noun + ". Updated in place.",
+	}
+}
+
+// EnabledAttribute is the optional `enabled` flag of a Keystone object, true by default,
+// updated in place; what says what it means.
+func EnabledAttribute(what string) schema.BoolAttribute {
+	return schema.BoolAttribute{
+		Optional:            true,
+		Computed:            true,
+		Default:             booldefault.StaticBool(true),
+		MarkdownDescription: what + " Default `true`. Updated in place.",
+	}
+}
+
+// ForceDestroyAttribute is the optional `force_destroy` of an object that holds others, false
+// by default; description says what it deletes.
+func ForceDestroyAttribute(description string) schema.BoolAttribute {
+	return schema.BoolAttribute{
+		Optional:            true,
+		Computed:            true,
+		Default:             booldefault.StaticBool(false),
+		MarkdownDescription: description,
+	}
+}
+
+// Recorded ends a create or an update whose core answered out (what exists, nil when nothing
+// does) and err. A name taken by another object (ExistsError) is an error at the attribute
+// taken; nothing made is the operation's failure (subject). Otherwise record writes what exists
+// to the state and names it, and err fails the operation only after that: a failed apply
+// leaves a tainted resource, never an untracked object.
+func Recorded[O any](op *adapter.Operation, diags *diag.Diagnostics, taken path.Path, summary string, out *O, err error, subject string,
+	record func(*O) (subject string),
+) {
+	var exists *ExistsError
+
+	switch {
+	case out == nil && errors.As(err, &exists):
+		diags.AddAttributeError(taken, summary, err.Error())
+	case out == nil:
+		op.Fail(subject, err)
+	default:
+		if subject = record(out); err != nil {
+			op.Fail(subject, err)
+		}
+	}
+}
+
+// Refreshed ends the Read of a Keystone object recorded as oldID, of which the core found out
+// (nil when it is gone altogether: the state is removed; refound when its recorded ID is gone
+// and the object of its name is taken for it, which a warning says before a plan acts on it).
+// noun names the object ("domain", "global role"); record writes out to the state and names it.
+func Refreshed[O any](ctx context.Context, resp *resource.ReadResponse, summary, noun, oldID string, out *O, refound bool,
+	record func(*O) (name, id string),
+) {
+	if out == nil {
+		tflog.Warn(ctx, "The "+noun+" is gone; removing it from the state", map[string]any{"id": oldID})
+		resp.State.RemoveResource(ctx)
+
+		return
+	}
+
+	name, newID := record(out)
+
+	if refound {
+		resp.Diagnostics.AddWarning(summary, fmt.Sprintf("The %s %s recorded as %s is gone; %s, the %s of "+
+			"that name, is taken for it. If this configuration did not make it, remove this resource from the state "+
+			"before applying or destroying.", noun, name, oldID, newID, noun[strings.LastIndex(noun, " ")+1:]))
+	}
 }

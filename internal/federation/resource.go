@@ -2,12 +2,10 @@ package federation
 
 import (
 	"context"
-	"errors"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
@@ -67,24 +65,12 @@ func (r *federationResource) apply(ctx context.Context, op *adapter.Operation, s
 	}
 
 	out, err := svc.Ensure(ctx, spec, priorProtocol)
+	domain.Recorded(op, diags, path.Root("idp_id"), summaryExists, out, err, subject, func(out *Federation) string {
+		m.flatten(ctx, out)
+		diags.Append(set(ctx, m)...)
 
-	var exists *domain.ExistsError
-
-	switch {
-	case out == nil && errors.As(err, &exists):
-		diags.AddAttributeError(path.Root("idp_id"), summaryExists, err.Error())
-		return
-	case out == nil:
-		op.Fail(subject, err)
-		return
-	}
-
-	m.flatten(ctx, out)
-	diags.Append(set(ctx, m)...)
-
-	if err != nil {
-		op.Fail(adapter.Subject(spec.IDPID, spec.IDPID, nil), err)
-	}
+		return adapter.Subject(spec.IDPID, spec.IDPID, nil)
+	})
 }
 
 // Read refreshes every attribute from Keystone; a federation whose identity provider is gone
@@ -97,15 +83,12 @@ func (r *federationResource) Read(ctx context.Context, req resource.ReadRequest,
 			return
 		}
 
-		if out == nil {
-			tflog.Warn(ctx, "The identity provider is gone; removing the federation from the state", map[string]any{"idp_id": m.idpID()})
-			resp.State.RemoveResource(ctx)
+		domain.Refreshed(ctx, resp, "", "identity provider", m.idpID(), out, false, func(out *Federation) (string, string) {
+			m.flatten(ctx, out)
+			resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
 
-			return
-		}
-
-		m.flatten(ctx, out)
-		resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+			return out.IDPID, out.IDPID
+		})
 	})
 }
 
@@ -120,12 +103,7 @@ func (r *federationResource) Delete(ctx context.Context, req resource.DeleteRequ
 
 // ImportState imports a federation by its identity provider's ID; Read fills in the rest.
 func (r *federationResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	r.ImportGlobal(ctx, req, resp, func(ctx context.Context, id string) (cloud.Located, error) {
-		svc, err := NewService(r.Cloud())
-		if err != nil {
-			return cloud.Located{}, err
-		}
-
+	r.Import(ctx, req, resp, func(ctx context.Context, svc *Service, id string) (cloud.Located, error) {
 		return svc.Locate(ctx, id)
 	})
 }

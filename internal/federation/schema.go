@@ -16,12 +16,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/domain"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
 
@@ -99,25 +99,15 @@ func (r *federationResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"**Import** with the identity provider's ID. `rules` are filled in when Keystone's rules have their form, " +
 			"`rules_json` always.",
 		Attributes: map[string]schema.Attribute{
-			"description": schema.StringAttribute{
-				Optional:            true,
-				Computed:            true,
-				Default:             stringdefault.StaticString(""),
-				MarkdownDescription: "Description of the identity provider. Updated in place.",
-			},
+			"description": domain.DescriptionAttribute("identity provider"),
 			"domain_id": schema.StringAttribute{
 				Required:            true,
 				MarkdownDescription: "ID of the domain the identity provider's users are made in (shadow users). Changing it replaces the federation.",
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 				Validators:          []validator.String{stringvalidator.LengthBetween(1, 64)},
 			},
-			"enabled": schema.BoolAttribute{
-				Optional:            true,
-				Computed:            true,
-				Default:             booldefault.StaticBool(true),
-				MarkdownDescription: "Whether the identity provider accepts logins. Default `true`. Updated in place.",
-			},
-			"id": adapter.IDAttribute("The identity provider's ID (`idp_id`)."),
+			"enabled": domain.EnabledAttribute("Whether the identity provider accepts logins."),
+			"id":      adapter.IDAttribute("The identity provider's ID (`idp_id`)."),
 			"idp_id": schema.StringAttribute{
 				Required: true,
 				MarkdownDescription: fmt.Sprintf("ID of the Keystone identity provider, 1 to %d characters of `A-Z`, `a-z`, `0-9`, "+

@@ -3,31 +3,29 @@ package project
 import (
 	"context"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/domain"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/quota"
 )
 
 // projectModel is unikorn_project's model.
 type projectModel struct {
-	Description  types.String   `tfsdk:"description"`
-	DomainID     types.String   `tfsdk:"domain_id"`
-	Enabled      types.Bool     `tfsdk:"enabled"`
-	ForceDestroy types.Bool     `tfsdk:"force_destroy"`
-	GroupID      types.String   `tfsdk:"group_id"`
-	GroupName    types.String   `tfsdk:"group_name"`
-	ID           types.String   `tfsdk:"id"`
-	Name         types.String   `tfsdk:"name"`
-	Quotas       types.Object   `tfsdk:"quotas"`
-	RoleBindings types.List     `tfsdk:"role_bindings"`
-	Tags         types.Set      `tfsdk:"tags"`
-	Timeouts     timeouts.Value `tfsdk:"timeouts"`
-	UserDomainID types.String   `tfsdk:"user_domain_id"`
+	domain.KeystoneModel
+
+	DomainID     types.String `tfsdk:"domain_id"`
+	Enabled      types.Bool   `tfsdk:"enabled"`
+	ForceDestroy types.Bool   `tfsdk:"force_destroy"`
+	GroupID      types.String `tfsdk:"group_id"`
+	GroupName    types.String `tfsdk:"group_name"`
+	Quotas       types.Object `tfsdk:"quotas"`
+	RoleBindings types.List   `tfsdk:"role_bindings"`
+	Tags         types.Set    `tfsdk:"tags"`
+	UserDomainID types.String `tfsdk:"user_domain_id"`
 }
 
 // bindingModel is one object of role_bindings.
@@ -35,11 +33,6 @@ type bindingModel struct {
 	Groups types.Set    `tfsdk:"groups"`
 	Role   types.String `tfsdk:"role"`
 	Users  types.Set    `tfsdk:"users"`
-}
-
-// Opening makes projectModel an adapter.AdminModel (a global object).
-func (m *projectModel) Opening() adapter.AdminOpening {
-	return adapter.AdminOpening{Name: m.Name, ID: m.ID, Timeouts: m.Timeouts}
 }
 
 // bindings reads role_bindings; nil when it is null or unknown.
@@ -107,9 +100,7 @@ func (m projectModel) ref(ctx context.Context, diags *diag.Diagnostics) Ref {
 // flatten writes what the cloud holds into m: every attribute the cloud knows, the bindings in
 // m's order and form (a set that m leaves null stays null when empty).
 func (m *projectModel) flatten(p *Project) {
-	m.ID = types.StringValue(p.ID)
-	m.Name = types.StringValue(p.Name)
-	m.Description = types.StringValue(p.Description)
+	m.Observed(p.ID, p.Name, p.Description)
 	m.DomainID = types.StringValue(p.DomainID)
 	m.Enabled = types.BoolValue(p.Enabled)
 	m.Tags = adapter.StringSet(p.Tags, m.Tags)

@@ -8,7 +8,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
@@ -96,30 +95,18 @@ func (r *projectResource) apply(ctx context.Context, op *adapter.Operation, svc 
 
 	out, err := svc.Ensure(ctx, spec, prior)
 
-	var (
-		exists  *domain.ExistsError
-		unknown *UnknownUserError
-	)
-
-	switch {
-	case out == nil && errors.As(err, &exists):
-		diags.AddAttributeError(path.Root("name"), summaryExists, err.Error())
-		return
-	case out == nil && errors.As(err, &unknown):
+	if unknown := (*UnknownUserError)(nil); out == nil && errors.As(err, &unknown) {
 		diags.AddAttributeError(path.Root("role_bindings"), summaryUnknown, err.Error())
 		return
-	case out == nil:
-		op.Fail(subject, err)
-		return
 	}
 
-	warn(out.Notices(), diags)
-	m.flatten(out)
-	diags.Append(set(ctx, m)...)
+	domain.Recorded(op, diags, path.Root("name"), summaryExists, out, err, subject, func(out *Project) string {
+		warn(out.Notices(), diags)
+		m.flatten(out)
+		diags.Append(set(ctx, m)...)
 
-	if err != nil {
-		op.Fail(adapter.Subject(spec.Name, out.ID, nil), err)
-	}
+		return adapter.Subject(spec.Name, out.ID, nil)
+	})
 }
 
 // Read refreshes every attribute from Keystone and the quota APIs; a project gone altogether
@@ -134,17 +121,14 @@ func (r *projectResource) Read(ctx context.Context, req resource.ReadRequest, re
 			return
 		}
 
-		if out == nil {
-			tflog.Warn(ctx, "The project is gone; removing it from the state", map[string]any{"project_id": ref.ProjectID})
-			resp.State.RemoveResource(ctx)
+		domain.Refreshed(ctx, resp, "", "project", ref.ProjectID, out, false, func(out *Project) (string, string) {
+			warn(notices, &resp.Diagnostics)
+			warn(out.Notices(), &resp.Diagnostics)
+			m.flatten(out)
+			resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
 
-			return
-		}
-
-		warn(notices, &resp.Diagnostics)
-		warn(out.Notices(), &resp.Diagnostics)
-		m.flatten(out)
-		resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+			return out.Name, out.ID
+		})
 	})
 }
 

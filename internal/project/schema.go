@@ -11,10 +11,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -73,12 +71,7 @@ func (r *projectResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			"**Import** with the project's ID, its name (in the managed domain) or `DOMAIN_ID/name`. The role " +
 			"assignments found on an imported project become its `role_bindings`.",
 		Attributes: map[string]schema.Attribute{
-			"description": schema.StringAttribute{
-				Optional:            true,
-				Computed:            true,
-				Default:             stringdefault.StaticString(""),
-				MarkdownDescription: "Description of the project. Updated in place.",
-			},
+			"description": domain.DescriptionAttribute("project"),
 			"domain_id": schema.StringAttribute{
 				Optional: true,
 				Computed: true,
@@ -87,20 +80,10 @@ func (r *projectResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace(), stringplanmodifier.UseStateForUnknown()},
 				Validators:    []validator.String{stringvalidator.LengthBetween(1, maxNameLength)},
 			},
-			"enabled": schema.BoolAttribute{
-				Optional:            true,
-				Computed:            true,
-				Default:             booldefault.StaticBool(true),
-				MarkdownDescription: "Whether the project is enabled: nobody can get a token for a disabled one. Default `true`. Updated in place.",
-			},
-			"force_destroy": schema.BoolAttribute{
-				Optional: true,
-				Computed: true,
-				Default:  booldefault.StaticBool(false),
-				MarkdownDescription: "Delete the tenant objects still in the project (load balancers, servers, volumes, floating " +
-					"IPs, routers, ports, networks, security groups, in every served region) when it is destroyed. Without " +
-					"it, destroy fails and lists them. Default `false`.",
-			},
+			"enabled": domain.EnabledAttribute("Whether the project is enabled: nobody can get a token for a disabled one."),
+			"force_destroy": domain.ForceDestroyAttribute("Delete the tenant objects still in the project (load balancers, servers, " +
+				"volumes, floating IPs, routers, ports, networks, security groups, in every served region) when it is destroyed. " +
+				"Without it, destroy fails and lists them. Default `false`."),
 			"group_id": adapter.IDAttribute("ID of the project's Keystone group."),
 			"group_name": schema.StringAttribute{
 				Optional: true,
@@ -111,12 +94,8 @@ func (r *projectResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				Validators: []validator.String{domain.KeystoneName("group", maxNameLength)},
 			},
 			"id": adapter.IDAttribute("ID of the Keystone project: what `project_id` of networks and security groups refers to."),
-			"name": schema.StringAttribute{
-				Required: true,
-				MarkdownDescription: fmt.Sprintf("Name of the project, unique in its domain, at most %d characters. Updated in "+
-					"place (so is the default group name).", maxNameLength),
-				Validators: []validator.String{domain.KeystoneName("project", maxNameLength)},
-			},
+			"name": domain.NameAttribute("project", maxNameLength, fmt.Sprintf("Name of the project, unique in its domain, at most "+
+				"%d characters. Updated in place (so is the default group name).", maxNameLength)),
 			"quotas": quota.Attribute("the"),
 			"role_bindings": schema.ListNestedAttribute{
 				Optional: true,

@@ -2,14 +2,11 @@ package role
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
@@ -39,32 +36,6 @@ type roleResource struct {
 	domain.KeystoneResource[*Service, roleModel, *roleModel]
 }
 
-// record writes what exists of the role, whatever happened to its rules: a failed apply leaves
-// a tainted resource, never an untracked role.
-func record(ctx context.Context, op *adapter.Operation, m *roleModel, out *Role, err error, subject string,
-	state interface {
-		Set(context.Context, any) diag.Diagnostics
-	}, diags *diag.Diagnostics,
-) {
-	var exists *domain.ExistsError
-
-	switch {
-	case errors.As(err, &exists):
-		diags.AddAttributeError(path.Root("name"), summaryExists, err.Error())
-		return
-	case out == nil:
-		op.Fail(subject, err)
-		return
-	}
-
-	m.flatten(out)
-	diags.Append(state.Set(ctx, m)...)
-
-	if err != nil {
-		op.Fail(subject, err)
-	}
-}
-
 // Create creates the role and its inference rules.
 func (r *roleResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	r.Open(ctx, adapter.Create, req.Plan, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, svc *Service, m *roleModel, subject string) {
@@ -74,7 +45,7 @@ func (r *roleResource) Create(ctx context.Context, req resource.CreateRequest, r
 		}
 
 		out, err := svc.Create(ctx, spec)
-		record(ctx, op, m, out, err, subject, &resp.State, &resp.Diagnostics)
+		domain.Recorded(op, &resp.Diagnostics, path.Root("name"), summaryExists, out, err, subject, m.record(ctx, &resp.State, &resp.Diagnostics, subject))
 	})
 }
 
@@ -82,29 +53,17 @@ func (r *roleResource) Create(ctx context.Context, req resource.CreateRequest, r
 // and found again by its name is said with a warning, one gone altogether leaves the state.
 func (r *roleResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	r.Open(ctx, adapter.Read, req.State, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, svc *Service, m *roleModel, subject string) {
-		oldID := m.ID.ValueString()
-
-		out, refound, err := svc.Observe(ctx, oldID, m.Name.ValueString(), m.DomainID.ValueString())
+		out, refound, err := svc.Observe(ctx, m.ID.ValueString(), m.Name.ValueString(), m.DomainID.ValueString())
 		if err != nil {
 			op.Fail(subject, err)
 			return
 		}
 
-		if out == nil {
-			tflog.Warn(ctx, "The role is gone; removing it from the state", map[string]any{"role_id": oldID})
-			resp.State.RemoveResource(ctx)
-
-			return
-		}
-
-		if refound {
-			resp.Diagnostics.AddWarning(summaryRefound, fmt.Sprintf("The %s role %s recorded as %s is gone; %s, the role of "+
-				"that name, is taken for it. If this configuration did not make it, remove this resource from the state "+
-				"before applying or destroying.", where(out.DomainID), out.Name, oldID, out.ID))
-		}
-
-		m.flatten(out)
-		resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+		domain.Refreshed(ctx, resp, summaryRefound, where(m.DomainID.ValueString())+" role", m.ID.ValueString(), out, refound,
+			func(out *Role) (string, string) {
+				m.record(ctx, &resp.State, &resp.Diagnostics, subject)(out)
+				return out.Name, out.ID
+			})
 	})
 }
 
@@ -124,7 +83,7 @@ func (r *roleResource) Update(ctx context.Context, req resource.UpdateRequest, r
 		}
 
 		out, err := svc.Update(ctx, cur, spec)
-		record(ctx, op, m, out, err, subject, &resp.State, &resp.Diagnostics)
+		domain.Recorded(op, &resp.Diagnostics, path.Root("name"), summaryExists, out, err, subject, m.record(ctx, &resp.State, &resp.Diagnostics, subject))
 	})
 }
 
@@ -139,12 +98,7 @@ func (r *roleResource) Delete(ctx context.Context, req resource.DeleteRequest, r
 
 // ImportState imports a role by ID, by the name of a global role, or by DOMAIN_ID/name.
 func (r *roleResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	r.ImportGlobal(ctx, req, resp, func(ctx context.Context, importID string) (cloud.Located, error) {
-		svc, err := NewService(r.Cloud())
-		if err != nil {
-			return cloud.Located{}, err
-		}
-
+	r.Import(ctx, req, resp, func(ctx context.Context, svc *Service, importID string) (cloud.Located, error) {
 		return svc.Locate(ctx, importID)
 	})
 }
@@ -172,9 +126,8 @@ func (r *roleResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 		return
 	}
 
-	svc, err := NewService(r.Cloud())
-	if err != nil {
-		resp.Diagnostics.AddError("Error reading roles", err.Error())
+	svc, ok := r.Core("Error reading roles", &resp.Diagnostics)
+	if !ok {
 		return
 	}
 

@@ -4,16 +4,15 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
@@ -22,12 +21,10 @@ import (
 
 // roleModel is unikorn_role's model.
 type roleModel struct {
-	Description types.String   `tfsdk:"description"`
-	DomainID    types.String   `tfsdk:"domain_id"`
-	ID          types.String   `tfsdk:"id"`
-	Implies     types.Set      `tfsdk:"implies"`
-	Name        types.String   `tfsdk:"name"`
-	Timeouts    timeouts.Value `tfsdk:"timeouts"`
+	domain.KeystoneModel
+
+	DomainID types.String `tfsdk:"domain_id"`
+	Implies  types.Set    `tfsdk:"implies"`
 }
 
 // Opening makes roleModel an adapter.AdminModel (a global object), named with its domain.
@@ -58,11 +55,20 @@ func (m roleModel) recorded(ctx context.Context, diags *diag.Diagnostics) *Role 
 // flatten writes what Keystone says of the role into m; an empty implies stays null where it
 // was null.
 func (m *roleModel) flatten(r *Role) {
-	m.ID = types.StringValue(r.ID)
-	m.Name = types.StringValue(r.Name)
+	m.Observed(r.ID, r.Name, r.Description)
 	m.DomainID = adapter.StringOrNull(r.DomainID)
-	m.Description = types.StringValue(r.Description)
 	m.Implies = adapter.StringSet(r.Implies, m.Implies)
+}
+
+// record is what writes a role the core answered into the state, through m; a later failure
+// names the role as subject.
+func (m *roleModel) record(ctx context.Context, state *tfsdk.State, diags *diag.Diagnostics, subject string) func(*Role) string {
+	return func(r *Role) string {
+		m.flatten(r)
+		diags.Append(state.Set(ctx, m)...)
+
+		return subject
+	}
 }
 
 func (r *roleResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -74,12 +80,7 @@ func (r *roleResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 			"the role, and Keystone its inference rules and assignments with it.\n\n" +
 			"**Import** with the role's ID, the name of a global role, or `DOMAIN_ID/name` for a domain-specific role.",
 		Attributes: map[string]schema.Attribute{
-			"description": schema.StringAttribute{
-				Optional:            true,
-				Computed:            true,
-				Default:             stringdefault.StaticString(""),
-				MarkdownDescription: "Description of the role. Updated in place.",
-			},
+			"description": domain.DescriptionAttribute("role"),
 			"domain_id": schema.StringAttribute{
 				Optional: true,
 				MarkdownDescription: "ID of the domain the role is specific to (a `unikorn_domain`'s `id`). Unset: a global role. " +
@@ -101,12 +102,9 @@ func (r *roleResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 						stringvalidator.NoneOf(ProhibitedImplied)),
 				},
 			},
-			"name": schema.StringAttribute{
-				Required: true,
-				MarkdownDescription: fmt.Sprintf("Name of the role, unique among the global roles (or among the roles of "+
-					"`domain_id`), at most %d characters. Updated in place (the ID, and so every assignment, stays).", MaxNameLength),
-				Validators: []validator.String{domain.KeystoneName("role", MaxNameLength)},
-			},
+			"name": domain.NameAttribute("role", MaxNameLength, fmt.Sprintf("Name of the role, unique among the global roles (or "+
+				"among the roles of `domain_id`), at most %d characters. Updated in place (the ID, and so every assignment, "+
+				"stays).", MaxNameLength)),
 			"timeouts": adapter.TimeoutsAttribute(ctx),
 		},
 	}
