@@ -37,11 +37,26 @@ const (
 
 // NewDomainResource is unikorn_domain.
 func NewDomainResource() resource.Resource {
-	return &domainResource{NewKeystoneResource[*Service, domainModel]("domain", NewService)}
+	r := &domainResource{}
+	r.KeystoneResource = NewKeystoneResource[*Service, domainModel, *domainModel](Keystone[*Service, domainModel, Domain]{
+		TypeName: "domain",
+		Bind:     NewService,
+		Observe: func(ctx context.Context, svc *Service, m *domainModel) (*Domain, bool, string, error) {
+			d, refound, err := svc.Observe(ctx, m.ID.ValueString(), m.Name.ValueString())
+			return d, refound, "domain", err
+		},
+		Flatten: func(_ context.Context, m *domainModel, d *Domain) (string, string) {
+			m.flatten(d)
+			return d.Name, d.ID
+		},
+		Locate: r.locate,
+	})
+
+	return r
 }
 
 type domainResource struct {
-	KeystoneResource[*Service, domainModel, *domainModel]
+	KeystoneResource[*Service, domainModel, *domainModel, Domain]
 }
 
 // Create creates the domain; one of the name that exists already is an error that says how to
@@ -49,24 +64,7 @@ type domainResource struct {
 func (r *domainResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	r.Open(ctx, adapter.Create, req.Plan, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, svc *Service, m *domainModel, subject string) {
 		d, err := svc.Create(ctx, m.spec())
-		Recorded(op, &resp.Diagnostics, path.Root("name"), summaryExists, d, err, subject, m.record(ctx, &resp.State, &resp.Diagnostics))
-	})
-}
-
-// Read refreshes every attribute from Keystone: a domain gone by ID and found again by its name
-// is said with a warning, one gone altogether leaves the state.
-func (r *domainResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	r.Open(ctx, adapter.Read, req.State, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, svc *Service, m *domainModel, subject string) {
-		d, refound, err := svc.Observe(ctx, m.ID.ValueString(), m.Name.ValueString())
-		if err != nil {
-			op.Fail(subject, err)
-			return
-		}
-
-		Refreshed(ctx, resp, summaryRefound, "domain", m.ID.ValueString(), d, refound, func(d *Domain) (string, string) {
-			m.record(ctx, &resp.State, &resp.Diagnostics)(d)
-			return d.Name, d.ID
-		})
+		Recorded(op, &resp.Diagnostics, path.Root("name"), summaryExists, d, err, subject, r.Record(ctx, m, &resp.State, &resp.Diagnostics))
 	})
 }
 
@@ -83,7 +81,7 @@ func (r *domainResource) Update(ctx context.Context, req resource.UpdateRequest,
 
 		d, err := svc.Update(ctx, cur, m.spec())
 		Recorded(op, &resp.Diagnostics, path.Root("name"), summaryExists, d, err, adapter.Subject(prior.Name.ValueString(), cur.ID, nil),
-			m.record(ctx, &resp.State, &resp.Diagnostics))
+			r.Record(ctx, m, &resp.State, &resp.Diagnostics))
 	})
 }
 
@@ -112,21 +110,19 @@ func (r *domainResource) Delete(ctx context.Context, req resource.DeleteRequest,
 	})
 }
 
-// ImportState imports a domain by ID or name; the protected domains are refused.
-func (r *domainResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	r.Import(ctx, req, resp, func(ctx context.Context, svc *Service, idOrName string) (cloud.Located, error) {
-		loc, err := svc.Locate(ctx, idOrName)
-		if err != nil {
-			return loc, err
-		}
-
-		managedID, err := managedDomainID(ctx, r.Cloud())
-		if err == nil {
-			err = Protected(loc.ID, loc.Name, managedID)
-		}
-
+// locate finds a domain to import by ID or name; the protected domains are refused.
+func (r *domainResource) locate(ctx context.Context, svc *Service, idOrName string) (cloud.Located, error) {
+	loc, err := svc.Locate(ctx, idOrName)
+	if err != nil {
 		return loc, err
-	})
+	}
+
+	managedID, err := managedDomainID(ctx, r.Cloud())
+	if err == nil {
+		err = Protected(loc.ID, loc.Name, managedID)
+	}
+
+	return loc, err
 }
 
 // ModifyPlan refuses, at plan time, to manage Keystone's Default domain or the provider's

@@ -6,11 +6,9 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
@@ -61,16 +59,6 @@ func (m *domainModel) flatten(d *Domain) {
 
 	if m.ForceDestroy.IsNull() || m.ForceDestroy.IsUnknown() {
 		m.ForceDestroy = types.BoolValue(false)
-	}
-}
-
-// record is what writes a domain the core answered into the state, through m.
-func (m *domainModel) record(ctx context.Context, state *tfsdk.State, diags *diag.Diagnostics) func(*Domain) string {
-	return func(d *Domain) string {
-		m.flatten(d)
-		diags.Append(state.Set(ctx, m)...)
-
-		return adapter.Subject(d.Name, d.ID, nil)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -27,54 +28,100 @@ import (
 
 // KeystoneResource is the base of a global admin resource of Keystone made as the service
 // user (unikorn_domain, unikorn_role, unikorn_federation): the kit's ResourceBase with the
-// default timeouts, and the opening of its operations on the core C that bind makes, with the
-// model M.
+// default timeouts, the opening of its operations on the core C, with the model M, and the Read
+// and ImportState of its objects O, which its Keystone hooks say how to find.
 type KeystoneResource[C, M any, PM interface {
 	*M
 	adapter.AdminModel
-}] struct {
+}, O any] struct {
 	adapter.ResourceBase[adapter.Meta]
 
-	bind func(*cloud.Client) (C, error)
+	hooks Keystone[C, M, O]
 }
 
-// NewKeystoneResource is the base of the resource unikorn_<typeName>, whose core bind makes.
+// Keystone is what a Keystone resource says of its objects O, for the kit's Read and import.
+type Keystone[C, M, O any] struct {
+	// TypeName names the resource: unikorn_<TypeName>.
+	TypeName string
+	// Bind makes the core bound to the provider's client.
+	Bind func(*cloud.Client) (C, error)
+	// Observe reads what Keystone holds of the object m records: nil when it is gone
+	// altogether; refound when its recorded ID is gone and the object of its name is taken for
+	// it. noun names it in messages ("domain", "global role").
+	Observe func(ctx context.Context, core C, m *M) (out *O, refound bool, noun string, err error)
+	// Flatten writes out into m, and names it.
+	Flatten func(ctx context.Context, m *M, out *O) (name, id string)
+	// Locate finds the object to import by the import ID.
+	Locate func(ctx context.Context, core C, importID string) (cloud.Located, error)
+}
+
+// NewKeystoneResource is the base of the resource that hooks describe.
 func NewKeystoneResource[C, M any, PM interface {
 	*M
 	adapter.AdminModel
-}](typeName string, bind func(*cloud.Client) (C, error)) KeystoneResource[C, M, PM] {
-	return KeystoneResource[C, M, PM]{
-		ResourceBase: adapter.NewResourceBase[adapter.Meta](adapter.Kind{TypeName: typeName, Noun: typeName, Timeouts: DefaultTimeouts}),
-		bind:         bind,
+}, O any](hooks Keystone[C, M, O]) KeystoneResource[C, M, PM, O] {
+	return KeystoneResource[C, M, PM, O]{
+		ResourceBase: adapter.NewResourceBase[adapter.Meta](adapter.Kind{TypeName: hooks.TypeName, Noun: hooks.TypeName, Timeouts: DefaultTimeouts}),
+		hooks:        hooks,
 	}
 }
 
 // Open is the kit's opening of one operation (adapter.OpenGlobal).
-func (r *KeystoneResource[C, M, PM]) Open(ctx context.Context, opKind adapter.Op, src adapter.Source, diags *diag.Diagnostics,
+func (r *KeystoneResource[C, M, PM, O]) Open(ctx context.Context, opKind adapter.Op, src adapter.Source, diags *diag.Diagnostics,
 	do func(ctx context.Context, op *adapter.Operation, core C, m *M, subject string),
 ) {
-	adapter.OpenGlobal[adapter.Meta, M, PM](ctx, &r.ResourceBase, opKind, src, diags, r.bind, do)
+	adapter.OpenGlobal[adapter.Meta, M, PM](ctx, &r.ResourceBase, opKind, src, diags, r.hooks.Bind, do)
 }
 
-// Import imports the object that locate finds by the import ID (adapter.ImportGlobal), with the
-// core bound to the provider's client.
-func (r *KeystoneResource[C, M, PM]) Import(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse,
-	locate func(ctx context.Context, core C, importID string) (cloud.Located, error),
-) {
+// Read refreshes every attribute from Keystone: an object gone by ID and found again by its
+// name is said with a warning, one gone altogether leaves the state.
+func (r *KeystoneResource[C, M, PM, O]) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	r.Open(ctx, adapter.Read, req.State, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, core C, m *M, subject string) {
+		oldID := PM(m).Opening().ID.ValueString()
+
+		out, refound, noun, err := r.hooks.Observe(ctx, core, m)
+		if err != nil {
+			op.Fail(subject, err)
+			return
+		}
+
+		Refreshed(ctx, resp, noun, oldID, out, refound, func(out *O) (string, string) {
+			name, id := r.hooks.Flatten(ctx, m, out)
+			resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+
+			return name, id
+		})
+	})
+}
+
+// ImportState imports the object that the Locate hook finds by the import ID
+// (adapter.ImportGlobal); Read fills in the rest.
+func (r *KeystoneResource[C, M, PM, O]) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	r.ImportGlobal(ctx, req, resp, func(ctx context.Context, importID string) (cloud.Located, error) {
-		core, err := r.bind(r.Cloud())
+		core, err := r.hooks.Bind(r.Cloud())
 		if err != nil {
 			return cloud.Located{}, err
 		}
 
-		return locate(ctx, core, importID)
+		return r.hooks.Locate(ctx, core, importID)
 	})
+}
+
+// Record is what writes an object the core answered into the state, through m (the Flatten
+// hook); a later failure names it.
+func (r *KeystoneResource[C, M, PM, O]) Record(ctx context.Context, m *M, state *tfsdk.State, diags *diag.Diagnostics) func(*O) string {
+	return func(out *O) string {
+		name, id := r.hooks.Flatten(ctx, m, out)
+		diags.Append(state.Set(ctx, m)...)
+
+		return adapter.Subject(name, id, nil)
+	}
 }
 
 // Core is the core bound to the provider's client, for a plan check; a failure is an error
 // diagnostic (summary) and nil.
-func (r *KeystoneResource[C, M, PM]) Core(summary string, diags *diag.Diagnostics) (C, bool) {
-	core, err := r.bind(r.Cloud())
+func (r *KeystoneResource[C, M, PM, O]) Core(summary string, diags *diag.Diagnostics) (C, bool) {
+	core, err := r.hooks.Bind(r.Cloud())
 	if err != nil {
 		diags.AddError(summary, err.Error())
 	}
@@ -174,7 +221,7 @@ func Recorded[O any](op *adapter.Operation, diags *diag.Diagnostics, taken path.
 // (nil when it is gone altogether: the state is removed; refound when its recorded ID is gone
 // and the object of its name is taken for it, which a warning says before a plan acts on it).
 // noun names the object ("domain", "global role"); record writes out to the state and names it.
-func Refreshed[O any](ctx context.Context, resp *resource.ReadResponse, summary, noun, oldID string, out *O, refound bool,
+func Refreshed[O any](ctx context.Context, resp *resource.ReadResponse, noun, oldID string, out *O, refound bool,
 	record func(*O) (name, id string),
 ) {
 	if out == nil {
@@ -187,8 +234,9 @@ func Refreshed[O any](ctx context.Context, resp *resource.ReadResponse, summary,
 	name, newID := record(out)
 
 	if refound {
-		resp.Diagnostics.AddWarning(summary, fmt.Sprintf("The %s %s recorded as %s is gone; %s, the %s of "+
-			"that name, is taken for it. If this configuration did not make it, remove this resource from the state "+
-			"before applying or destroying.", noun, name, oldID, newID, noun[strings.LastIndex(noun, " ")+1:]))
+		kind := noun[strings.LastIndex(noun, " ")+1:]
+		resp.Diagnostics.AddWarning(strings.ToUpper(kind[:1])+kind[1:]+" found again by name", fmt.Sprintf("The %s %s recorded "+
+			"as %s is gone; %s, the %s of that name, is taken for it. If this configuration did not make it, remove this "+
+			"resource from the state before applying or destroying.", noun, name, oldID, newID, kind))
 	}
 }

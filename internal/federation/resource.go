@@ -6,6 +6,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
@@ -24,17 +25,29 @@ const summaryExists = "Identity provider exists already"
 
 // NewResource is unikorn_federation.
 func NewResource() resource.Resource {
-	return &federationResource{domain.NewKeystoneResource[*Service, federationModel]("federation", NewService)}
+	return &federationResource{domain.NewKeystoneResource[*Service, federationModel, *federationModel](domain.Keystone[*Service, federationModel, Federation]{
+		TypeName: "federation",
+		Bind:     NewService,
+		Observe: func(ctx context.Context, svc *Service, m *federationModel) (*Federation, bool, string, error) {
+			f, err := svc.Observe(ctx, m.idpID(), m.Protocol.ValueString())
+			return f, false, "identity provider", err
+		},
+		Flatten: func(ctx context.Context, m *federationModel, f *Federation) (string, string) {
+			m.flatten(ctx, f)
+			return f.IDPID, f.IDPID
+		},
+		Locate: func(ctx context.Context, svc *Service, id string) (cloud.Located, error) { return svc.Locate(ctx, id) },
+	})}
 }
 
 type federationResource struct {
-	domain.KeystoneResource[*Service, federationModel, *federationModel]
+	domain.KeystoneResource[*Service, federationModel, *federationModel, Federation]
 }
 
 // Create makes the identity provider, the mapping and the protocol.
 func (r *federationResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	r.Open(ctx, adapter.Create, req.Plan, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, svc *Service, m *federationModel, subject string) {
-		r.apply(ctx, op, svc, m, "", subject, resp.State.Set, &resp.Diagnostics)
+		r.apply(ctx, op, svc, m, "", subject, &resp.State, &resp.Diagnostics)
 	})
 }
 
@@ -51,13 +64,13 @@ func (r *federationResource) Update(ctx context.Context, req resource.UpdateRequ
 			prior = m.Protocol.ValueString() // the protocol went missing: the identity provider exists
 		}
 
-		r.apply(ctx, op, svc, m, prior, subject, resp.State.Set, &resp.Diagnostics)
+		r.apply(ctx, op, svc, m, prior, subject, &resp.State, &resp.Diagnostics)
 	})
 }
 
 // apply ensures the plan m and records what exists as soon as the identity provider does.
 func (r *federationResource) apply(ctx context.Context, op *adapter.Operation, svc *Service, m *federationModel, priorProtocol, subject string,
-	set func(context.Context, any) diag.Diagnostics, diags *diag.Diagnostics,
+	state *tfsdk.State, diags *diag.Diagnostics,
 ) {
 	spec := m.spec(ctx, diags)
 	if diags.HasError() {
@@ -65,31 +78,7 @@ func (r *federationResource) apply(ctx context.Context, op *adapter.Operation, s
 	}
 
 	out, err := svc.Ensure(ctx, spec, priorProtocol)
-	domain.Recorded(op, diags, path.Root("idp_id"), summaryExists, out, err, subject, func(out *Federation) string {
-		m.flatten(ctx, out)
-		diags.Append(set(ctx, m)...)
-
-		return adapter.Subject(spec.IDPID, spec.IDPID, nil)
-	})
-}
-
-// Read refreshes every attribute from Keystone; a federation whose identity provider is gone
-// leaves the state.
-func (r *federationResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	r.Open(ctx, adapter.Read, req.State, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, svc *Service, m *federationModel, subject string) {
-		out, err := svc.Observe(ctx, m.idpID(), m.Protocol.ValueString())
-		if err != nil {
-			op.Fail(subject, err)
-			return
-		}
-
-		domain.Refreshed(ctx, resp, "", "identity provider", m.idpID(), out, false, func(out *Federation) (string, string) {
-			m.flatten(ctx, out)
-			resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
-
-			return out.IDPID, out.IDPID
-		})
-	})
+	domain.Recorded(op, diags, path.Root("idp_id"), summaryExists, out, err, subject, r.Record(ctx, m, state, diags))
 }
 
 // Delete deletes the protocol, the mapping and the identity provider.
@@ -98,12 +87,5 @@ func (r *federationResource) Delete(ctx context.Context, req resource.DeleteRequ
 		if err := svc.Delete(ctx, m.idpID(), m.Protocol.ValueString()); err != nil {
 			op.Fail(subject, err)
 		}
-	})
-}
-
-// ImportState imports a federation by its identity provider's ID; Read fills in the rest.
-func (r *federationResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	r.Import(ctx, req, resp, func(ctx context.Context, svc *Service, id string) (cloud.Located, error) {
-		return svc.Locate(ctx, id)
 	})
 }

@@ -121,7 +121,7 @@ func (r *projectResource) Read(ctx context.Context, req resource.ReadRequest, re
 			return
 		}
 
-		domain.Refreshed(ctx, resp, "", "project", ref.ProjectID, out, false, func(out *Project) (string, string) {
+		domain.Refreshed(ctx, resp, "project", ref.ProjectID, out, false, func(out *Project) (string, string) {
 			warn(notices, &resp.Diagnostics)
 			warn(out.Notices(), &resp.Diagnostics)
 			m.flatten(out)

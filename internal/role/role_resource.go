@@ -29,11 +29,25 @@ const (
 
 // NewRoleResource is unikorn_role.
 func NewRoleResource() resource.Resource {
-	return &roleResource{domain.NewKeystoneResource[*Service, roleModel]("role", NewService)}
+	return &roleResource{domain.NewKeystoneResource[*Service, roleModel, *roleModel](domain.Keystone[*Service, roleModel, Role]{
+		TypeName: "role",
+		Bind:     NewService,
+		Observe: func(ctx context.Context, svc *Service, m *roleModel) (*Role, bool, string, error) {
+			r, refound, err := svc.Observe(ctx, m.ID.ValueString(), m.Name.ValueString(), m.DomainID.ValueString())
+			return r, refound, where(m.DomainID.ValueString()) + " role", err
+		},
+		Flatten: func(_ context.Context, m *roleModel, r *Role) (string, string) {
+			m.flatten(r)
+			return r.Name, r.ID
+		},
+		Locate: func(ctx context.Context, svc *Service, importID string) (cloud.Located, error) {
+			return svc.Locate(ctx, importID)
+		},
+	})}
 }
 
 type roleResource struct {
-	domain.KeystoneResource[*Service, roleModel, *roleModel]
+	domain.KeystoneResource[*Service, roleModel, *roleModel, Role]
 }
 
 // Create creates the role and its inference rules.
@@ -45,25 +59,7 @@ func (r *roleResource) Create(ctx context.Context, req resource.CreateRequest, r
 		}
 
 		out, err := svc.Create(ctx, spec)
-		domain.Recorded(op, &resp.Diagnostics, path.Root("name"), summaryExists, out, err, subject, m.record(ctx, &resp.State, &resp.Diagnostics, subject))
-	})
-}
-
-// Read refreshes every attribute, the implied roles included, from Keystone: a role gone by ID
-// and found again by its name is said with a warning, one gone altogether leaves the state.
-func (r *roleResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	r.Open(ctx, adapter.Read, req.State, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, svc *Service, m *roleModel, subject string) {
-		out, refound, err := svc.Observe(ctx, m.ID.ValueString(), m.Name.ValueString(), m.DomainID.ValueString())
-		if err != nil {
-			op.Fail(subject, err)
-			return
-		}
-
-		domain.Refreshed(ctx, resp, summaryRefound, where(m.DomainID.ValueString())+" role", m.ID.ValueString(), out, refound,
-			func(out *Role) (string, string) {
-				m.record(ctx, &resp.State, &resp.Diagnostics, subject)(out)
-				return out.Name, out.ID
-			})
+		domain.Recorded(op, &resp.Diagnostics, path.Root("name"), summaryExists, out, err, subject, r.Record(ctx, m, &resp.State, &resp.Diagnostics))
 	})
 }
 
@@ -83,7 +79,7 @@ func (r *roleResource) Update(ctx context.Context, req resource.UpdateRequest, r
 		}
 
 		out, err := svc.Update(ctx, cur, spec)
-		domain.Recorded(op, &resp.Diagnostics, path.Root("name"), summaryExists, out, err, subject, m.record(ctx, &resp.State, &resp.Diagnostics, subject))
+		domain.Recorded(op, &resp.Diagnostics, path.Root("name"), summaryExists, out, err, subject, r.Record(ctx, m, &resp.State, &resp.Diagnostics))
 	})
 }
 
@@ -93,13 +89,6 @@ func (r *roleResource) Delete(ctx context.Context, req resource.DeleteRequest, r
 		if err := svc.Delete(ctx, m.ID.ValueString()); err != nil {
 			op.Fail(subject, err)
 		}
-	})
-}
-
-// ImportState imports a role by ID, by the name of a global role, or by DOMAIN_ID/name.
-func (r *roleResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	r.Import(ctx, req, resp, func(ctx context.Context, svc *Service, importID string) (cloud.Located, error) {
-		return svc.Locate(ctx, importID)
 	})
 }
 

@@ -12,7 +12,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
@@ -58,17 +57,6 @@ func (m *roleModel) flatten(r *Role) {
 	m.Observed(r.ID, r.Name, r.Description)
 	m.DomainID = adapter.StringOrNull(r.DomainID)
 	m.Implies = adapter.StringSet(r.Implies, m.Implies)
-}
-
-// record is what writes a role the core answered into the state, through m; a later failure
-// names the role as subject.
-func (m *roleModel) record(ctx context.Context, state *tfsdk.State, diags *diag.Diagnostics, subject string) func(*Role) string {
-	return func(r *Role) string {
-		m.flatten(r)
-		diags.Append(state.Set(ctx, m)...)
-
-		return subject
-	}
 }
 
 func (r *roleResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
