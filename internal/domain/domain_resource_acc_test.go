@@ -207,34 +207,22 @@ func TestAccDomain_requestCount(t *testing.T) {
 	t.Parallel()
 
 	ctx := context.Background()
-	c := acctest.FreshClient(t)
-
-	svc, err := domain.NewService(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	count := acctest.Requests(t, c)
+	svc, c := acctest.FreshCore(t, domain.NewService)
 
 	var d *domain.Domain
 
-	created := count("create", func() (err error) {
-		d, err = svc.Create(ctx, domain.Spec{Name: acctest.RandomName(), Enabled: true})
-		return err
-	})
+	acctest.WithinBudget(t, c, "unikorn_domain",
+		acctest.Budget{What: "create", Most: 2, Do: func() (err error) {
+			if d, err = svc.Create(ctx, domain.Spec{Name: acctest.RandomName(), Enabled: true}); d != nil {
+				t.Cleanup(func() {
+					if _, err := svc.Delete(context.Background(), d.ID, "", false); err != nil {
+						t.Error(err)
+					}
+				})
+			}
 
-	t.Cleanup(func() {
-		if _, err := svc.Delete(context.Background(), d.ID, "", false); err != nil {
-			t.Error(err)
-		}
-	})
-
-	refreshed := count("refresh", func() error { _, _, err := svc.Observe(ctx, d.ID, d.Name); return err })
-	deleted := count("delete", func() error { _, err := svc.Delete(ctx, d.ID, "", false); return err })
-
-	t.Logf("unikorn_domain requests: create %d, refresh %d, delete %d", created, refreshed, deleted)
-
-	if created > 2 || refreshed > 1 || deleted > 5 {
-		t.Errorf("over budget: create %d (2), refresh %d (1), delete %d (5)", created, refreshed, deleted)
-	}
+			return err
+		}},
+		acctest.Budget{What: "refresh", Most: 1, Do: func() error { _, _, err := svc.Observe(ctx, d.ID, d.Name); return err }},
+		acctest.Budget{What: "delete", Most: 5, Do: func() error { _, err := svc.Delete(ctx, d.ID, "", false); return err }})
 }

@@ -185,35 +185,21 @@ func TestAccRole_requestCount(t *testing.T) {
 	t.Parallel()
 
 	ctx := context.Background()
-	c := acctest.FreshClient(t)
-
-	svc, err := role.NewService(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	count := acctest.Requests(t, c)
+	svc, c := acctest.FreshCore(t, role.NewService)
 
 	var r *role.Role
 
-	created := count("create", func() (err error) {
-		r, err = svc.Create(ctx, role.Spec{Name: acctest.RandomName(), Implies: []string{"member"}})
-		if r != nil {
-			t.Cleanup(func() {
-				if err := svc.Delete(context.Background(), r.ID); err != nil {
-					t.Error(err)
-				}
-			})
-		}
+	acctest.WithinBudget(t, c, "unikorn_role",
+		acctest.Budget{What: "create (role, one listing of the global roles, one rule)", Most: 3, Do: func() (err error) {
+			if r, err = svc.Create(ctx, role.Spec{Name: acctest.RandomName(), Implies: []string{"member"}}); r != nil {
+				t.Cleanup(func() {
+					if err := svc.Delete(context.Background(), r.ID); err != nil {
+						t.Error(err)
+					}
+				})
+			}
 
-		return err
-	})
-
-	refreshed := count("refresh", func() error { _, _, err := svc.Observe(ctx, r.ID, r.Name, ""); return err })
-
-	t.Logf("unikorn_role requests: create %d (role, one listing of the global roles, one rule), refresh %d", created, refreshed)
-
-	if created > 3 || refreshed > 2 {
-		t.Errorf("over budget: create %d (3), refresh %d (2)", created, refreshed)
-	}
+			return err
+		}},
+		acctest.Budget{What: "refresh", Most: 2, Do: func() error { _, _, err := svc.Observe(ctx, r.ID, r.Name, ""); return err }})
 }
