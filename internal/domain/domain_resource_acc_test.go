@@ -59,10 +59,8 @@ func TestAccDomain_basic(t *testing.T) {
 			{ResourceName: address, ImportState: true, ImportStateVerify: true, ImportStateVerifyIgnore: []string{"timeouts"}},
 			{ResourceName: address, ImportState: true, ImportStateVerify: true, ImportStateVerifyIgnore: []string{"timeouts"}, ImportStateId: name},
 			{
-				Config: config(renamed, "description = \"updated\"\n  enabled = false"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(address, plancheck.ResourceActionUpdate)},
-				},
+				Config:           config(renamed, "description = \"updated\"\n  enabled = false"),
+				ConfigPlanChecks: acctest.Expect(address, plancheck.ResourceActionUpdate),
 				ConfigStateChecks: []statecheck.StateCheck{
 					sameID.AddStateValue(address, tfjsonpath.New("id")),
 					statecheck.ExpectKnownValue(address, tfjsonpath.New("enabled"), knownvalue.Bool(false)),
@@ -77,10 +75,8 @@ func TestAccDomain_basic(t *testing.T) {
 
 					return err
 				}),
-				Config: config(renamed, "description = \"updated\"\n  enabled = false"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(address, plancheck.ResourceActionUpdate)},
-				},
+				Config:            config(renamed, "description = \"updated\"\n  enabled = false"),
+				ConfigPlanChecks:  acctest.Expect(address, plancheck.ResourceActionUpdate),
 				ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(address, tfjsonpath.New("id"))},
 				Check:             checkKeystoneDomain(t),
 			},
@@ -89,11 +85,9 @@ func TestAccDomain_basic(t *testing.T) {
 				PreConfig: outOfBand(t, &id, func(ctx context.Context, sc *gophercloud.ServiceClient, id string) error {
 					return domains.Delete(ctx, sc, id).ExtractErr() // disabled already
 				}),
-				Config: config(renamed, "description = \"updated\"\n  enabled = false"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(address, plancheck.ResourceActionCreate)},
-				},
-				Check: checkKeystoneDomain(t),
+				Config:           config(renamed, "description = \"updated\"\n  enabled = false"),
+				ConfigPlanChecks: acctest.Expect(address, plancheck.ResourceActionCreate),
+				Check:            checkKeystoneDomain(t),
 			},
 		},
 	})
@@ -134,11 +128,9 @@ func TestAccDomain_forceDestroy(t *testing.T) {
 				ExpectError: regexp.MustCompile(`(?s)Domain not empty.*` + regexp.QuoteMeta(project) + `.*force_destroy`),
 			},
 			{
-				Config: config(name, "force_destroy = true"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(address, plancheck.ResourceActionUpdate)},
-				},
-				Check: checkKeystoneDomain(t),
+				Config:           config(name, "force_destroy = true"),
+				ConfigPlanChecks: acctest.Expect(address, plancheck.ResourceActionUpdate),
+				Check:            checkKeystoneDomain(t),
 			},
 		},
 	})

@@ -88,10 +88,8 @@ func TestAccRole_basic(t *testing.T) {
 			{ResourceName: address, ImportState: true, ImportStateVerify: true, ImportStateVerifyIgnore: []string{"timeouts"}},
 			{ResourceName: address, ImportState: true, ImportStateVerify: true, ImportStateVerifyIgnore: []string{"timeouts"}, ImportStateId: name},
 			{
-				Config: config(renamed, base, twoRules),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(address, plancheck.ResourceActionUpdate)},
-				},
+				Config:            config(renamed, base, twoRules),
+				ConfigPlanChecks:  acctest.Expect(address, plancheck.ResourceActionUpdate),
 				ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(address, tfjsonpath.New("id")), implies("member", base)},
 				Check:             checkKeystoneRole(t, address),
 			},
@@ -107,10 +105,8 @@ func TestAccRole_basic(t *testing.T) {
 						t.Fatal(err)
 					}
 				},
-				Config: config(renamed, base, twoRules),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(address, plancheck.ResourceActionUpdate)},
-				},
+				Config:            config(renamed, base, twoRules),
+				ConfigPlanChecks:  acctest.Expect(address, plancheck.ResourceActionUpdate),
 				ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(address, tfjsonpath.New("id")), implies("member", base)},
 				Check:             checkKeystoneRole(t, address),
 			},
@@ -121,19 +117,15 @@ func TestAccRole_basic(t *testing.T) {
 						t.Fatal(err)
 					}
 				},
-				Config: config(renamed, base, twoRules),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(address, plancheck.ResourceActionCreate)},
-				},
+				Config:            config(renamed, base, twoRules),
+				ConfigPlanChecks:  acctest.Expect(address, plancheck.ResourceActionCreate),
 				ConfigStateChecks: []statecheck.StateCheck{newID.AddStateValue(address, tfjsonpath.New("id"))},
 				Check:             checkKeystoneRole(t, address),
 			},
 			{
 				// Replace: the role becomes specific to a domain; it may still imply global roles.
-				Config: domainConfig(domainName, renamed, base, twoRules+"\n  domain_id = unikorn_domain.d.id"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(address, plancheck.ResourceActionReplace)},
-				},
+				Config:           domainConfig(domainName, renamed, base, twoRules+"\n  domain_id = unikorn_domain.d.id"),
+				ConfigPlanChecks: acctest.Expect(address, plancheck.ResourceActionReplace),
 				ConfigStateChecks: []statecheck.StateCheck{
 					newID.AddStateValue(address, tfjsonpath.New("id")),
 					statecheck.CompareValuePairs(address, tfjsonpath.New("domain_id"), "unikorn_domain.d", tfjsonpath.New("id"), compare.ValuesSame()),
