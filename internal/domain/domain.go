@@ -67,11 +67,8 @@ func fromKeystone(d *domains.Domain) *Domain {
 func (s *Service) Get(ctx context.Context, id string) (*Domain, error) {
 	d, err := domains.Get(ctx, s.Keystone, id).Extract()
 
-	switch {
-	case NotFound(err):
-		return nil, nil
-	case err != nil:
-		return nil, s.Refused("reading domain "+id, err)
+	if found, err := s.Found("reading domain "+id, err); !found {
+		return nil, err
 	}
 
 	return fromKeystone(d), nil

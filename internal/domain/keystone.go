@@ -74,6 +74,16 @@ func (a *Admin) Refused(call string, err error) error {
 	return fmt.Errorf("keystone refused %s: %s: %w", call, msg, err)
 }
 
+// Found reads the error of a Keystone GET (call names it: "reading domain D"): false, and no
+// error, when the object does not exist (404); a refusal otherwise (Refused).
+func (a *Admin) Found(call string, err error) (bool, error) {
+	if NotFound(err) {
+		return false, nil
+	}
+
+	return err == nil, a.Refused(call, err)
+}
+
 // keystoneMessage is the message of Keystone's error body, else the error's text.
 func keystoneMessage(err error) string {
 	var code gophercloud.ErrUnexpectedResponseCode

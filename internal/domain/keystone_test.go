@@ -1,6 +1,13 @@
 package domain
 
-import "testing"
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/gophercloud/gophercloud/v2"
+)
 
 func TestChanges(t *testing.T) {
 	on, off := true, false
@@ -25,6 +32,28 @@ func TestChanges(t *testing.T) {
 		u, changed := Changes(c.cur, c.want)
 		if changed != c.changed || !c.check(u) {
 			t.Errorf("%s: Changes = %+v, %t", c.name, u, changed)
+		}
+	}
+}
+
+func TestFound(t *testing.T) {
+	a := &Admin{ProjectID: "p", UserID: "u"}
+
+	for _, c := range []struct {
+		name    string
+		err     error
+		found   bool
+		failure string
+	}{
+		{"found", nil, true, ""},
+		{"not found", gophercloud.ErrUnexpectedResponseCode{Actual: http.StatusNotFound}, false, ""},
+		{"refused", gophercloud.ErrUnexpectedResponseCode{Actual: http.StatusForbidden, Body: []byte(`{"error":{"message":"You are not authorized"}}`)},
+			false, "needs cloud admin"},
+		{"failed", errors.New("connection reset"), false, "connection reset"},
+	} {
+		found, err := a.Found("reading domain d", c.err)
+		if found != c.found || (err == nil) != (c.failure == "") || (err != nil && !strings.Contains(err.Error(), c.failure)) {
+			t.Errorf("%s: Found = %t, %v", c.name, found, err)
 		}
 	}
 }

@@ -71,11 +71,8 @@ func where(domainID string) string {
 func (s *Service) Get(ctx context.Context, id string) (*Role, error) {
 	r, err := roles.Get(ctx, s.Keystone, id).Extract()
 
-	switch {
-	case domain.NotFound(err):
-		return nil, nil
-	case err != nil:
-		return nil, s.Refused("reading role "+id, err)
+	if found, err := s.Found("reading role "+id, err); !found {
+		return nil, err
 	}
 
 	out := fromKeystone(r)
