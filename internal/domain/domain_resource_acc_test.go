@@ -106,12 +106,12 @@ func TestAccDomain_forceDestroy(t *testing.T) {
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy: resource.ComposeAggregateTestCheckFunc(checkDomainDestroy(t), func(*terraform.State) error {
-			pages, err := projects.List(acctest.AdminKeystone(t), projects.ListOpts{DomainID: id}).AllPages(context.Background())
+			all, err := acctest.AllPages(context.Background(), projects.List(acctest.AdminKeystone(t), projects.ListOpts{DomainID: id}), projects.ExtractProjects)
 			if err != nil {
 				return err
 			}
 
-			if all, _ := projects.ExtractProjects(pages); len(all) > 0 {
+			if len(all) > 0 {
 				return fmt.Errorf("%d projects of domain %s are left", len(all), id)
 			}
 

@@ -143,12 +143,11 @@ func checkNeutronNetwork(t *testing.T, address string) resource.TestCheckFunc {
 			expect("route to "+dest, hop, a["routes."+dest])
 		}
 
-		ps, err := ports.List(sc, ports.ListOpts{DeviceID: r.ID, NetworkID: net.ID}).AllPages(ctx)
+		attached, err := acctest.AllPages(ctx, ports.List(sc, ports.ListOpts{DeviceID: r.ID, NetworkID: net.ID}), ports.ExtractPorts)
 		if err != nil {
 			return err
 		}
 
-		attached, _ := ports.ExtractPorts(ps)
 		expect("router interfaces on the network", len(attached), 1)
 
 		physnet, vlan := acctest.NeutronNetworkVLAN(t, region, net.ID)
