@@ -1,6 +1,7 @@
 package acctest
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -54,5 +55,22 @@ func WithinBudget(t *testing.T, c *cloud.Client, typeName string, steps ...Budge
 
 	if len(over) > 0 {
 		t.Errorf("over budget: %s", strings.Join(over, ", "))
+	}
+}
+
+// Made is the create step of a request-count test: create makes the object, which *out then
+// holds, and del deletes it when the test ends.
+func Made[O any](t *testing.T, out **O, create func() (*O, error), del func(context.Context, *O) error) func() error {
+	return func() error {
+		o, err := create()
+		if *out = o; o != nil {
+			t.Cleanup(func() {
+				if err := del(context.Background(), o); err != nil {
+					t.Errorf("deleting what the request-count test made: %v", err)
+				}
+			})
+		}
+
+		return err
 	}
 }

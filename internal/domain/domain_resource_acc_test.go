@@ -204,17 +204,14 @@ func TestAccDomain_requestCount(t *testing.T) {
 	var d *domain.Domain
 
 	acctest.WithinBudget(t, c, "unikorn_domain",
-		acctest.Budget{What: "create", Most: 2, Do: func() (err error) {
-			if d, err = svc.Create(ctx, domain.Spec{Name: acctest.RandomName(), Enabled: true}); d != nil {
-				t.Cleanup(func() {
-					if _, err := svc.Delete(context.Background(), d.ID, "", false); err != nil {
-						t.Error(err)
-					}
-				})
-			}
-
-			return err
-		}},
+		acctest.Budget{What: "create", Most: 2, Do: acctest.Made(t, &d,
+			func() (*domain.Domain, error) {
+				return svc.Create(ctx, domain.Spec{Name: acctest.RandomName(), Enabled: true})
+			},
+			func(ctx context.Context, d *domain.Domain) error {
+				_, err := svc.Delete(ctx, d.ID, "", false)
+				return err
+			})},
 		acctest.Budget{What: "refresh", Most: 1, Do: func() error { _, _, err := svc.Observe(ctx, d.ID, d.Name); return err }},
 		acctest.Budget{What: "delete", Most: 5, Do: func() error { _, err := svc.Delete(ctx, d.ID, "", false); return err }})
 }

@@ -182,16 +182,10 @@ func TestAccRole_requestCount(t *testing.T) {
 	var r *role.Role
 
 	acctest.WithinBudget(t, c, "unikorn_role",
-		acctest.Budget{What: "create (role, one listing of the global roles, one rule)", Most: 3, Do: func() (err error) {
-			if r, err = svc.Create(ctx, role.Spec{Name: acctest.RandomName(), Implies: []string{"member"}}); r != nil {
-				t.Cleanup(func() {
-					if err := svc.Delete(context.Background(), r.ID); err != nil {
-						t.Error(err)
-					}
-				})
-			}
-
-			return err
-		}},
+		acctest.Budget{What: "create (role, one listing of the global roles, one rule)", Most: 3, Do: acctest.Made(t, &r,
+			func() (*role.Role, error) {
+				return svc.Create(ctx, role.Spec{Name: acctest.RandomName(), Implies: []string{"member"}})
+			},
+			func(ctx context.Context, r *role.Role) error { return svc.Delete(ctx, r.ID) })},
 		acctest.Budget{What: "refresh", Most: 2, Do: func() error { _, _, err := svc.Observe(ctx, r.ID, r.Name, ""); return err }})
 }
