@@ -38,14 +38,14 @@ const (
 // NewDomainResource is unikorn_domain.
 func NewDomainResource() resource.Resource {
 	r := &domainResource{}
-	r.KeystoneResource = NewKeystoneResource[*Service, domainModel, *domainModel](Keystone[*Service, domainModel, Domain]{
+	r.KeystoneResource = NewKeystoneResource[adapter.Meta, *Service, domainModel, *domainModel](Keystone[*Service, domainModel, Domain]{
 		TypeName: "domain",
 		Bind:     NewService,
-		Observe: func(ctx context.Context, svc *Service, m *domainModel) (*Domain, bool, string, error) {
+		Observe: func(ctx context.Context, svc *Service, m *domainModel, _ *diag.Diagnostics) (*Domain, bool, string, error) {
 			d, refound, err := svc.Observe(ctx, m.ID.ValueString(), m.Name.ValueString())
 			return d, refound, "domain", err
 		},
-		Flatten: func(_ context.Context, m *domainModel, d *Domain) (string, string) {
+		Flatten: func(_ context.Context, m *domainModel, d *Domain, _ *diag.Diagnostics) (string, string) {
 			m.flatten(d)
 			return d.Name, d.ID
 		},
@@ -56,7 +56,7 @@ func NewDomainResource() resource.Resource {
 }
 
 type domainResource struct {
-	KeystoneResource[*Service, domainModel, *domainModel, Domain]
+	KeystoneResource[adapter.Meta, *Service, domainModel, *domainModel, Domain]
 }
 
 // Create creates the domain; one of the name that exists already is an error that says how to

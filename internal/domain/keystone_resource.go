@@ -27,14 +27,15 @@ import (
 // endings of their operations.
 
 // KeystoneResource is the base of a global admin resource of Keystone made as the service
-// user (unikorn_domain, unikorn_role, unikorn_federation): the kit's ResourceBase with the
-// default timeouts, the opening of its operations on the core C, with the model M, and the Read
-// and ImportState of its objects O, which its Keystone hooks say how to find.
-type KeystoneResource[C, M any, PM interface {
+// user (unikorn_domain, unikorn_role, unikorn_federation, unikorn_project): the kit's
+// ResourceBase with the concept's view T of the client bundle and its timeouts, the opening of
+// its operations on the core C, with the model M, and the Read and ImportState of its objects
+// O, which its Keystone hooks say how to find.
+type KeystoneResource[T adapter.Meta, C, M any, PM interface {
 	*M
 	adapter.AdminModel
 }, O any] struct {
-	adapter.ResourceBase[adapter.Meta]
+	adapter.ResourceBase[T]
 
 	hooks Keystone[C, M, O]
 }
@@ -43,50 +44,57 @@ type KeystoneResource[C, M any, PM interface {
 type Keystone[C, M, O any] struct {
 	// TypeName names the resource: unikorn_<TypeName>.
 	TypeName string
+	// Timeouts are the operations' defaults; zero: DefaultTimeouts.
+	Timeouts adapter.Timeouts
 	// Bind makes the core bound to the provider's client.
 	Bind func(*cloud.Client) (C, error)
 	// Observe reads what Keystone holds of the object m records: nil when it is gone
 	// altogether; refound when its recorded ID is gone and the object of its name is taken for
-	// it. noun names it in messages ("domain", "global role").
-	Observe func(ctx context.Context, core C, m *M) (out *O, refound bool, noun string, err error)
-	// Flatten writes out into m, and names it.
-	Flatten func(ctx context.Context, m *M, out *O) (name, id string)
+	// it; noun names it in messages ("domain", "global role"). It may add warnings to diags.
+	Observe func(ctx context.Context, core C, m *M, diags *diag.Diagnostics) (out *O, refound bool, noun string, err error)
+	// Flatten writes out into m, and names it; it may add warnings to diags.
+	Flatten func(ctx context.Context, m *M, out *O, diags *diag.Diagnostics) (name, id string)
 	// Locate finds the object to import by the import ID.
 	Locate func(ctx context.Context, core C, importID string) (cloud.Located, error)
 }
 
-// NewKeystoneResource is the base of the resource that hooks describe.
-func NewKeystoneResource[C, M any, PM interface {
+// NewKeystoneResource is the base of the resource that hooks describe, with the concept's
+// view T of the client bundle (adapter.Meta when it needs nothing more).
+func NewKeystoneResource[T adapter.Meta, C, M any, PM interface {
 	*M
 	adapter.AdminModel
-}, O any](hooks Keystone[C, M, O]) KeystoneResource[C, M, PM, O] {
-	return KeystoneResource[C, M, PM, O]{
-		ResourceBase: adapter.NewResourceBase[adapter.Meta](adapter.Kind{TypeName: hooks.TypeName, Noun: hooks.TypeName, Timeouts: DefaultTimeouts}),
+}, O any](hooks Keystone[C, M, O]) KeystoneResource[T, C, M, PM, O] {
+	if hooks.Timeouts == (adapter.Timeouts{}) {
+		hooks.Timeouts = DefaultTimeouts
+	}
+
+	return KeystoneResource[T, C, M, PM, O]{
+		ResourceBase: adapter.NewResourceBase[T](adapter.Kind{TypeName: hooks.TypeName, Noun: hooks.TypeName, Timeouts: hooks.Timeouts}),
 		hooks:        hooks,
 	}
 }
 
 // Open is the kit's opening of one operation (adapter.OpenGlobal).
-func (r *KeystoneResource[C, M, PM, O]) Open(ctx context.Context, opKind adapter.Op, src adapter.Source, diags *diag.Diagnostics,
+func (r *KeystoneResource[T, C, M, PM, O]) Open(ctx context.Context, opKind adapter.Op, src adapter.Source, diags *diag.Diagnostics,
 	do func(ctx context.Context, op *adapter.Operation, core C, m *M, subject string),
 ) {
-	adapter.OpenGlobal[adapter.Meta, M, PM](ctx, &r.ResourceBase, opKind, src, diags, r.hooks.Bind, do)
+	adapter.OpenGlobal[T, M, PM](ctx, &r.ResourceBase, opKind, src, diags, r.hooks.Bind, do)
 }
 
 // Read refreshes every attribute from Keystone: an object gone by ID and found again by its
 // name is said with a warning, one gone altogether leaves the state.
-func (r *KeystoneResource[C, M, PM, O]) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+func (r *KeystoneResource[T, C, M, PM, O]) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	r.Open(ctx, adapter.Read, req.State, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, core C, m *M, subject string) {
 		oldID := PM(m).Opening().ID.ValueString()
 
-		out, refound, noun, err := r.hooks.Observe(ctx, core, m)
+		out, refound, noun, err := r.hooks.Observe(ctx, core, m, &resp.Diagnostics)
 		if err != nil {
 			op.Fail(subject, err)
 			return
 		}
 
 		Refreshed(ctx, resp, noun, oldID, out, refound, func(out *O) (string, string) {
-			name, id := r.hooks.Flatten(ctx, m, out)
+			name, id := r.hooks.Flatten(ctx, m, out, &resp.Diagnostics)
 			resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
 
 			return name, id
@@ -96,7 +104,7 @@ func (r *KeystoneResource[C, M, PM, O]) Read(ctx context.Context, req resource.R
 
 // ImportState imports the object that the Locate hook finds by the import ID
 // (adapter.ImportGlobal); Read fills in the rest.
-func (r *KeystoneResource[C, M, PM, O]) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+func (r *KeystoneResource[T, C, M, PM, O]) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	r.ImportGlobal(ctx, req, resp, func(ctx context.Context, importID string) (cloud.Located, error) {
 		core, err := r.hooks.Bind(r.Cloud())
 		if err != nil {
@@ -109,9 +117,9 @@ func (r *KeystoneResource[C, M, PM, O]) ImportState(ctx context.Context, req res
 
 // Record is what writes an object the core answered into the state, through m (the Flatten
 // hook); a later failure names it.
-func (r *KeystoneResource[C, M, PM, O]) Record(ctx context.Context, m *M, state *tfsdk.State, diags *diag.Diagnostics) func(*O) string {
+func (r *KeystoneResource[T, C, M, PM, O]) Record(ctx context.Context, m *M, state *tfsdk.State, diags *diag.Diagnostics) func(*O) string {
 	return func(out *O) string {
-		name, id := r.hooks.Flatten(ctx, m, out)
+		name, id := r.hooks.Flatten(ctx, m, out, diags)
 		diags.Append(state.Set(ctx, m)...)
 
 		return adapter.Subject(name, id, nil)
@@ -120,7 +128,7 @@ func (r *KeystoneResource[C, M, PM, O]) Record(ctx context.Context, m *M, state 
 
 // Core is the core bound to the provider's client, for a plan check; a failure is an error
 // diagnostic (summary) and nil.
-func (r *KeystoneResource[C, M, PM, O]) Core(summary string, diags *diag.Diagnostics) (C, bool) {
+func (r *KeystoneResource[T, C, M, PM, O]) Core(summary string, diags *diag.Diagnostics) (C, bool) {
 	core, err := r.hooks.Bind(r.Cloud())
 	if err != nil {
 		diags.AddError(summary, err.Error())

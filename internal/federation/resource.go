@@ -25,14 +25,14 @@ const summaryExists = "Identity provider exists already"
 
 // NewResource is unikorn_federation.
 func NewResource() resource.Resource {
-	return &federationResource{domain.NewKeystoneResource[*Service, federationModel, *federationModel](domain.Keystone[*Service, federationModel, Federation]{
+	return &federationResource{domain.NewKeystoneResource[adapter.Meta, *Service, federationModel, *federationModel](domain.Keystone[*Service, federationModel, Federation]{
 		TypeName: "federation",
 		Bind:     NewService,
-		Observe: func(ctx context.Context, svc *Service, m *federationModel) (*Federation, bool, string, error) {
+		Observe: func(ctx context.Context, svc *Service, m *federationModel, _ *diag.Diagnostics) (*Federation, bool, string, error) {
 			f, err := svc.Observe(ctx, m.idpID(), m.Protocol.ValueString())
 			return f, false, "identity provider", err
 		},
-		Flatten: func(ctx context.Context, m *federationModel, f *Federation) (string, string) {
+		Flatten: func(ctx context.Context, m *federationModel, f *Federation, _ *diag.Diagnostics) (string, string) {
 			m.flatten(ctx, f)
 			return f.IDPID, f.IDPID
 		},
@@ -41,7 +41,7 @@ func NewResource() resource.Resource {
 }
 
 type federationResource struct {
-	domain.KeystoneResource[*Service, federationModel, *federationModel, Federation]
+	domain.KeystoneResource[adapter.Meta, *Service, federationModel, *federationModel, Federation]
 }
 
 // Create makes the identity provider, the mapping and the protocol.

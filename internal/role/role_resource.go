@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -29,14 +30,14 @@ const (
 
 // NewRoleResource is unikorn_role.
 func NewRoleResource() resource.Resource {
-	return &roleResource{domain.NewKeystoneResource[*Service, roleModel, *roleModel](domain.Keystone[*Service, roleModel, Role]{
+	return &roleResource{domain.NewKeystoneResource[adapter.Meta, *Service, roleModel, *roleModel](domain.Keystone[*Service, roleModel, Role]{
 		TypeName: "role",
 		Bind:     NewService,
-		Observe: func(ctx context.Context, svc *Service, m *roleModel) (*Role, bool, string, error) {
+		Observe: func(ctx context.Context, svc *Service, m *roleModel, _ *diag.Diagnostics) (*Role, bool, string, error) {
 			r, refound, err := svc.Observe(ctx, m.ID.ValueString(), m.Name.ValueString(), m.DomainID.ValueString())
 			return r, refound, where(m.DomainID.ValueString()) + " role", err
 		},
-		Flatten: func(_ context.Context, m *roleModel, r *Role) (string, string) {
+		Flatten: func(_ context.Context, m *roleModel, r *Role, _ *diag.Diagnostics) (string, string) {
 			m.flatten(r)
 			return r.Name, r.ID
 		},
@@ -47,7 +48,7 @@ func NewRoleResource() resource.Resource {
 }
 
 type roleResource struct {
-	domain.KeystoneResource[*Service, roleModel, *roleModel, Role]
+	domain.KeystoneResource[adapter.Meta, *Service, roleModel, *roleModel, Role]
 }
 
 // Create creates the role and its inference rules.
