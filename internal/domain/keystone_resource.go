@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -157,6 +158,28 @@ func (m *KeystoneModel) Observed(id, name, description string) {
 	m.ID = types.StringValue(id)
 	m.Name = types.StringValue(name)
 	m.Description = types.StringValue(description)
+}
+
+// KeystoneName checks the name of a Keystone object (domain, role) of at most max characters,
+// as Keystone stores it: not empty, no control characters, no surrounding white space (which
+// Keystone would keep, and which no operator means).
+func KeystoneName(noun string, maxLen int) validator.String {
+	return adapter.StringCheck("name",
+		fmt.Sprintf("a %s name of 1 to %d characters, without control characters or surrounding white space", noun, maxLen),
+		func(s string) error {
+			switch {
+			case s == "":
+				return fmt.Errorf("the %s name is empty", noun)
+			case len([]rune(s)) > maxLen:
+				return fmt.Errorf("the %s name %q is longer than Keystone's %d characters", noun, s, maxLen)
+			case strings.TrimSpace(s) != s:
+				return fmt.Errorf("the %s name %q starts or ends with white space", noun, s)
+			case strings.ContainsFunc(s, unicode.IsControl):
+				return fmt.Errorf("the %s name %q contains a control character", noun, s)
+			}
+
+			return nil
+		})
 }
 
 // NameAttribute is the required `name` of a Keystone object (noun) of at most maxLen
