@@ -39,14 +39,10 @@ func publicNetworkID(ctx context.Context, c *cloud.Client, region string) (strin
 
 	yes := true
 
-	pages, err := networks.List(sc, external.ListOptsExt{ListOptsBuilder: networks.ListOpts{Name: PublicNetworkName}, External: &yes}).AllPages(ctx)
+	all, err := AllPages(ctx, networks.List(sc, external.ListOptsExt{ListOptsBuilder: networks.ListOpts{Name: PublicNetworkName}, External: &yes}),
+		networks.ExtractNetworks)
 	if err != nil {
 		return "", fmt.Errorf("listing the external networks of %s: %w", region, err)
-	}
-
-	all, err := networks.ExtractNetworks(pages)
-	if err != nil {
-		return "", err
 	}
 
 	all = naming.Exact(all, PublicNetworkName, func(n networks.Network) string { return n.Name })

@@ -100,12 +100,7 @@ func IdentityUsers(t *testing.T, name string) ([]users.User, error) {
 // named reads every page of pager and keeps the objects named exactly name (Keystone's name
 // filters are exact, but the check must not rely on it).
 func named[T any](pager pagination.Pager, extract func(pagination.Page) ([]T, error), name string, nameOf func(T) string) ([]T, error) {
-	pages, err := pager.AllPages(context.Background())
-	if err != nil {
-		return nil, err
-	}
-
-	all, err := extract(pages)
+	all, err := AllPages(context.Background(), pager, extract)
 	if err != nil {
 		return nil, err
 	}
@@ -160,12 +155,7 @@ func CheckIdentityDestroy(t *testing.T) func(*terraform.State) error {
 
 				// Unfiltered: Neutron makes a project's default group when asked for the
 				// project's groups, even for a deleted project.
-				pages, err := groups.List(net, groups.ListOpts{}).AllPages(ctx)
-				if err != nil {
-					return err
-				}
-
-				sgs, err := groups.ExtractGroups(pages)
+				sgs, err := AllPages(ctx, groups.List(net, groups.ListOpts{}), groups.ExtractGroups)
 				if err != nil {
 					return err
 				}
@@ -253,14 +243,9 @@ func TrustsBetween(t *testing.T, trusteeID, userID string) []trusts.Trust {
 		t.Fatal(err)
 	}
 
-	pages, err := trusts.List(base, trusts.ListOpts{TrusteeUserID: trusteeID}).AllPages(context.Background())
+	all, err := AllPages(context.Background(), trusts.List(base, trusts.ListOpts{TrusteeUserID: trusteeID}), trusts.ExtractTrusts)
 	if err != nil {
 		t.Fatalf("listing trusts: %v", err)
-	}
-
-	all, err := trusts.ExtractTrusts(pages)
-	if err != nil {
-		t.Fatal(err)
 	}
 
 	return slices.DeleteFunc(all, func(tr trusts.Trust) bool { return tr.TrustorUserID != userID })
@@ -273,24 +258,14 @@ func RoleNamesOf(t *testing.T, userID, projectID string) []string {
 	sc, _ := IdentityKeystone(t)
 	ctx := context.Background()
 
-	pages, err := roles.ListAssignments(sc, roles.ListAssignmentsOpts{UserID: userID, ScopeProjectID: projectID}).AllPages(ctx)
+	as, err := AllPages(ctx, roles.ListAssignments(sc, roles.ListAssignmentsOpts{UserID: userID, ScopeProjectID: projectID}), roles.ExtractRoleAssignments)
 	if err != nil {
 		t.Fatalf("listing role assignments: %v", err)
 	}
 
-	as, err := roles.ExtractRoleAssignments(pages)
+	all, err := AllPages(ctx, roles.List(sc, roles.ListOpts{}), roles.ExtractRoles)
 	if err != nil {
-		t.Fatal(err)
-	}
-
-	rpages, err := roles.List(sc, roles.ListOpts{}).AllPages(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	all, err := roles.ExtractRoles(rpages)
-	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("listing roles: %v", err)
 	}
 
 	byID := map[string]string{}
@@ -332,14 +307,12 @@ func ListServersWithCloudsYAML(ctx context.Context, doc, cloudName, region strin
 		return 0, err
 	}
 
-	pages, err := servers.List(compute, servers.ListOpts{}).AllPages(ctx)
+	all, err := AllPages(ctx, servers.List(compute, servers.ListOpts{}), servers.ExtractServers)
 	if err != nil {
 		return 0, fmt.Errorf("listing servers with the application credential: %w", err)
 	}
 
-	all, err := servers.ExtractServers(pages)
-
-	return len(all), err
+	return len(all), nil
 }
 
 // KeypairOwnerThroughTrust creates a keypair in region through the identity scope (the trust)
@@ -481,12 +454,7 @@ func UserID(t *testing.T, name string) string {
 	}
 
 	list := func(opts users.ListOpts) []users.User {
-		pages, err := users.List(sc, opts).AllPages(context.Background())
-		if err != nil {
-			t.Fatalf("listing users %+v: %v", opts, err)
-		}
-
-		all, err := users.ExtractUsers(pages)
+		all, err := AllPages(context.Background(), users.List(sc, opts), users.ExtractUsers)
 		if err != nil {
 			t.Fatalf("listing users %+v: %v", opts, err)
 		}

@@ -527,12 +527,7 @@ func GrantServiceUser(t *testing.T, projectID, role string) {
 	sc, _ := IdentityKeystone(t)
 	ctx := context.Background()
 
-	found, err := roles.List(sc, roles.ListOpts{Name: role}).AllPages(ctx)
-	if err != nil {
-		t.Fatalf("listing role %s: %v", role, err)
-	}
-
-	all, err := roles.ExtractRoles(found)
+	all, err := AllPages(ctx, roles.List(sc, roles.ListOpts{Name: role}), roles.ExtractRoles)
 	if err != nil || len(all) == 0 {
 		t.Fatalf("role %s not found (%v)", role, err)
 	}

@@ -67,7 +67,7 @@ func DeleteImage(t *testing.T, region, id string) {
 func InstanceActions(t *testing.T, region, id string) ([]string, error) {
 	t.Helper()
 
-	all, err := listed(context.Background(), instanceactions.List(AdminCompute(t, region), id, nil),
+	all, err := AllPages(context.Background(), instanceactions.List(AdminCompute(t, region), id, nil),
 		instanceactions.ExtractInstanceActions)
 	if err != nil {
 		return nil, err
@@ -86,7 +86,7 @@ func InstanceActions(t *testing.T, region, id string) ([]string, error) {
 func ComputeHost(t *testing.T, region string) string {
 	t.Helper()
 
-	all, err := listed(context.Background(), services.List(AdminCompute(t, region), services.ListOpts{Binary: "nova-compute"}),
+	all, err := AllPages(context.Background(), services.List(AdminCompute(t, region), services.ListOpts{Binary: "nova-compute"}),
 		services.ExtractServices)
 	if err != nil || len(all) == 0 {
 		t.Fatalf("nova-compute services of %s: %v, %v", region, all, err)

@@ -58,7 +58,7 @@ func idOf[T any](t *testing.T, region, kind, name string, pager pagination.Pager
 ) string {
 	t.Helper()
 
-	all, err := listed(context.Background(), pager, extract)
+	all, err := AllPages(context.Background(), pager, extract)
 	if err != nil {
 		t.Fatalf("listing %ss called %s in %s: %v", kind, name, region, err)
 	}
@@ -73,16 +73,6 @@ func idOf[T any](t *testing.T, region, kind, name string, pager pagination.Pager
 	_, id := nameID(o)
 
 	return id
-}
-
-// listed is every object pager lists.
-func listed[T any](ctx context.Context, pager pagination.Pager, extract func(pagination.Page) ([]T, error)) ([]T, error) {
-	pages, err := pager.AllPages(ctx)
-	if err != nil {
-		return nil, err
-	}
-
-	return extract(pages)
 }
 
 // AdminCompute is the Nova client of region in the configured (admin) scope.
@@ -130,7 +120,7 @@ func Port(t *testing.T, region, id string) (*ports.Port, error) {
 func FloatingIPsOfPort(t *testing.T, region, portID string) ([]floatingips.FloatingIP, error) {
 	t.Helper()
 
-	return listed(context.Background(), floatingips.List(AdminNeutron(t, region), floatingips.ListOpts{PortID: portID}),
+	return AllPages(context.Background(), floatingips.List(AdminNeutron(t, region), floatingips.ListOpts{PortID: portID}),
 		floatingips.ExtractFloatingIPs)
 }
 
@@ -184,7 +174,7 @@ func ServerLeftovers(t *testing.T, region, project, name string) error {
 
 	ctx := context.Background()
 
-	srvs, err := listed(ctx, servers.List(AdminCompute(t, region), servers.ListOpts{
+	srvs, err := AllPages(ctx, servers.List(AdminCompute(t, region), servers.ListOpts{
 		Name: "^" + regexp.QuoteMeta(name) + "$", AllTenants: true, TenantID: project,
 	}), servers.ExtractServers)
 	if err != nil {
@@ -195,7 +185,7 @@ func ServerLeftovers(t *testing.T, region, project, name string) error {
 		return fmt.Errorf("server %s exists (%s, status %s)", name, left[0].ID, left[0].Status)
 	}
 
-	ps, err := listed(ctx, ports.List(AdminNeutron(t, region), ports.ListOpts{Name: naming.ServerPort(name), ProjectID: project}),
+	ps, err := AllPages(ctx, ports.List(AdminNeutron(t, region), ports.ListOpts{Name: naming.ServerPort(name), ProjectID: project}),
 		ports.ExtractPorts)
 	if err != nil {
 		return err
@@ -205,7 +195,7 @@ func ServerLeftovers(t *testing.T, region, project, name string) error {
 		return fmt.Errorf("server %s: a port %s is left (%s)", name, naming.ServerPort(name), left[0].ID)
 	}
 
-	fips, err := listed(ctx, floatingips.List(AdminNeutron(t, region), floatingips.ListOpts{
+	fips, err := AllPages(ctx, floatingips.List(AdminNeutron(t, region), floatingips.ListOpts{
 		Description: "unikorn_server " + naming.ServerPort(name), ProjectID: project,
 	}), floatingips.ExtractFloatingIPs)
 	if err != nil {

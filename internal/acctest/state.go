@@ -78,13 +78,16 @@ func DriftSteps(config, address string, drift func(id string), action plancheck.
 			ExpectNonEmptyPlan: true,
 		},
 		{
-			Config: config,
-			ConfigPlanChecks: resource.ConfigPlanChecks{
-				PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(address, action)},
-			},
-			Check: check,
+			Config:           config,
+			ConfigPlanChecks: Expect(address, action),
+			Check:            check,
 		},
 	}
+}
+
+// Expect is a step's plan check that the plan takes action on the resource at address.
+func Expect(address string, action plancheck.ResourceActionType) resource.ConfigPlanChecks {
+	return resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(address, action)}}
 }
 
 // CheckAttributes is a check of the resource at address, given its attributes in the state

@@ -53,3 +53,11 @@ func PagedSweep[T any](client Service, what, prefix string,
 		},
 	}.Run
 }
+
+// Deleted is a PagedSweep's del made of a gophercloud Delete by ID: `acctest.Deleted(flavors.Delete)`.
+func Deleted[R interface{ ExtractErr() error }](del func(context.Context, *gophercloud.ServiceClient, string) R,
+) func(context.Context, *gophercloud.ServiceClient, string) error {
+	return func(ctx context.Context, sc *gophercloud.ServiceClient, id string) error {
+		return del(ctx, sc, id).ExtractErr()
+	}
+}

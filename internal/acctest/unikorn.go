@@ -113,12 +113,7 @@ func (u UnikornIdentity) Untouched(t *testing.T) error {
 		return err
 	}
 
-	pages, err := applicationcredentials.List(usc, u.UserID, nil).AllPages(ctx)
-	if err != nil {
-		return err
-	}
-
-	acs, err := applicationcredentials.ExtractApplicationCredentials(pages)
+	acs, err := AllPages(ctx, applicationcredentials.List(usc, u.UserID, nil), applicationcredentials.ExtractApplicationCredentials)
 	if err != nil {
 		return err
 	}

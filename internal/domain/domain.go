@@ -67,11 +67,8 @@ func fromKeystone(d *domains.Domain) *Domain {
 func (s *Service) Get(ctx context.Context, id string) (*Domain, error) {
 	d, err := domains.Get(ctx, s.Keystone, id).Extract()
 
-	switch {
-	case NotFound(err):
-		return nil, nil
-	case err != nil:
-		return nil, s.Refused("reading domain "+id, err)
+	if found, err := s.Found("reading domain "+id, err); !found {
+		return nil, err
 	}
 
 	return fromKeystone(d), nil
@@ -186,19 +183,14 @@ func (s *Service) Observe(ctx context.Context, id, name string) (d *Domain, refo
 
 // Locate finds a domain to import by ID, then by exact name.
 func (s *Service) Locate(ctx context.Context, idOrName string) (cloud.Located, error) {
-	d, err := s.Get(ctx, idOrName)
-	if err == nil && d == nil {
-		d, err = s.Find(ctx, idOrName)
-	}
-
-	switch {
-	case err != nil:
-		return cloud.Located{}, err
-	case d == nil:
-		return cloud.Located{}, fmt.Errorf("no Keystone domain with the ID or name %q", idOrName)
-	}
-
-	return cloud.Located{ID: d.ID, Name: d.Name}, nil
+	return Locator[Domain]{
+		Get:     s.Get,
+		Find:    func(ctx context.Context, _, name string) (*Domain, error) { return s.Find(ctx, name) },
+		Located: func(d *Domain) cloud.Located { return cloud.Located{ID: d.ID, Name: d.Name} },
+		Missing: func(idOrName, _, _ string) error {
+			return fmt.Errorf("no Keystone domain with the ID or name %q", idOrName)
+		},
+	}.Locate(ctx, idOrName)
 }
 
 // Contents lists what the domain id holds that deleting it would take along or leave behind:

@@ -10,7 +10,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
@@ -22,6 +23,9 @@ var (
 	_ resource.ResourceWithModifyPlan  = (*domainResource)(nil)
 )
 
+// MaxNameLength is Keystone's limit of a domain's name.
+const MaxNameLength = 64
+
 // DefaultTimeouts are the Keystone resources' default operation timeouts.
 var DefaultTimeouts = adapter.Timeouts{
 	Create: 5 * time.Minute, Read: 5 * time.Minute, Update: 5 * time.Minute, Delete: 10 * time.Minute,
@@ -32,17 +36,54 @@ const (
 	summaryProtected = "Domain not manageable"
 	summaryExists    = "Domain exists already"
 	summaryNotEmpty  = "Domain not empty"
-	summaryRefound   = "Domain found again by name"
 	summaryForced    = "Deleted with the domain"
 )
 
 // NewDomainResource is unikorn_domain.
 func NewDomainResource() resource.Resource {
-	return &domainResource{NewKeystoneResource[*Service, domainModel]("domain", NewService)}
+	r := &domainResource{}
+	r.KeystoneResource = NewKeystoneResource[adapter.Meta, *Service, domainModel, *domainModel](Keystone[*Service, domainModel, Domain]{
+		TypeName: "domain",
+		Bind:     NewService,
+		Observe: func(ctx context.Context, svc *Service, m *domainModel, _ *diag.Diagnostics) (*Domain, bool, string, error) {
+			d, refound, err := svc.Observe(ctx, m.ID.ValueString(), m.Name.ValueString())
+			return d, refound, "domain", err
+		},
+		Flatten: func(_ context.Context, m *domainModel, d *Domain, _ *diag.Diagnostics) (string, string) {
+			m.flatten(d)
+			return d.Name, d.ID
+		},
+		Locate: r.locate,
+	})
+
+	return r
 }
 
 type domainResource struct {
-	KeystoneResource[*Service, domainModel, *domainModel]
+	KeystoneResource[adapter.Meta, *Service, domainModel, *domainModel, Domain]
+}
+
+func (r *domainResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A Keystone domain of the cloud, for preparing a region: the service user manages it as cloud " +
+			"admin (the admin role on its own project). Name, description and `enabled` change in place.\n\n" +
+			"Destroying disables the domain and deletes it. A domain that still holds projects or domain-specific roles is " +
+			"not deleted unless `force_destroy` is set, which deletes them first (projects leaves first) and lists them in a " +
+			"warning. Keystone's `Default` domain and the provider's own managed domain (the provider's `domain`) can " +
+			"never be created, imported, changed or destroyed through this resource: the plan fails.\n\n" +
+			"**Import** with the domain's ID or its name.",
+		Attributes: map[string]schema.Attribute{
+			"description": DescriptionAttribute("domain"),
+			"enabled":     EnabledAttribute("Whether the domain is enabled: the users of a disabled domain cannot authenticate."),
+			"force_destroy": ForceDestroyAttribute("Destroy the domain even when it still holds projects or domain-specific roles, deleting " +
+				"them first. Default `false`: such a domain is not destroyed, and the error lists what it holds. It takes " +
+				"effect once applied (set it, apply, then destroy)."),
+			"id": adapter.IDAttribute("ID of the Keystone domain."),
+			"name": NameAttribute("domain", MaxNameLength, fmt.Sprintf("Name of the domain, unique in Keystone (ignoring case), at most "+
+				"%d characters. Neither `Default` nor the provider's managed domain. Updated in place (the ID stays).", MaxNameLength)),
+			"timeouts": adapter.TimeoutsAttribute(ctx),
+		},
+	}
 }
 
 // Create creates the domain; one of the name that exists already is an error that says how to
@@ -50,50 +91,7 @@ type domainResource struct {
 func (r *domainResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	r.Open(ctx, adapter.Create, req.Plan, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, svc *Service, m *domainModel, subject string) {
 		d, err := svc.Create(ctx, m.spec())
-
-		var exists *ExistsError
-		if errors.As(err, &exists) {
-			resp.Diagnostics.AddAttributeError(path.Root("name"), summaryExists, err.Error())
-			return
-		}
-
-		if err != nil {
-			op.Fail(subject, err)
-			return
-		}
-
-		m.flatten(d)
-		resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
-	})
-}
-
-// Read refreshes every attribute from Keystone: a domain gone by ID and found again by its name
-// is said with a warning, one gone altogether leaves the state.
-func (r *domainResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	r.Open(ctx, adapter.Read, req.State, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, svc *Service, m *domainModel, subject string) {
-		oldID := m.ID.ValueString()
-
-		d, refound, err := svc.Observe(ctx, oldID, m.Name.ValueString())
-		if err != nil {
-			op.Fail(subject, err)
-			return
-		}
-
-		if d == nil {
-			tflog.Warn(ctx, "The domain is gone; removing it from the state", map[string]any{"domain_id": oldID})
-			resp.State.RemoveResource(ctx)
-
-			return
-		}
-
-		if refound {
-			resp.Diagnostics.AddWarning(summaryRefound, fmt.Sprintf("The domain %s recorded as %s is gone; %s, the domain of "+
-				"that name, is taken for it. If this configuration did not make it, remove this resource from the state "+
-				"before applying or destroying.", d.Name, oldID, d.ID))
-		}
-
-		m.flatten(d)
-		resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+		Recorded(op, &resp.Diagnostics, path.Root("name"), summaryExists, d, err, subject, r.Record(ctx, m, &resp.State, &resp.Diagnostics))
 	})
 }
 
@@ -109,13 +107,8 @@ func (r *domainResource) Update(ctx context.Context, req resource.UpdateRequest,
 			Enabled: prior.Enabled.ValueBool()}
 
 		d, err := svc.Update(ctx, cur, m.spec())
-		if err != nil {
-			op.Fail(adapter.Subject(prior.Name.ValueString(), cur.ID, nil), err)
-			return
-		}
-
-		m.flatten(d)
-		resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+		Recorded(op, &resp.Diagnostics, path.Root("name"), summaryExists, d, err, adapter.Subject(prior.Name.ValueString(), cur.ID, nil),
+			r.Record(ctx, m, &resp.State, &resp.Diagnostics))
 	})
 }
 
@@ -144,26 +137,19 @@ func (r *domainResource) Delete(ctx context.Context, req resource.DeleteRequest,
 	})
 }
 
-// ImportState imports a domain by ID or name; the protected domains are refused.
-func (r *domainResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	r.ImportGlobal(ctx, req, resp, func(ctx context.Context, idOrName string) (cloud.Located, error) {
-		svc, err := NewService(r.Cloud())
-		if err != nil {
-			return cloud.Located{}, err
-		}
-
-		loc, err := svc.Locate(ctx, idOrName)
-		if err != nil {
-			return loc, err
-		}
-
-		managedID, err := managedDomainID(ctx, r.Cloud())
-		if err == nil {
-			err = Protected(loc.ID, loc.Name, managedID)
-		}
-
+// locate finds a domain to import by ID or name; the protected domains are refused.
+func (r *domainResource) locate(ctx context.Context, svc *Service, idOrName string) (cloud.Located, error) {
+	loc, err := svc.Locate(ctx, idOrName)
+	if err != nil {
 		return loc, err
-	})
+	}
+
+	managedID, err := managedDomainID(ctx, r.Cloud())
+	if err == nil {
+		err = Protected(loc.ID, loc.Name, managedID)
+	}
+
+	return loc, err
 }
 
 // ModifyPlan refuses, at plan time, to manage Keystone's Default domain or the provider's
@@ -218,9 +204,8 @@ func (r *domainResource) planName(ctx context.Context, name string, state *domai
 		return
 	}
 
-	svc, err := NewService(r.Cloud())
-	if err != nil {
-		diags.AddError("Error reading domains", err.Error())
+	svc, ok := r.Core("Error reading domains", diags)
+	if !ok {
 		return
 	}
 
@@ -260,4 +245,27 @@ func managedDomainID(ctx context.Context, c *cloud.Client) (string, error) {
 	}
 
 	return id, err
+}
+
+// domainModel is unikorn_domain's model.
+type domainModel struct {
+	KeystoneModel
+
+	Enabled      types.Bool `tfsdk:"enabled"`
+	ForceDestroy types.Bool `tfsdk:"force_destroy"`
+}
+
+func (m domainModel) spec() Spec {
+	return Spec{Name: m.Name.ValueString(), Description: m.Description.ValueString(), Enabled: m.Enabled.ValueBool()}
+}
+
+// flatten writes what Keystone says of the domain into m; force_destroy, which Keystone does
+// not know, stays as it is (false after an import).
+func (m *domainModel) flatten(d *Domain) {
+	m.Observed(d.ID, d.Name, d.Description)
+	m.Enabled = types.BoolValue(d.Enabled)
+
+	if m.ForceDestroy.IsNull() || m.ForceDestroy.IsUnknown() {
+		m.ForceDestroy = types.BoolValue(false)
+	}
 }

@@ -59,10 +59,8 @@ func TestAccDomain_basic(t *testing.T) {
 			{ResourceName: address, ImportState: true, ImportStateVerify: true, ImportStateVerifyIgnore: []string{"timeouts"}},
 			{ResourceName: address, ImportState: true, ImportStateVerify: true, ImportStateVerifyIgnore: []string{"timeouts"}, ImportStateId: name},
 			{
-				Config: config(renamed, "description = \"updated\"\n  enabled = false"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(address, plancheck.ResourceActionUpdate)},
-				},
+				Config:           config(renamed, "description = \"updated\"\n  enabled = false"),
+				ConfigPlanChecks: acctest.Expect(address, plancheck.ResourceActionUpdate),
 				ConfigStateChecks: []statecheck.StateCheck{
 					sameID.AddStateValue(address, tfjsonpath.New("id")),
 					statecheck.ExpectKnownValue(address, tfjsonpath.New("enabled"), knownvalue.Bool(false)),
@@ -77,10 +75,8 @@ func TestAccDomain_basic(t *testing.T) {
 
 					return err
 				}),
-				Config: config(renamed, "description = \"updated\"\n  enabled = false"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(address, plancheck.ResourceActionUpdate)},
-				},
+				Config:            config(renamed, "description = \"updated\"\n  enabled = false"),
+				ConfigPlanChecks:  acctest.Expect(address, plancheck.ResourceActionUpdate),
 				ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(address, tfjsonpath.New("id"))},
 				Check:             checkKeystoneDomain(t),
 			},
@@ -89,11 +85,9 @@ func TestAccDomain_basic(t *testing.T) {
 				PreConfig: outOfBand(t, &id, func(ctx context.Context, sc *gophercloud.ServiceClient, id string) error {
 					return domains.Delete(ctx, sc, id).ExtractErr() // disabled already
 				}),
-				Config: config(renamed, "description = \"updated\"\n  enabled = false"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(address, plancheck.ResourceActionCreate)},
-				},
-				Check: checkKeystoneDomain(t),
+				Config:           config(renamed, "description = \"updated\"\n  enabled = false"),
+				ConfigPlanChecks: acctest.Expect(address, plancheck.ResourceActionCreate),
+				Check:            checkKeystoneDomain(t),
 			},
 		},
 	})
@@ -112,12 +106,12 @@ func TestAccDomain_forceDestroy(t *testing.T) {
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy: resource.ComposeAggregateTestCheckFunc(checkDomainDestroy(t), func(*terraform.State) error {
-			pages, err := projects.List(acctest.AdminKeystone(t), projects.ListOpts{DomainID: id}).AllPages(context.Background())
+			all, err := acctest.AllPages(context.Background(), projects.List(acctest.AdminKeystone(t), projects.ListOpts{DomainID: id}), projects.ExtractProjects)
 			if err != nil {
 				return err
 			}
 
-			if all, _ := projects.ExtractProjects(pages); len(all) > 0 {
+			if len(all) > 0 {
 				return fmt.Errorf("%d projects of domain %s are left", len(all), id)
 			}
 
@@ -134,11 +128,9 @@ func TestAccDomain_forceDestroy(t *testing.T) {
 				ExpectError: regexp.MustCompile(`(?s)Domain not empty.*` + regexp.QuoteMeta(project) + `.*force_destroy`),
 			},
 			{
-				Config: config(name, "force_destroy = true"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(address, plancheck.ResourceActionUpdate)},
-				},
-				Check: checkKeystoneDomain(t),
+				Config:           config(name, "force_destroy = true"),
+				ConfigPlanChecks: acctest.Expect(address, plancheck.ResourceActionUpdate),
+				Check:            checkKeystoneDomain(t),
 			},
 		},
 	})
@@ -207,34 +199,19 @@ func TestAccDomain_requestCount(t *testing.T) {
 	t.Parallel()
 
 	ctx := context.Background()
-	c := acctest.FreshClient(t)
-
-	svc, err := domain.NewService(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	count := acctest.Requests(t, c)
+	svc, c := acctest.FreshCore(t, domain.NewService)
 
 	var d *domain.Domain
 
-	created := count("create", func() (err error) {
-		d, err = svc.Create(ctx, domain.Spec{Name: acctest.RandomName(), Enabled: true})
-		return err
-	})
-
-	t.Cleanup(func() {
-		if _, err := svc.Delete(context.Background(), d.ID, "", false); err != nil {
-			t.Error(err)
-		}
-	})
-
-	refreshed := count("refresh", func() error { _, _, err := svc.Observe(ctx, d.ID, d.Name); return err })
-	deleted := count("delete", func() error { _, err := svc.Delete(ctx, d.ID, "", false); return err })
-
-	t.Logf("unikorn_domain requests: create %d, refresh %d, delete %d", created, refreshed, deleted)
-
-	if created > 2 || refreshed > 1 || deleted > 5 {
-		t.Errorf("over budget: create %d (2), refresh %d (1), delete %d (5)", created, refreshed, deleted)
-	}
+	acctest.WithinBudget(t, c, "unikorn_domain",
+		acctest.Budget{What: "create", Most: 2, Do: acctest.Made(t, &d,
+			func() (*domain.Domain, error) {
+				return svc.Create(ctx, domain.Spec{Name: acctest.RandomName(), Enabled: true})
+			},
+			func(ctx context.Context, d *domain.Domain) error {
+				_, err := svc.Delete(ctx, d.ID, "", false)
+				return err
+			})},
+		acctest.Budget{What: "refresh", Most: 1, Do: func() error { _, _, err := svc.Observe(ctx, d.ID, d.Name); return err }},
+		acctest.Budget{What: "delete", Most: 5, Do: func() error { _, err := svc.Delete(ctx, d.ID, "", false); return err }})
 }

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -74,6 +75,16 @@ func (a *Admin) Refused(call string, err error) error {
 	return fmt.Errorf("keystone refused %s: %s: %w", call, msg, err)
 }
 
+// Found reads the error of a Keystone GET (call names it: "reading domain D"): false, and no
+// error, when the object does not exist (404); a refusal otherwise (Refused).
+func (a *Admin) Found(call string, err error) (bool, error) {
+	if NotFound(err) {
+		return false, nil
+	}
+
+	return err == nil, a.Refused(call, err)
+}
+
 // keystoneMessage is the message of Keystone's error body, else the error's text.
 func keystoneMessage(err error) string {
 	var code gophercloud.ErrUnexpectedResponseCode
@@ -143,4 +154,65 @@ func Changes(cur, want Fields) (u Update, changed bool) {
 	}
 
 	return u, changed
+}
+
+// Locator finds an object O of one Keystone kind to import by its import ID: by ID, else by
+// exact name, which for a kind whose names are unique per domain (Scoped) is looked up in the
+// domain that `DOMAIN_ID/name` gives, or for a bare name in DefaultDomain.
+type Locator[O any] struct {
+	// Get reads the object by ID; nil when there is none.
+	Get func(ctx context.Context, id string) (*O, error)
+	// Find finds the object named exactly name in domainID ("" for an unscoped kind, or the
+	// global objects); nil when there is none.
+	Find func(ctx context.Context, domainID, name string) (*O, error)
+	// Scoped says that names are unique per domain, so that an import ID can be DOMAIN_ID/name.
+	Scoped bool
+	// DefaultDomain is the domain of a bare name, which is then never global; nil: a bare name
+	// is a global object's.
+	DefaultDomain func(ctx context.Context) (string, error)
+	// Located names what was found.
+	Located func(*O) cloud.Located
+	// Missing is the error when nothing has the import ID.
+	Missing func(importID, domainID, name string) error
+}
+
+// Locate finds the object that importID names.
+func (l Locator[O]) Locate(ctx context.Context, importID string) (cloud.Located, error) {
+	if !l.Scoped || !strings.Contains(importID, "/") {
+		if o, err := l.Get(ctx, importID); err != nil || o != nil {
+			if o == nil {
+				return cloud.Located{}, err
+			}
+
+			return l.Located(o), nil
+		}
+	}
+
+	domainID, name := "", importID
+
+	if l.Scoped {
+		if d, n, scoped := strings.Cut(importID, "/"); scoped {
+			domainID, name = d, n
+		} else if l.DefaultDomain != nil {
+			var err error
+			if domainID, err = l.DefaultDomain(ctx); err != nil {
+				return cloud.Located{}, err
+			}
+		}
+
+		if name == "" || strings.Contains(name, "/") || (domainID == "" && l.DefaultDomain != nil) {
+			return cloud.Located{}, fmt.Errorf("import ID %q is not of the form ID, name or DOMAIN_ID/name", importID)
+		}
+	}
+
+	o, err := l.Find(ctx, domainID, name)
+
+	switch {
+	case err != nil:
+		return cloud.Located{}, err
+	case o == nil:
+		return cloud.Located{}, l.Missing(importID, domainID, name)
+	}
+
+	return l.Located(o), nil
 }

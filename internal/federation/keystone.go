@@ -46,11 +46,8 @@ func (s *Service) getIDP(ctx context.Context, id string) (*identityProvider, err
 
 	_, err := s.Keystone.Get(ctx, idpURL(s.Keystone, id), &body, nil)
 
-	switch {
-	case domain.NotFound(err):
-		return nil, nil
-	case err != nil:
-		return nil, s.Refused("reading identity provider "+id, err)
+	if found, err := s.Found("reading identity provider "+id, err); !found {
+		return nil, err
 	}
 
 	return &body.IDP, nil
@@ -111,11 +108,8 @@ func (s *Service) getMapping(ctx context.Context, id string) (string, error) {
 
 	err := federation.GetMapping(ctx, s.Keystone, id).ExtractInto(&body)
 
-	switch {
-	case domain.NotFound(err):
-		return "", nil
-	case err != nil:
-		return "", s.Refused("reading mapping "+id, err)
+	if found, err := s.Found("reading mapping "+id, err); !found {
+		return "", err
 	}
 
 	return Canonical(string(body.Mapping.Rules))
@@ -145,11 +139,8 @@ func (s *Service) getProtocol(ctx context.Context, idpID, protocol string) (*pro
 
 	_, err := s.Keystone.Get(ctx, protocolURL(s.Keystone, idpID, protocol), &body, nil)
 
-	switch {
-	case domain.NotFound(err):
-		return nil, nil
-	case err != nil:
-		return nil, s.Refused(fmt.Sprintf("reading protocol %s of identity provider %s", protocol, idpID), err)
+	if found, err := s.Found(fmt.Sprintf("reading protocol %s of identity provider %s", protocol, idpID), err); !found {
+		return nil, err
 	}
 
 	return &body.Protocol, nil

@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
 
@@ -18,12 +19,13 @@ const summaryRule = "Invalid mapping rule"
 // together, every condition has exactly one of any_one_of and not_any_of, and the rules, once
 // written as Keystone's JSON, pass Keystone's mapping schema (each problem at its rule).
 func (r *federationResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var m federationModel
-
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	m, ok := adapter.Get[federationModel](ctx, req.Config, &resp.Diagnostics)
+	if !ok {
+		return
+	}
 
 	rms, conds, ok := ruleModels(ctx, m.Rules)
-	if resp.Diagnostics.HasError() || !ok {
+	if !ok {
 		return
 	}
 
@@ -75,18 +77,12 @@ func ruleAt(jsonPath string) path.Path {
 // ModifyPlan fills what follows from the configuration: id and mapping_id from idp_id, and
 // rules_json from rules (the JSON the provider will write).
 func (r *federationResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() {
+	p, ok := adapter.OpenPlan[federationModel](ctx, req, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 
-	var plan, config federationModel
-
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
-
-	if resp.Diagnostics.HasError() {
-		return
-	}
+	plan, config := &p.Plan, p.Config
 
 	plan.ID = plan.IDPID
 	plan.MappingID = types.StringUnknown()
@@ -105,5 +101,5 @@ func (r *federationResource) ModifyPlan(ctx context.Context, req resource.Modify
 		}
 	}
 
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+	p.Save(ctx, resp)
 }

@@ -2,12 +2,11 @@ package federation
 
 import (
 	"context"
-	"errors"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
@@ -26,17 +25,29 @@ const summaryExists = "Identity provider exists already"
 
 // NewResource is unikorn_federation.
 func NewResource() resource.Resource {
-	return &federationResource{domain.NewKeystoneResource[*Service, federationModel]("federation", NewService)}
+	return &federationResource{domain.NewKeystoneResource[adapter.Meta, *Service, federationModel, *federationModel](domain.Keystone[*Service, federationModel, Federation]{
+		TypeName: "federation",
+		Bind:     NewService,
+		Observe: func(ctx context.Context, svc *Service, m *federationModel, _ *diag.Diagnostics) (*Federation, bool, string, error) {
+			f, err := svc.Observe(ctx, m.idpID(), m.Protocol.ValueString())
+			return f, false, "identity provider", err
+		},
+		Flatten: func(ctx context.Context, m *federationModel, f *Federation, _ *diag.Diagnostics) (string, string) {
+			m.flatten(ctx, f)
+			return f.IDPID, f.IDPID
+		},
+		Locate: func(ctx context.Context, svc *Service, id string) (cloud.Located, error) { return svc.Locate(ctx, id) },
+	})}
 }
 
 type federationResource struct {
-	domain.KeystoneResource[*Service, federationModel, *federationModel]
+	domain.KeystoneResource[adapter.Meta, *Service, federationModel, *federationModel, Federation]
 }
 
 // Create makes the identity provider, the mapping and the protocol.
 func (r *federationResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	r.Open(ctx, adapter.Create, req.Plan, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, svc *Service, m *federationModel, subject string) {
-		r.apply(ctx, op, svc, m, "", subject, resp.State.Set, &resp.Diagnostics)
+		r.apply(ctx, op, svc, m, "", subject, &resp.State, &resp.Diagnostics)
 	})
 }
 
@@ -53,13 +64,13 @@ func (r *federationResource) Update(ctx context.Context, req resource.UpdateRequ
 			prior = m.Protocol.ValueString() // the protocol went missing: the identity provider exists
 		}
 
-		r.apply(ctx, op, svc, m, prior, subject, resp.State.Set, &resp.Diagnostics)
+		r.apply(ctx, op, svc, m, prior, subject, &resp.State, &resp.Diagnostics)
 	})
 }
 
 // apply ensures the plan m and records what exists as soon as the identity provider does.
 func (r *federationResource) apply(ctx context.Context, op *adapter.Operation, svc *Service, m *federationModel, priorProtocol, subject string,
-	set func(context.Context, any) diag.Diagnostics, diags *diag.Diagnostics,
+	state *tfsdk.State, diags *diag.Diagnostics,
 ) {
 	spec := m.spec(ctx, diags)
 	if diags.HasError() {
@@ -67,46 +78,7 @@ func (r *federationResource) apply(ctx context.Context, op *adapter.Operation, s
 	}
 
 	out, err := svc.Ensure(ctx, spec, priorProtocol)
-
-	var exists *domain.ExistsError
-
-	switch {
-	case out == nil && errors.As(err, &exists):
-		diags.AddAttributeError(path.Root("idp_id"), summaryExists, err.Error())
-		return
-	case out == nil:
-		op.Fail(subject, err)
-		return
-	}
-
-	m.flatten(ctx, out)
-	diags.Append(set(ctx, m)...)
-
-	if err != nil {
-		op.Fail(adapter.Subject(spec.IDPID, spec.IDPID, nil), err)
-	}
-}
-
-// Read refreshes every attribute from Keystone; a federation whose identity provider is gone
-// leaves the state.
-func (r *federationResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	r.Open(ctx, adapter.Read, req.State, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, svc *Service, m *federationModel, subject string) {
-		out, err := svc.Observe(ctx, m.idpID(), m.Protocol.ValueString())
-		if err != nil {
-			op.Fail(subject, err)
-			return
-		}
-
-		if out == nil {
-			tflog.Warn(ctx, "The identity provider is gone; removing the federation from the state", map[string]any{"idp_id": m.idpID()})
-			resp.State.RemoveResource(ctx)
-
-			return
-		}
-
-		m.flatten(ctx, out)
-		resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
-	})
+	domain.Recorded(op, diags, path.Root("idp_id"), summaryExists, out, err, subject, r.Record(ctx, m, state, diags))
 }
 
 // Delete deletes the protocol, the mapping and the identity provider.
@@ -115,17 +87,5 @@ func (r *federationResource) Delete(ctx context.Context, req resource.DeleteRequ
 		if err := svc.Delete(ctx, m.idpID(), m.Protocol.ValueString()); err != nil {
 			op.Fail(subject, err)
 		}
-	})
-}
-
-// ImportState imports a federation by its identity provider's ID; Read fills in the rest.
-func (r *federationResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	r.ImportGlobal(ctx, req, resp, func(ctx context.Context, id string) (cloud.Located, error) {
-		svc, err := NewService(r.Cloud())
-		if err != nil {
-			return cloud.Located{}, err
-		}
-
-		return svc.Locate(ctx, id)
 	})
 }

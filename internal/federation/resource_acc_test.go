@@ -77,20 +77,16 @@ func TestAccFederation_basic(t *testing.T) {
 			},
 			{ResourceName: address, ImportState: true, ImportStateVerify: true, ImportStateVerifyIgnore: []string{"timeouts"}},
 			{
-				Config: common(`["members", "staff"]`, "description = \"corporate SSO\"\n  enabled = false"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(address, plancheck.ResourceActionUpdate)},
-				},
+				Config:           common(`["members", "staff"]`, "description = \"corporate SSO\"\n  enabled = false"),
+				ConfigPlanChecks: acctest.Expect(address, plancheck.ResourceActionUpdate),
 				Check: resource.ComposeAggregateTestCheckFunc(
 					checkKeystone(t, idpID, domainID, []string{issuer}, false, []string{"openid:" + naming.FederationMapping(idpID)}),
 					checkMapped(t, idpID, "OIDC-preferred_username: bob\nOIDC-groups: contractors\n", "bob", domainID, "members", "staff"),
 				),
 			},
 			{
-				Config: asJSON,
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(address, plancheck.ResourceActionUpdate)},
-				},
+				Config:           asJSON,
+				ConfigPlanChecks: acctest.Expect(address, plancheck.ResourceActionUpdate),
 				Check: resource.ComposeAggregateTestCheckFunc(
 					checkKeystone(t, idpID, domainID, []string{issuer, issuer + "/v2"}, true, []string{"mapped:" + naming.FederationMapping(idpID)}),
 					checkMapped(t, idpID, "OIDC-preferred_username: carol\nOIDC-groups: staff;guests;dev\n", "carol", domainID, "dev", "staff"),
@@ -114,10 +110,8 @@ func TestAccFederation_basic(t *testing.T) {
 						t.Fatal(err)
 					}
 				},
-				Config: asJSON,
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(address, plancheck.ResourceActionUpdate)},
-				},
+				Config:           asJSON,
+				ConfigPlanChecks: acctest.Expect(address, plancheck.ResourceActionUpdate),
 				Check: resource.ComposeAggregateTestCheckFunc(
 					checkKeystone(t, idpID, domainID, []string{issuer, issuer + "/v2"}, true, []string{"mapped:" + naming.FederationMapping(idpID)}),
 					checkMapped(t, idpID, "OIDC-preferred_username: carol\nOIDC-groups: dev\n", "carol", domainID, "dev"),

@@ -31,9 +31,7 @@ var sweepFlavors = acctest.PagedSweep(acctest.Compute, "flavor", acctest.NamePre
 		return flavors.ListDetail(sc, flavors.ListOpts{AccessType: flavors.AllAccess})
 	}, flavors.ExtractFlavors,
 	func(f flavors.Flavor) (string, string) { return f.Name, f.ID },
-	func(ctx context.Context, sc *gophercloud.ServiceClient, id string) error {
-		return flavors.Delete(ctx, sc, id).ExtractErr()
-	})
+	acctest.Deleted(flavors.Delete))
 
 // novaFlavorsNamed lists the public and private flavors of region called exactly name.
 func novaFlavorsNamed(t *testing.T, region, name string) ([]flavors.Flavor, error) {

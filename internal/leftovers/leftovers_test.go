@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -68,6 +68,25 @@ func tenantCloud(t *testing.T) (*cloudtest.API, regionClients) {
 	}
 }
 
+// deletable serves the object at path on f: GET answers body until a DELETE (answered
+// status), and 404 after it.
+func deletable(f *cloudtest.API, path string, status int, body any) {
+	var deleted atomic.Bool
+
+	f.On("DELETE", path, func(w http.ResponseWriter, _ *http.Request) {
+		deleted.Store(true)
+		w.WriteHeader(status)
+	})
+	f.On("GET", path, func(w http.ResponseWriter, _ *http.Request) {
+		if deleted.Load() {
+			http.Error(w, "{}", http.StatusNotFound)
+			return
+		}
+
+		cloudtest.WriteJSON(w, http.StatusOK, body)
+	})
+}
+
 func TestFindLeftovers(t *testing.T) {
 	t.Parallel()
 
@@ -78,14 +97,15 @@ func TestFindLeftovers(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	want := []Object{
-		{"RegionTwo", KindServer, "s-1", "web"},
-		{"RegionTwo", KindLoadBalancer, "lb-1", "lb-web"},
-		{"RegionTwo", KindFloatingIP, "fip-1", "203.0.113.5"},
-		{"RegionTwo", KindRouter, "r-1", "network-a"},
-		{"RegionTwo", KindNetwork, "n-1", "network-a"},
-		{"RegionTwo", KindSecurityGroup, "sg-1", "securitygroup-a"},
-		{"RegionTwo", KindPort, "port-free", "spare"},
+	// Every leftover is of the fake's region; by kind, in the order find lists them: the
+	// default security group and the ports that go with their owners are no leftovers.
+	var want []Object
+	for _, o := range [][3]string{
+		{KindServer, "s-1", "web"}, {KindLoadBalancer, "lb-1", "lb-web"}, {KindFloatingIP, "fip-1", "203.0.113.5"},
+		{KindRouter, "r-1", "network-a"}, {KindNetwork, "n-1", "network-a"}, {KindSecurityGroup, "sg-1", "securitygroup-a"},
+		{KindPort, "port-free", "spare"},
+	} {
+		want = append(want, Object{Region: "RegionTwo", Kind: o[0], ID: o[1], Name: o[2]})
 	}
 
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -134,45 +154,14 @@ func TestForceDeleteOrder(t *testing.T) {
 
 	f, rc := tenantCloud(t)
 
-	var mu sync.Mutex
-
-	deleted := map[string]bool{}
-
-	gone := func(id string) http.HandlerFunc {
-		return func(w http.ResponseWriter, _ *http.Request) {
-			mu.Lock()
-			defer mu.Unlock()
-
-			deleted[id] = true
-
-			w.WriteHeader(http.StatusNoContent)
-		}
-	}
-
-	getOrGone := func(id string, body any) http.HandlerFunc {
-		return func(w http.ResponseWriter, _ *http.Request) {
-			mu.Lock()
-			defer mu.Unlock()
-
-			if deleted[id] {
-				http.Error(w, "{}", http.StatusNotFound)
-				return
-			}
-
-			cloudtest.WriteJSON(w, 200, body)
-		}
-	}
-
-	f.On("DELETE", "/lb/v2.0/lbaas/loadbalancers/lb-1", gone("lb-1"))
-	f.On("GET", "/lb/v2.0/lbaas/loadbalancers/lb-1", getOrGone("lb-1",
-		map[string]any{"loadbalancer": map[string]any{"id": "lb-1", "provisioning_status": "ACTIVE"}}))
-	f.On("DELETE", "/compute/servers/s-1", gone("s-1"))
-	f.On("GET", "/compute/servers/s-1", getOrGone("s-1", map[string]any{"server": map[string]any{"id": "s-1", "status": "ACTIVE"}}))
-	f.On("DELETE", "/network/v2.0/floatingips/fip-1", gone("fip-1"))
+	deletable(f, "/lb/v2.0/lbaas/loadbalancers/lb-1", http.StatusNoContent,
+		map[string]any{"loadbalancer": map[string]any{"id": "lb-1", "provisioning_status": "ACTIVE"}})
+	deletable(f, "/compute/servers/s-1", http.StatusNoContent, map[string]any{"server": map[string]any{"id": "s-1", "status": "ACTIVE"}})
 	f.Reply("PUT", "/network/v2.0/routers/r-1/remove_router_interface", 200, map[string]any{"id": "r-1"})
-	f.On("DELETE", "/network/v2.0/routers/r-1", gone("r-1"))
-	f.On("DELETE", "/network/v2.0/networks/n-1", gone("n-1"))
-	f.On("DELETE", "/network/v2.0/security-groups/sg-1", gone("sg-1"))
+
+	for _, p := range []string{"floatingips/fip-1", "routers/r-1", "networks/n-1", "security-groups/sg-1"} {
+		f.Reply("DELETE", "/network/v2.0/"+p, http.StatusNoContent, nil)
+	}
 	// Ports answer 404 on delete here: already gone with their owners, which is fine.
 
 	if err := forceDelete(context.Background(), rc, "p-1"); err != nil {
@@ -245,33 +234,11 @@ func TestVolumesOnlyWhenAsked(t *testing.T) {
 
 	f, rc := tenantCloud(t)
 
-	var mu sync.Mutex
-
-	deleted := false
-
 	f.Reply("GET", "/volume/v3/volumes/detail", 200, map[string]any{"volumes": []any{
 		map[string]any{"id": "v-1", "name": "data", "os-vol-tenant-attr:tenant_id": "p-1", "status": "available"},
 		map[string]any{"id": "v-x", "name": "theirs", "os-vol-tenant-attr:tenant_id": "p-other", "status": "available"},
 	}})
-	f.On("DELETE", "/volume/v3/volumes/v-1", func(w http.ResponseWriter, _ *http.Request) {
-		mu.Lock()
-		defer mu.Unlock()
-
-		deleted = true
-
-		w.WriteHeader(http.StatusAccepted)
-	})
-	f.On("GET", "/volume/v3/volumes/v-1", func(w http.ResponseWriter, _ *http.Request) {
-		mu.Lock()
-		defer mu.Unlock()
-
-		if deleted {
-			http.Error(w, "{}", http.StatusNotFound)
-			return
-		}
-
-		cloudtest.WriteJSON(w, 200, map[string]any{"volume": map[string]any{"id": "v-1", "status": "deleting"}})
-	})
+	deletable(f, "/volume/v3/volumes/v-1", http.StatusAccepted, map[string]any{"volume": map[string]any{"id": "v-1", "status": "deleting"}})
 
 	without, err := find(context.Background(), rc, "p-1")
 	if err != nil {

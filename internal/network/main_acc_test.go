@@ -35,15 +35,11 @@ var (
 	sweepNetworks = acctest.PagedSweep(acctest.Neutron, "network", naming.NetworkPrefix+acctest.NamePrefix,
 		func(sc *gophercloud.ServiceClient) pagination.Pager { return networks.List(sc, networks.ListOpts{}) }, networks.ExtractNetworks,
 		func(n networks.Network) (string, string) { return n.Name, n.ID },
-		func(ctx context.Context, sc *gophercloud.ServiceClient, id string) error {
-			return networks.Delete(ctx, sc, id).ExtractErr()
-		})
+		acctest.Deleted(networks.Delete))
 	sweepSecurityGroups = acctest.PagedSweep(acctest.Neutron, "security group", naming.SecurityGroupPrefix+acctest.NamePrefix,
 		func(sc *gophercloud.ServiceClient) pagination.Pager { return groups.List(sc, groups.ListOpts{}) }, groups.ExtractGroups,
 		func(g groups.SecGroup) (string, string) { return g.Name, g.ID },
-		func(ctx context.Context, sc *gophercloud.ServiceClient, id string) error {
-			return groups.Delete(ctx, sc, id).ExtractErr()
-		})
+		acctest.Deleted(groups.Delete))
 )
 
 // tenant returns, for an acceptance test, a fresh project in the managed domain (deleted with
@@ -147,12 +143,11 @@ func checkNeutronNetwork(t *testing.T, address string) resource.TestCheckFunc {
 			expect("route to "+dest, hop, a["routes."+dest])
 		}
 
-		ps, err := ports.List(sc, ports.ListOpts{DeviceID: r.ID, NetworkID: net.ID}).AllPages(ctx)
+		attached, err := acctest.AllPages(ctx, ports.List(sc, ports.ListOpts{DeviceID: r.ID, NetworkID: net.ID}), ports.ExtractPorts)
 		if err != nil {
 			return err
 		}
 
-		attached, _ := ports.ExtractPorts(ps)
 		expect("router interfaces on the network", len(attached), 1)
 
 		physnet, vlan := acctest.NeutronNetworkVLAN(t, region, net.ID)

@@ -21,11 +21,8 @@ import (
 func (s *Service) getProject(ctx context.Context, id string) (*projects.Project, error) {
 	p, err := projects.Get(ctx, s.Keystone, id).Extract()
 
-	switch {
-	case domain.NotFound(err):
-		return nil, nil
-	case err != nil:
-		return nil, s.Refused("reading project "+id, err)
+	if found, err := s.Found("reading project "+id, err); !found {
+		return nil, err
 	}
 
 	return p, nil
@@ -43,11 +40,8 @@ func (s *Service) findProject(ctx context.Context, domainID, name string) (*proj
 func (s *Service) getGroup(ctx context.Context, id string) (*groups.Group, error) {
 	g, err := groups.Get(ctx, s.Keystone, id).Extract()
 
-	switch {
-	case domain.NotFound(err):
-		return nil, nil
-	case err != nil:
-		return nil, s.Refused("reading group "+id, err)
+	if found, err := s.Found("reading group "+id, err); !found {
+		return nil, err
 	}
 
 	return g, nil

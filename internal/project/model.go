@@ -2,32 +2,166 @@ package project
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/domain"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/quota"
 )
 
+// Keystone's limits: project and group names, tags.
+const (
+	maxNameLength = 64
+	maxTagLength  = 255
+	maxTags       = 80
+)
+
+// bindingAttrTypes are the attributes of a role binding object.
+var bindingAttrTypes = map[string]attr.Type{
+	"groups": types.SetType{ElemType: types.StringType},
+	"role":   types.StringType,
+	"users":  types.SetType{ElemType: types.StringType},
+}
+
+// tagCheck is Keystone's rule for a project tag, and keeps the provider's mark for itself.
+var tagCheck = adapter.StringCheck("tag", fmt.Sprintf(`1 to %d characters without "/" or ","`, maxTagLength), func(s string) error {
+	switch {
+	case s == "" || len([]rune(s)) > maxTagLength:
+		return fmt.Errorf("a Keystone tag has 1 to %d characters, not %d", maxTagLength, len([]rune(s)))
+	case strings.ContainsAny(s, "/,"):
+		return fmt.Errorf(`a Keystone tag may not contain "/" or ",", as %q does`, s)
+	case s == naming.HumanProjectTag:
+		return fmt.Errorf("%q is the provider's own mark of its projects: it is always set, and cannot be configured", s)
+	}
+
+	return nil
+})
+
+func (r *projectResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A Keystone project for people, as Unikorn's namespace-scoped OpenStack projects are: in a domain " +
+			"(the provider's managed domain, or e.g. an SSO domain), with a user group made with it, quotas in every region " +
+			"the provider serves, and role bindings of users and groups. The service user is granted `manager`, `member` " +
+			"and `load-balancer_member` on it (as the provider's `roles` argument names them), so that `unikorn_network` " +
+			"and `unikorn_security_group` can be made in it with `project_id`; servers and load balancers stay in " +
+			"identities. The project carries the Keystone tag `" + naming.HumanProjectTag + "`, which is how the " +
+			"provider recognises it. It is made as the service user with its cloud-admin grant (the admin role on its " +
+			"own project).\n\n" +
+			"The role bindings are converged as a set of role assignments: a missing one is made, one this resource made " +
+			"that is no longer configured is removed, and assignments made by others are left alone and named in a " +
+			"warning. A user or group that does not exist is an error of the apply that names it. **In a federated " +
+			"domain, bind groups, not users**: a federated user exists in Keystone only after its first login.\n\n" +
+			"Destroying refuses while the project still holds servers, load balancers, floating IPs, routers, ports, " +
+			"networks, security groups or volumes in any served region, unless `force_destroy` is set; then Neutron's " +
+			"default security groups, the quotas, the group and the project are deleted.\n\n" +
+			"**Import** with the project's ID, its name (in the managed domain) or `DOMAIN_ID/name`. The role " +
+			"assignments found on an imported project become its `role_bindings`.",
+		Attributes: map[string]schema.Attribute{
+			"description": domain.DescriptionAttribute("project"),
+			"domain_id": schema.StringAttribute{
+				Optional: true,
+				Computed: true,
+				MarkdownDescription: "ID of the project's Keystone domain. Default: the provider's managed domain (`domain`). " +
+					"Never Keystone's `default` domain. Changing it replaces the project.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace(), stringplanmodifier.UseStateForUnknown()},
+				Validators:    []validator.String{stringvalidator.LengthBetween(1, maxNameLength)},
+			},
+			"enabled": domain.EnabledAttribute("Whether the project is enabled: nobody can get a token for a disabled one."),
+			"force_destroy": domain.ForceDestroyAttribute("Delete the tenant objects still in the project (load balancers, servers, " +
+				"volumes, floating IPs, routers, ports, networks, security groups, in every served region) when it is destroyed. " +
+				"Without it, destroy fails and lists them. Default `false`."),
+			"group_id": adapter.IDAttribute("ID of the project's Keystone group."),
+			"group_name": schema.StringAttribute{
+				Optional: true,
+				Computed: true,
+				MarkdownDescription: "Name of the Keystone group made with the project, in the project's domain. Default " +
+					"`<name>" + naming.ProjectGroupSuffix + "`. Bind it to roles in `role_bindings` by this name. Updated in place " +
+					"(the group is renamed).",
+				Validators: []validator.String{domain.KeystoneName("group", maxNameLength)},
+			},
+			"id": adapter.IDAttribute("ID of the Keystone project: what `project_id` of networks and security groups refers to."),
+			"name": domain.NameAttribute("project", maxNameLength, fmt.Sprintf("Name of the project, unique in its domain, at most "+
+				"%d characters. Updated in place (so is the default group name).", maxNameLength)),
+			"quotas": quota.Attribute("the"),
+			"role_bindings": schema.ListNestedAttribute{
+				Optional: true,
+				Computed: true,
+				Default:  listdefault.StaticValue(types.ListValueMust(types.ObjectType{AttrTypes: bindingAttrTypes}, nil)),
+				MarkdownDescription: "Roles granted on the project: each binding grants `role` to its `users` and `groups`. Every " +
+					"role is checked at plan time against Keystone's global roles. Updated in place.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"groups": schema.SetAttribute{
+						Optional:    true,
+						ElementType: types.StringType,
+						MarkdownDescription: "Groups granted the role: names of groups of `user_domain_id` (the project's own " +
+							"group by `group_name` too), or group IDs.",
+						Validators: []validator.Set{setvalidator.SizeAtLeast(1), setvalidator.ValueStringsAre(stringvalidator.LengthBetween(1, maxNameLength))},
+					},
+					"role": schema.StringAttribute{
+						Required:            true,
+						MarkdownDescription: "Name of a global Keystone role, e.g. `member` or `reader`; once per project.",
+						Validators:          []validator.String{domain.KeystoneName("role", 255)},
+					},
+					"users": schema.SetAttribute{
+						Optional:    true,
+						ElementType: types.StringType,
+						MarkdownDescription: "Names of users of `user_domain_id` granted the role. In a federated domain, bind " +
+							"groups instead: a federated user exists only after its first login.",
+						Validators: []validator.Set{setvalidator.SizeAtLeast(1), setvalidator.ValueStringsAre(stringvalidator.LengthBetween(1, 255))},
+					},
+				}},
+				Validators: []validator.List{listvalidator.UniqueValues()},
+			},
+			"tags": schema.SetAttribute{
+				Optional:            true,
+				ElementType:         types.StringType,
+				MarkdownDescription: "Keystone tags of the project (besides the provider's own). Updated in place.",
+				Validators: []validator.Set{
+					setvalidator.SizeBetween(1, maxTags-1),
+					setvalidator.ValueStringsAre(tagCheck),
+				},
+			},
+			"timeouts": adapter.TimeoutsAttribute(ctx),
+			"user_domain_id": schema.StringAttribute{
+				Optional: true,
+				Computed: true,
+				MarkdownDescription: "ID of the domain in which the users, and the groups given by name, of `role_bindings` are " +
+					"looked up. Default: the project's domain.",
+				Validators: []validator.String{stringvalidator.LengthBetween(1, maxNameLength)},
+			},
+		},
+	}
+}
+
 // projectModel is unikorn_project's model.
 type projectModel struct {
-	Description  types.String   `tfsdk:"description"`
-	DomainID     types.String   `tfsdk:"domain_id"`
-	Enabled      types.Bool     `tfsdk:"enabled"`
-	ForceDestroy types.Bool     `tfsdk:"force_destroy"`
-	GroupID      types.String   `tfsdk:"group_id"`
-	GroupName    types.String   `tfsdk:"group_name"`
-	ID           types.String   `tfsdk:"id"`
-	Name         types.String   `tfsdk:"name"`
-	Quotas       types.Object   `tfsdk:"quotas"`
-	RoleBindings types.List     `tfsdk:"role_bindings"`
-	Tags         types.Set      `tfsdk:"tags"`
-	Timeouts     timeouts.Value `tfsdk:"timeouts"`
-	UserDomainID types.String   `tfsdk:"user_domain_id"`
+	domain.KeystoneModel
+
+	DomainID     types.String `tfsdk:"domain_id"`
+	Enabled      types.Bool   `tfsdk:"enabled"`
+	ForceDestroy types.Bool   `tfsdk:"force_destroy"`
+	GroupID      types.String `tfsdk:"group_id"`
+	GroupName    types.String `tfsdk:"group_name"`
+	Quotas       types.Object `tfsdk:"quotas"`
+	RoleBindings types.List   `tfsdk:"role_bindings"`
+	Tags         types.Set    `tfsdk:"tags"`
+	UserDomainID types.String `tfsdk:"user_domain_id"`
 }
 
 // bindingModel is one object of role_bindings.
@@ -35,11 +169,6 @@ type bindingModel struct {
 	Groups types.Set    `tfsdk:"groups"`
 	Role   types.String `tfsdk:"role"`
 	Users  types.Set    `tfsdk:"users"`
-}
-
-// Opening makes projectModel an adapter.AdminModel (a global object).
-func (m *projectModel) Opening() adapter.AdminOpening {
-	return adapter.AdminOpening{Name: m.Name, ID: m.ID, Timeouts: m.Timeouts}
 }
 
 // bindings reads role_bindings; nil when it is null or unknown.
@@ -107,9 +236,7 @@ func (m projectModel) ref(ctx context.Context, diags *diag.Diagnostics) Ref {
 // flatten writes what the cloud holds into m: every attribute the cloud knows, the bindings in
 // m's order and form (a set that m leaves null stays null when empty).
 func (m *projectModel) flatten(p *Project) {
-	m.ID = types.StringValue(p.ID)
-	m.Name = types.StringValue(p.Name)
-	m.Description = types.StringValue(p.Description)
+	m.Observed(p.ID, p.Name, p.Description)
 	m.DomainID = types.StringValue(p.DomainID)
 	m.Enabled = types.BoolValue(p.Enabled)
 	m.Tags = adapter.StringSet(p.Tags, m.Tags)

@@ -3,12 +3,12 @@ package project
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/groups"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/projects"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/domain"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/quota"
 )
@@ -147,38 +147,16 @@ func refound(kind, name, oldID, newID string) Notice {
 // Locate finds a project to import: by ID, else by exact name in the managed domain, or
 // `DOMAIN_ID/name` for a project of another domain.
 func (s *Service) Locate(ctx context.Context, importID string) (cloud.Located, error) {
-	if !strings.Contains(importID, "/") {
-		if p, err := s.getProject(ctx, importID); err != nil || p != nil {
-			if p == nil {
-				return cloud.Located{}, err
-			}
-
-			return cloud.Located{ID: p.ID, Name: p.Name}, nil
-		}
-	}
-
-	domainID, name, ok := strings.Cut(importID, "/")
-	if !ok {
-		managed, err := s.cloud.ManagedDomainID(ctx)
-		if err != nil {
-			return cloud.Located{}, err
-		}
-
-		domainID, name = managed, importID
-	}
-
-	if name == "" || domainID == "" || strings.Contains(name, "/") {
-		return cloud.Located{}, fmt.Errorf("import ID %q is not of the form ID, name or DOMAIN_ID/name", importID)
-	}
-
-	p, err := s.findProject(ctx, domainID, name)
-
-	switch {
-	case err != nil:
-		return cloud.Located{}, err
-	case p == nil:
-		return cloud.Located{}, fmt.Errorf("no project with the ID %q, nor named %q in domain %s", importID, name, domainID)
-	}
-
-	return cloud.Located{ID: p.ID, Name: p.Name}, nil
+	return domain.Locator[projects.Project]{
+		Get: s.getProject,
+		Find: func(ctx context.Context, domainID, name string) (*projects.Project, error) {
+			return s.findProject(ctx, domainID, name)
+		},
+		Scoped:        true,
+		DefaultDomain: s.cloud.ManagedDomainID,
+		Located:       func(p *projects.Project) cloud.Located { return cloud.Located{ID: p.ID, Name: p.Name} },
+		Missing: func(importID, domainID, name string) error {
+			return fmt.Errorf("no project with the ID %q, nor named %q in domain %s", importID, name, domainID)
+		},
+	}.Locate(ctx, importID)
 }

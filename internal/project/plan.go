@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/domain"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
@@ -24,11 +25,8 @@ const (
 // groups, no role is bound twice, the default group name fits Keystone, and the project is not
 // in Keystone's Default domain.
 func (r *projectResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var m projectModel
-
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-
-	if resp.Diagnostics.HasError() {
+	m, ok := adapter.Get[projectModel](ctx, req.Config, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 
@@ -80,18 +78,16 @@ func (r *projectResource) ValidateConfig(ctx context.Context, req resource.Valid
 // checks every bound role against Keystone's global roles (one cached listing per run).
 func (r *projectResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	c := r.Cloud()
-	if c == nil || req.Plan.Raw.IsNull() {
+	if c == nil {
 		return
 	}
 
-	var plan, config projectModel
-
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
-
-	if resp.Diagnostics.HasError() {
+	p, ok := adapter.OpenPlan[projectModel](ctx, req, &resp.Diagnostics)
+	if !ok {
 		return
 	}
+
+	plan, config := &p.Plan, p.Config
 
 	if plan.DomainID.IsUnknown() && config.DomainID.IsNull() {
 		id, err := c.ManagedDomainID(ctx)
@@ -116,9 +112,8 @@ func (r *projectResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		}
 	}
 
-	r.checkRoles(ctx, plan, &resp.Diagnostics)
-
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+	r.checkRoles(ctx, p.Plan, &resp.Diagnostics)
+	p.Save(ctx, resp)
 }
 
 // checkRoles reports, at role_bindings[i].role, every known role that is no global Keystone role.

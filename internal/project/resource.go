@@ -8,7 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
@@ -39,16 +39,36 @@ const (
 	summaryUnknown   = "Unknown user or group"
 )
 
-// NewResource is unikorn_project.
+// NewResource is unikorn_project. A project found again by name is said by the core's notices
+// (Observe), with its group.
 func NewResource() resource.Resource {
-	return &projectResource{ResourceBase: adapter.NewResourceBase[meta](adapter.Kind{
-		TypeName: "project", Noun: "project",
+	r := &projectResource{}
+	r.KeystoneResource = domain.NewKeystoneResource[meta, *Service, projectModel, *projectModel](domain.Keystone[*Service, projectModel, Project]{
+		TypeName: "project",
 		Timeouts: adapter.Timeouts{Create: 10 * time.Minute, Read: 5 * time.Minute, Update: 10 * time.Minute, Delete: 30 * time.Minute},
-	})}
+		Bind:     r.service,
+		Observe: func(ctx context.Context, svc *Service, m *projectModel, diags *diag.Diagnostics) (*Project, bool, string, error) {
+			out, notices, err := svc.Observe(ctx, m.ref(ctx, diags), quota.Expand(m.Quotas))
+			warn(notices, diags)
+
+			return out, false, "project", err
+		},
+		Flatten: func(_ context.Context, m *projectModel, out *Project, diags *diag.Diagnostics) (string, string) {
+			warn(out.Notices(), diags)
+			m.flatten(out)
+
+			return out.Name, out.ID
+		},
+		Locate: func(ctx context.Context, svc *Service, importID string) (cloud.Located, error) {
+			return svc.Locate(ctx, importID)
+		},
+	})
+
+	return r
 }
 
 type projectResource struct {
-	adapter.ResourceBase[meta]
+	domain.KeystoneResource[meta, *Service, projectModel, *projectModel, Project]
 }
 
 // service is the core bound to the provider's client.
@@ -56,17 +76,10 @@ func (r *projectResource) service(c *cloud.Client) (*Service, error) {
 	return NewService(c, r.Meta.IdentityConfig())
 }
 
-// open is the kit's opening of a global admin resource (adapter.OpenGlobal).
-func (r *projectResource) open(ctx context.Context, opKind adapter.Op, src adapter.Source, diags *diag.Diagnostics,
-	do func(ctx context.Context, op *adapter.Operation, svc *Service, m *projectModel, subject string),
-) {
-	adapter.OpenGlobal[meta, projectModel](ctx, &r.ResourceBase, opKind, src, diags, r.service, do)
-}
-
 // Create makes the project, its group, grants, bindings and quotas.
 func (r *projectResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	r.open(ctx, adapter.Create, req.Plan, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, svc *Service, m *projectModel, subject string) {
-		r.apply(ctx, op, svc, m, Prior{}, subject, resp.State.Set, &resp.Diagnostics)
+	r.Open(ctx, adapter.Create, req.Plan, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, svc *Service, m *projectModel, subject string) {
+		r.apply(ctx, op, svc, m, Prior{}, subject, &resp.State, &resp.Diagnostics)
 	})
 }
 
@@ -79,15 +92,15 @@ func (r *projectResource) Update(ctx context.Context, req resource.UpdateRequest
 
 	prior := state.prior(ctx, &resp.Diagnostics)
 
-	r.open(ctx, adapter.Update, req.Plan, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, svc *Service, m *projectModel, subject string) {
-		r.apply(ctx, op, svc, m, prior, subject, resp.State.Set, &resp.Diagnostics)
+	r.Open(ctx, adapter.Update, req.Plan, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, svc *Service, m *projectModel, subject string) {
+		r.apply(ctx, op, svc, m, prior, subject, &resp.State, &resp.Diagnostics)
 	})
 }
 
 // apply ensures the plan m and records what exists as soon as the project does, whatever
 // failed after it: a failed create leaves a tainted resource, never an untracked project.
 func (r *projectResource) apply(ctx context.Context, op *adapter.Operation, svc *Service, m *projectModel, prior Prior, subject string,
-	set func(context.Context, any) diag.Diagnostics, diags *diag.Diagnostics,
+	state *tfsdk.State, diags *diag.Diagnostics,
 ) {
 	spec := m.spec(ctx, diags)
 	if diags.HasError() {
@@ -96,76 +109,19 @@ func (r *projectResource) apply(ctx context.Context, op *adapter.Operation, svc 
 
 	out, err := svc.Ensure(ctx, spec, prior)
 
-	var (
-		exists  *domain.ExistsError
-		unknown *UnknownUserError
-	)
-
-	switch {
-	case out == nil && errors.As(err, &exists):
-		diags.AddAttributeError(path.Root("name"), summaryExists, err.Error())
-		return
-	case out == nil && errors.As(err, &unknown):
+	if unknown := (*UnknownUserError)(nil); out == nil && errors.As(err, &unknown) {
 		diags.AddAttributeError(path.Root("role_bindings"), summaryUnknown, err.Error())
 		return
-	case out == nil:
-		op.Fail(subject, err)
-		return
 	}
 
-	warn(out.Notices(), diags)
-	m.flatten(out)
-	diags.Append(set(ctx, m)...)
-
-	if err != nil {
-		op.Fail(adapter.Subject(spec.Name, out.ID, nil), err)
-	}
-}
-
-// Read refreshes every attribute from Keystone and the quota APIs; a project gone altogether
-// leaves the state.
-func (r *projectResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	r.open(ctx, adapter.Read, req.State, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, svc *Service, m *projectModel, subject string) {
-		ref := m.ref(ctx, &resp.Diagnostics)
-
-		out, notices, err := svc.Observe(ctx, ref, quota.Expand(m.Quotas))
-		if err != nil {
-			op.Fail(subject, err)
-			return
-		}
-
-		if out == nil {
-			tflog.Warn(ctx, "The project is gone; removing it from the state", map[string]any{"project_id": ref.ProjectID})
-			resp.State.RemoveResource(ctx)
-
-			return
-		}
-
-		warn(notices, &resp.Diagnostics)
-		warn(out.Notices(), &resp.Diagnostics)
-		m.flatten(out)
-		resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
-	})
+	domain.Recorded(op, diags, path.Root("name"), summaryExists, out, err, subject, r.Record(ctx, m, state, diags))
 }
 
 // Delete deletes the project, refusing while it holds tenant objects unless force_destroy.
 func (r *projectResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	r.open(ctx, adapter.Delete, req.State, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, svc *Service, m *projectModel, subject string) {
+	r.Open(ctx, adapter.Delete, req.State, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, svc *Service, m *projectModel, subject string) {
 		err := svc.Delete(ctx, m.ref(ctx, &resp.Diagnostics), m.ForceDestroy.ValueBool())
 		adapter.FailOrRefuse[*leftovers.Error](op, subject, err, summaryLeftovers)
-	})
-}
-
-// ImportState imports a project by ID, name (in the managed domain) or DOMAIN_ID/name; Read
-// fills in the rest.
-func (r *projectResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	r.ImportGlobal(ctx, req, resp, func(ctx context.Context, idOrName string) (cloud.Located, error) {
-		svc, err := r.service(r.Cloud())
-		if err != nil {
-			return cloud.Located{}, err
-		}
-
-		return svc.Locate(ctx, idOrName)
 	})
 }
 

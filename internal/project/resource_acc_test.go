@@ -139,10 +139,8 @@ func TestAccProject_basic(t *testing.T) {
 				ImportStateId: domainID + "/" + name,
 			},
 			{
-				Config: updated(false),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(address, plancheck.ResourceActionUpdate)},
-				},
+				Config:            updated(false),
+				ConfigPlanChecks:  acctest.Expect(address, plancheck.ResourceActionUpdate),
 				ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(address, tfjsonpath.New("id"))},
 				Check: resource.ComposeAggregateTestCheckFunc(
 					checkKeystone(t, renamed, domainID, []string{"cost-centre=42", "team=research"}),
@@ -164,10 +162,8 @@ func TestAccProject_basic(t *testing.T) {
 					acctest.Unassign(t, projectID, "member", who["alice"])
 					acctest.Assign(t, projectID, "reader", who["dave"], false)
 				},
-				Config: withTenantObjects,
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(address, plancheck.ResourceActionUpdate)},
-				},
+				Config:           withTenantObjects,
+				ConfigPlanChecks: acctest.Expect(address, plancheck.ResourceActionUpdate),
 				Check: checkAssignments(t, &projectID, who,
 					[]string{"member user:alice", "member group:own", "reader user:carol", "reader user:dave", "reader group:auditors"}),
 			},

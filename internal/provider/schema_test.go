@@ -22,8 +22,9 @@ import (
 
 // TestSchemas is the one schema check over the whole provider: the provider's own schema and
 // that of every resource, ephemeral resource, data source and action it lists pass the framework's
-// ValidateImplementation, and every attribute and block, however deeply nested, has a
-// description (actions included). It needs no CLI and no cloud.
+// ValidateImplementation, every attribute and block, however deeply nested, has a
+// description (actions included), and every type takes the provider's client bundle in
+// Configure. It needs no CLI and no cloud.
 func TestSchemas(t *testing.T) {
 	t.Parallel()
 
@@ -76,34 +77,55 @@ func schemaProblems(ctx context.Context, p provider.Provider) []problem {
 	p.Schema(ctx, provider.SchemaRequest{}, ps)
 	problems = append(problems, errorsOf("provider", ps.Diagnostics, ps.Schema.ValidateImplementation(ctx))...)
 
-	problems = append(problems, checkKind(p.Resources(ctx), "", func(r resource.Resource) (string, diag.Diagnostics, diag.Diagnostics) {
-		name, s := &resource.MetadataResponse{}, &resource.SchemaResponse{}
+	// Every type also takes the provider's client bundle in Configure: each concept asserts the
+	// small interface it needs of Meta at run time, so a method Meta lacks would otherwise only
+	// show as "Unexpected provider data" on a real apply.
+	bundle := &unikorn.Meta{}
+
+	problems = append(problems, checkKind(p.Resources(ctx), "", func(r resource.Resource) (string, bool, []diag.Diagnostics) {
+		name, s, c := &resource.MetadataResponse{}, &resource.SchemaResponse{}, &resource.ConfigureResponse{}
 		r.Metadata(ctx, resource.MetadataRequest{ProviderTypeName: meta.TypeName}, name)
 		r.Schema(ctx, resource.SchemaRequest{}, s)
-		return name.TypeName, s.Diagnostics, s.Schema.ValidateImplementation(ctx)
+		rc, ok := r.(resource.ResourceWithConfigure)
+		if ok {
+			rc.Configure(ctx, resource.ConfigureRequest{ProviderData: bundle}, c)
+		}
+		return name.TypeName, ok, []diag.Diagnostics{s.Diagnostics, s.Schema.ValidateImplementation(ctx), c.Diagnostics}
 	})...)
-	problems = append(problems, checkKind(p.DataSources(ctx), "data.", func(d datasource.DataSource) (string, diag.Diagnostics, diag.Diagnostics) {
-		name, s := &datasource.MetadataResponse{}, &datasource.SchemaResponse{}
+	problems = append(problems, checkKind(p.DataSources(ctx), "data.", func(d datasource.DataSource) (string, bool, []diag.Diagnostics) {
+		name, s, c := &datasource.MetadataResponse{}, &datasource.SchemaResponse{}, &datasource.ConfigureResponse{}
 		d.Metadata(ctx, datasource.MetadataRequest{ProviderTypeName: meta.TypeName}, name)
 		d.Schema(ctx, datasource.SchemaRequest{}, s)
-		return name.TypeName, s.Diagnostics, s.Schema.ValidateImplementation(ctx)
+		dc, ok := d.(datasource.DataSourceWithConfigure)
+		if ok {
+			dc.Configure(ctx, datasource.ConfigureRequest{ProviderData: bundle}, c)
+		}
+		return name.TypeName, ok, []diag.Diagnostics{s.Diagnostics, s.Schema.ValidateImplementation(ctx), c.Diagnostics}
 	})...)
 
 	if pe, ok := p.(provider.ProviderWithEphemeralResources); ok {
-		problems = append(problems, checkKind(pe.EphemeralResources(ctx), "ephemeral.", func(e ephemeral.EphemeralResource) (string, diag.Diagnostics, diag.Diagnostics) {
-			name, s := &ephemeral.MetadataResponse{}, &ephemeral.SchemaResponse{}
+		problems = append(problems, checkKind(pe.EphemeralResources(ctx), "ephemeral.", func(e ephemeral.EphemeralResource) (string, bool, []diag.Diagnostics) {
+			name, s, c := &ephemeral.MetadataResponse{}, &ephemeral.SchemaResponse{}, &ephemeral.ConfigureResponse{}
 			e.Metadata(ctx, ephemeral.MetadataRequest{ProviderTypeName: meta.TypeName}, name)
 			e.Schema(ctx, ephemeral.SchemaRequest{}, s)
-			return name.TypeName, s.Diagnostics, s.Schema.ValidateImplementation(ctx)
+			ec, ok := e.(ephemeral.EphemeralResourceWithConfigure)
+			if ok {
+				ec.Configure(ctx, ephemeral.ConfigureRequest{ProviderData: bundle}, c)
+			}
+			return name.TypeName, ok, []diag.Diagnostics{s.Diagnostics, s.Schema.ValidateImplementation(ctx), c.Diagnostics}
 		})...)
 	}
 
 	if pa, ok := p.(provider.ProviderWithActions); ok {
-		problems = append(problems, checkKind(pa.Actions(ctx), "action.", func(a action.Action) (string, diag.Diagnostics, diag.Diagnostics) {
-			name, s := &action.MetadataResponse{}, &action.SchemaResponse{}
+		problems = append(problems, checkKind(pa.Actions(ctx), "action.", func(a action.Action) (string, bool, []diag.Diagnostics) {
+			name, s, c := &action.MetadataResponse{}, &action.SchemaResponse{}, &action.ConfigureResponse{}
 			a.Metadata(ctx, action.MetadataRequest{ProviderTypeName: meta.TypeName}, name)
 			a.Schema(ctx, action.SchemaRequest{}, s)
-			return name.TypeName, s.Diagnostics, s.Schema.ValidateImplementation(ctx)
+			ac, ok := a.(action.ActionWithConfigure)
+			if ok {
+				ac.Configure(ctx, action.ConfigureRequest{ProviderData: bundle}, c)
+			}
+			return name.TypeName, ok, []diag.Diagnostics{s.Diagnostics, s.Schema.ValidateImplementation(ctx), c.Diagnostics}
 		})...)
 	}
 
@@ -117,14 +139,19 @@ func schemaProblems(ctx context.Context, p provider.Provider) []problem {
 }
 
 // checkKind checks every type of one kind (resources, data sources, ...) that constructors
-// make: read answers a type's name (prefixed by prefix in the problems) and the diagnostics of
-// its schema and of the framework's ValidateImplementation.
-func checkKind[T any](constructors []func() T, prefix string, read func(T) (string, diag.Diagnostics, diag.Diagnostics)) []problem {
+// make: read answers a type's name (prefixed by prefix in the problems), whether it has a
+// Configure, and the diagnostics of its schema, of the framework's ValidateImplementation and
+// of its Configure with the provider's client bundle.
+func checkKind[T any](constructors []func() T, prefix string, read func(T) (string, bool, []diag.Diagnostics)) []problem {
 	var out []problem
 
 	for _, newType := range constructors {
-		name, schemaDiags, implementationDiags := read(newType())
-		out = append(out, errorsOf(prefix+name, schemaDiags, implementationDiags)...)
+		name, configurable, diags := read(newType())
+		out = append(out, errorsOf(prefix+name, diags...)...)
+
+		if !configurable {
+			out = append(out, problem{typeName: prefix + name, what: "no Configure: it cannot take the provider's client bundle"})
+		}
 	}
 
 	return out

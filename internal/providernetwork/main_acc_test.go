@@ -23,12 +23,7 @@ var sweepProviderNetworks = acctest.PagedSweep(acctest.Neutron, "provider networ
 	func(sc *gophercloud.ServiceClient) pagination.Pager { return networks.List(sc, networks.ListOpts{}) }, networks.ExtractNetworks,
 	func(n networks.Network) (string, string) { return n.Name, n.ID },
 	func(ctx context.Context, sc *gophercloud.ServiceClient, id string) error {
-		pages, err := subnets.List(sc, subnets.ListOpts{NetworkID: id}).AllPages(ctx)
-		if err != nil {
-			return err
-		}
-
-		subs, err := subnets.ExtractSubnets(pages)
+		subs, err := acctest.AllPages(ctx, subnets.List(sc, subnets.ListOpts{NetworkID: id}), subnets.ExtractSubnets)
 		if err != nil {
 			return err
 		}

@@ -71,11 +71,8 @@ func where(domainID string) string {
 func (s *Service) Get(ctx context.Context, id string) (*Role, error) {
 	r, err := roles.Get(ctx, s.Keystone, id).Extract()
 
-	switch {
-	case domain.NotFound(err):
-		return nil, nil
-	case err != nil:
-		return nil, s.Refused("reading role "+id, err)
+	if found, err := s.Found("reading role "+id, err); !found {
+		return nil, err
 	}
 
 	out := fromKeystone(r)
@@ -337,33 +334,13 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 // Locate finds a role to import: by ID, then by exact name among the global roles, or
 // `DOMAIN_ID/name` for a role of that domain.
 func (s *Service) Locate(ctx context.Context, importID string) (cloud.Located, error) {
-	if !strings.Contains(importID, "/") {
-		if r, err := s.Get(ctx, importID); err != nil || r != nil {
-			if r == nil {
-				return cloud.Located{}, err
-			}
-
-			return cloud.Located{ID: r.ID, Name: r.Name}, nil
-		}
-	}
-
-	domainID, name, ok := strings.Cut(importID, "/")
-	if !ok {
-		domainID, name = "", importID
-	}
-
-	if name == "" || strings.Contains(name, "/") {
-		return cloud.Located{}, fmt.Errorf("import ID %q is not of the form ID, name or DOMAIN_ID/name", importID)
-	}
-
-	r, err := s.Find(ctx, name, domainID)
-
-	switch {
-	case err != nil:
-		return cloud.Located{}, err
-	case r == nil:
-		return cloud.Located{}, fmt.Errorf("no %s role with the ID or name %q", where(domainID), name)
-	}
-
-	return cloud.Located{ID: r.ID, Name: r.Name}, nil
+	return domain.Locator[Role]{
+		Get:     s.Get,
+		Find:    func(ctx context.Context, domainID, name string) (*Role, error) { return s.Find(ctx, name, domainID) },
+		Scoped:  true,
+		Located: func(r *Role) cloud.Located { return cloud.Located{ID: r.ID, Name: r.Name} },
+		Missing: func(_, domainID, name string) error {
+			return fmt.Errorf("no %s role with the ID or name %q", where(domainID), name)
+		},
+	}.Locate(ctx, importID)
 }

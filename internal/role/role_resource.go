@@ -2,14 +2,18 @@ package role
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
@@ -25,43 +29,69 @@ var (
 
 // Summaries of the role's own diagnostics.
 const (
-	summaryExists  = "Role exists already"
-	summaryRefound = "Role found again by name"
-	summarySelf    = "Role implies itself"
+	summaryExists = "Role exists already"
+	summarySelf   = "Role implies itself"
 )
 
 // NewRoleResource is unikorn_role.
 func NewRoleResource() resource.Resource {
-	return &roleResource{domain.NewKeystoneResource[*Service, roleModel]("role", NewService)}
+	return &roleResource{domain.NewKeystoneResource[adapter.Meta, *Service, roleModel, *roleModel](domain.Keystone[*Service, roleModel, Role]{
+		TypeName: "role",
+		Bind:     NewService,
+		Observe: func(ctx context.Context, svc *Service, m *roleModel, _ *diag.Diagnostics) (*Role, bool, string, error) {
+			r, refound, err := svc.Observe(ctx, m.ID.ValueString(), m.Name.ValueString(), m.DomainID.ValueString())
+			return r, refound, where(m.DomainID.ValueString()) + " role", err
+		},
+		Flatten: func(_ context.Context, m *roleModel, r *Role, _ *diag.Diagnostics) (string, string) {
+			m.flatten(r)
+			return r.Name, r.ID
+		},
+		Locate: func(ctx context.Context, svc *Service, importID string) (cloud.Located, error) {
+			return svc.Locate(ctx, importID)
+		},
+	})}
 }
 
 type roleResource struct {
-	domain.KeystoneResource[*Service, roleModel, *roleModel]
+	domain.KeystoneResource[adapter.Meta, *Service, roleModel, *roleModel, Role]
 }
 
-// record writes what exists of the role, whatever happened to its rules: a failed apply leaves
-// a tainted resource, never an untracked role.
-func record(ctx context.Context, op *adapter.Operation, m *roleModel, out *Role, err error, subject string,
-	state interface {
-		Set(context.Context, any) diag.Diagnostics
-	}, diags *diag.Diagnostics,
-) {
-	var exists *domain.ExistsError
-
-	switch {
-	case errors.As(err, &exists):
-		diags.AddAttributeError(path.Root("name"), summaryExists, err.Error())
-		return
-	case out == nil:
-		op.Fail(subject, err)
-		return
-	}
-
-	m.flatten(out)
-	diags.Append(state.Set(ctx, m)...)
-
-	if err != nil {
-		op.Fail(subject, err)
+func (r *roleResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A Keystone role, for preparing a region: global, or specific to a domain (`domain_id`), with " +
+			"the global roles it implies (`implies`, e.g. `manager` implies `member`), converged as a set with Keystone's " +
+			"implied-roles API. The service user manages it as cloud admin (the admin role on its own project).\n\n" +
+			"Name, description and `implies` change in place; changing `domain_id` replaces the role. Destroying deletes " +
+			"the role, and Keystone its inference rules and assignments with it.\n\n" +
+			"**Import** with the role's ID, the name of a global role, or `DOMAIN_ID/name` for a domain-specific role.",
+		Attributes: map[string]schema.Attribute{
+			"description": domain.DescriptionAttribute("role"),
+			"domain_id": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "ID of the domain the role is specific to (a `unikorn_domain`'s `id`). Unset: a global role. " +
+					"A domain-specific role may imply global roles but cannot be implied itself. Changing it replaces the role.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				Validators:    []validator.String{stringvalidator.LengthAtLeast(1)},
+			},
+			"id": adapter.IDAttribute("ID of the Keystone role."),
+			"implies": schema.SetAttribute{
+				Optional:    true,
+				ElementType: types.StringType,
+				MarkdownDescription: "Names of the global roles this role implies: a user granted this role holds them too. " +
+					"Keystone's rules: only global roles can be implied, never `" + ProhibitedImplied + "` (Keystone's " +
+					"default `prohibited_implied_role`), and never the role itself. Converged as a set in place: missing rules " +
+					"are added, extra ones removed. Unset: the provider leaves none.",
+				Validators: []validator.Set{
+					setvalidator.SizeAtLeast(1),
+					setvalidator.ValueStringsAre(domain.KeystoneName("role", MaxNameLength),
+						stringvalidator.NoneOf(ProhibitedImplied)),
+				},
+			},
+			"name": domain.NameAttribute("role", MaxNameLength, fmt.Sprintf("Name of the role, unique among the global roles (or "+
+				"among the roles of `domain_id`), at most %d characters. Updated in place (the ID, and so every assignment, "+
+				"stays).", MaxNameLength)),
+			"timeouts": adapter.TimeoutsAttribute(ctx),
+		},
 	}
 }
 
@@ -74,37 +104,7 @@ func (r *roleResource) Create(ctx context.Context, req resource.CreateRequest, r
 		}
 
 		out, err := svc.Create(ctx, spec)
-		record(ctx, op, m, out, err, subject, &resp.State, &resp.Diagnostics)
-	})
-}
-
-// Read refreshes every attribute, the implied roles included, from Keystone: a role gone by ID
-// and found again by its name is said with a warning, one gone altogether leaves the state.
-func (r *roleResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	r.Open(ctx, adapter.Read, req.State, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, svc *Service, m *roleModel, subject string) {
-		oldID := m.ID.ValueString()
-
-		out, refound, err := svc.Observe(ctx, oldID, m.Name.ValueString(), m.DomainID.ValueString())
-		if err != nil {
-			op.Fail(subject, err)
-			return
-		}
-
-		if out == nil {
-			tflog.Warn(ctx, "The role is gone; removing it from the state", map[string]any{"role_id": oldID})
-			resp.State.RemoveResource(ctx)
-
-			return
-		}
-
-		if refound {
-			resp.Diagnostics.AddWarning(summaryRefound, fmt.Sprintf("The %s role %s recorded as %s is gone; %s, the role of "+
-				"that name, is taken for it. If this configuration did not make it, remove this resource from the state "+
-				"before applying or destroying.", where(out.DomainID), out.Name, oldID, out.ID))
-		}
-
-		m.flatten(out)
-		resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+		domain.Recorded(op, &resp.Diagnostics, path.Root("name"), summaryExists, out, err, subject, r.Record(ctx, m, &resp.State, &resp.Diagnostics))
 	})
 }
 
@@ -124,7 +124,7 @@ func (r *roleResource) Update(ctx context.Context, req resource.UpdateRequest, r
 		}
 
 		out, err := svc.Update(ctx, cur, spec)
-		record(ctx, op, m, out, err, subject, &resp.State, &resp.Diagnostics)
+		domain.Recorded(op, &resp.Diagnostics, path.Root("name"), summaryExists, out, err, subject, r.Record(ctx, m, &resp.State, &resp.Diagnostics))
 	})
 }
 
@@ -134,18 +134,6 @@ func (r *roleResource) Delete(ctx context.Context, req resource.DeleteRequest, r
 		if err := svc.Delete(ctx, m.ID.ValueString()); err != nil {
 			op.Fail(subject, err)
 		}
-	})
-}
-
-// ImportState imports a role by ID, by the name of a global role, or by DOMAIN_ID/name.
-func (r *roleResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	r.ImportGlobal(ctx, req, resp, func(ctx context.Context, importID string) (cloud.Located, error) {
-		svc, err := NewService(r.Cloud())
-		if err != nil {
-			return cloud.Located{}, err
-		}
-
-		return svc.Locate(ctx, importID)
 	})
 }
 
@@ -172,9 +160,8 @@ func (r *roleResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 		return
 	}
 
-	svc, err := NewService(r.Cloud())
-	if err != nil {
-		resp.Diagnostics.AddError("Error reading roles", err.Error())
+	svc, ok := r.Core("Error reading roles", &resp.Diagnostics)
+	if !ok {
 		return
 	}
 
@@ -190,4 +177,45 @@ func (r *roleResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 			Kind: "role", Name: name, ID: existing.ID, Import: "unikorn_role.<name> " + existing.ID,
 		}).Error())
 	}
+}
+
+// roleModel is unikorn_role's model.
+type roleModel struct {
+	domain.KeystoneModel
+
+	DomainID types.String `tfsdk:"domain_id"`
+	Implies  types.Set    `tfsdk:"implies"`
+}
+
+// Opening makes roleModel an adapter.AdminModel (a global object), named with its domain.
+func (m *roleModel) Opening() adapter.AdminOpening {
+	describe := m.Name.ValueString()
+	if !m.DomainID.IsNull() && !m.DomainID.IsUnknown() {
+		describe += " of domain " + m.DomainID.ValueString()
+	}
+
+	return adapter.AdminOpening{Name: m.Name, Describe: describe, ID: m.ID, Timeouts: m.Timeouts}
+}
+
+func (m roleModel) spec(ctx context.Context, diags *diag.Diagnostics) Spec {
+	var implies []string
+	if !m.Implies.IsNull() && !m.Implies.IsUnknown() {
+		diags.Append(m.Implies.ElementsAs(ctx, &implies, false)...)
+	}
+
+	return Spec{Name: m.Name.ValueString(), DomainID: m.DomainID.ValueString(), Description: m.Description.ValueString(), Implies: implies}
+}
+
+// recorded is the role as the state records it.
+func (m roleModel) recorded(ctx context.Context, diags *diag.Diagnostics) *Role {
+	s := m.spec(ctx, diags)
+	return &Role{ID: m.ID.ValueString(), Name: s.Name, DomainID: s.DomainID, Description: s.Description, Implies: s.Implies}
+}
+
+// flatten writes what Keystone says of the role into m; an empty implies stays null where it
+// was null.
+func (m *roleModel) flatten(r *Role) {
+	m.Observed(r.ID, r.Name, r.Description)
+	m.DomainID = adapter.StringOrNull(r.DomainID)
+	m.Implies = adapter.StringSet(r.Implies, m.Implies)
 }

@@ -88,10 +88,8 @@ func TestAccRole_basic(t *testing.T) {
 			{ResourceName: address, ImportState: true, ImportStateVerify: true, ImportStateVerifyIgnore: []string{"timeouts"}},
 			{ResourceName: address, ImportState: true, ImportStateVerify: true, ImportStateVerifyIgnore: []string{"timeouts"}, ImportStateId: name},
 			{
-				Config: config(renamed, base, twoRules),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(address, plancheck.ResourceActionUpdate)},
-				},
+				Config:            config(renamed, base, twoRules),
+				ConfigPlanChecks:  acctest.Expect(address, plancheck.ResourceActionUpdate),
 				ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(address, tfjsonpath.New("id")), implies("member", base)},
 				Check:             checkKeystoneRole(t, address),
 			},
@@ -107,10 +105,8 @@ func TestAccRole_basic(t *testing.T) {
 						t.Fatal(err)
 					}
 				},
-				Config: config(renamed, base, twoRules),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(address, plancheck.ResourceActionUpdate)},
-				},
+				Config:            config(renamed, base, twoRules),
+				ConfigPlanChecks:  acctest.Expect(address, plancheck.ResourceActionUpdate),
 				ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(address, tfjsonpath.New("id")), implies("member", base)},
 				Check:             checkKeystoneRole(t, address),
 			},
@@ -121,19 +117,15 @@ func TestAccRole_basic(t *testing.T) {
 						t.Fatal(err)
 					}
 				},
-				Config: config(renamed, base, twoRules),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(address, plancheck.ResourceActionCreate)},
-				},
+				Config:            config(renamed, base, twoRules),
+				ConfigPlanChecks:  acctest.Expect(address, plancheck.ResourceActionCreate),
 				ConfigStateChecks: []statecheck.StateCheck{newID.AddStateValue(address, tfjsonpath.New("id"))},
 				Check:             checkKeystoneRole(t, address),
 			},
 			{
 				// Replace: the role becomes specific to a domain; it may still imply global roles.
-				Config: domainConfig(domainName, renamed, base, twoRules+"\n  domain_id = unikorn_domain.d.id"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(address, plancheck.ResourceActionReplace)},
-				},
+				Config:           domainConfig(domainName, renamed, base, twoRules+"\n  domain_id = unikorn_domain.d.id"),
+				ConfigPlanChecks: acctest.Expect(address, plancheck.ResourceActionReplace),
 				ConfigStateChecks: []statecheck.StateCheck{
 					newID.AddStateValue(address, tfjsonpath.New("id")),
 					statecheck.CompareValuePairs(address, tfjsonpath.New("domain_id"), "unikorn_domain.d", tfjsonpath.New("id"), compare.ValuesSame()),
@@ -185,35 +177,15 @@ func TestAccRole_requestCount(t *testing.T) {
 	t.Parallel()
 
 	ctx := context.Background()
-	c := acctest.FreshClient(t)
-
-	svc, err := role.NewService(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	count := acctest.Requests(t, c)
+	svc, c := acctest.FreshCore(t, role.NewService)
 
 	var r *role.Role
 
-	created := count("create", func() (err error) {
-		r, err = svc.Create(ctx, role.Spec{Name: acctest.RandomName(), Implies: []string{"member"}})
-		if r != nil {
-			t.Cleanup(func() {
-				if err := svc.Delete(context.Background(), r.ID); err != nil {
-					t.Error(err)
-				}
-			})
-		}
-
-		return err
-	})
-
-	refreshed := count("refresh", func() error { _, _, err := svc.Observe(ctx, r.ID, r.Name, ""); return err })
-
-	t.Logf("unikorn_role requests: create %d (role, one listing of the global roles, one rule), refresh %d", created, refreshed)
-
-	if created > 3 || refreshed > 2 {
-		t.Errorf("over budget: create %d (3), refresh %d (2)", created, refreshed)
-	}
+	acctest.WithinBudget(t, c, "unikorn_role",
+		acctest.Budget{What: "create (role, one listing of the global roles, one rule)", Most: 3, Do: acctest.Made(t, &r,
+			func() (*role.Role, error) {
+				return svc.Create(ctx, role.Spec{Name: acctest.RandomName(), Implies: []string{"member"}})
+			},
+			func(ctx context.Context, r *role.Role) error { return svc.Delete(ctx, r.ID) })},
+		acctest.Budget{What: "refresh", Most: 2, Do: func() error { _, _, err := svc.Observe(ctx, r.ID, r.Name, ""); return err }})
 }

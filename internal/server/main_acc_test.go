@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/gophercloud/gophercloud/v2"
@@ -27,30 +26,22 @@ func TestMain(m *testing.M) {
 				return servers.List(sc, servers.ListOpts{AllTenants: true, Name: "^" + acctest.NamePrefix})
 			},
 			servers.ExtractServers, func(s servers.Server) (string, string) { return s.Name, s.ID },
-			func(ctx context.Context, sc *gophercloud.ServiceClient, id string) error {
-				return servers.Delete(ctx, sc, id).ExtractErr()
-			}),
+			acctest.Deleted(servers.Delete)),
 		acctest.PagedSweep(acctest.Neutron, "floating IP", "unikorn_server "+naming.ServerPort(acctest.NamePrefix),
 			func(sc *gophercloud.ServiceClient) pagination.Pager {
 				return floatingips.List(sc, floatingips.ListOpts{})
 			},
 			floatingips.ExtractFloatingIPs, func(f floatingips.FloatingIP) (string, string) { return f.Description, f.ID },
-			func(ctx context.Context, sc *gophercloud.ServiceClient, id string) error {
-				return floatingips.Delete(ctx, sc, id).ExtractErr()
-			}),
+			acctest.Deleted(floatingips.Delete)),
 		acctest.PagedSweep(acctest.Neutron, "port", naming.ServerPort(acctest.NamePrefix),
 			func(sc *gophercloud.ServiceClient) pagination.Pager { return ports.List(sc, ports.ListOpts{}) },
 			ports.ExtractPorts, func(p ports.Port) (string, string) { return p.Name, p.ID },
-			func(ctx context.Context, sc *gophercloud.ServiceClient, id string) error {
-				return ports.Delete(ctx, sc, id).ExtractErr()
-			}),
+			acctest.Deleted(ports.Delete)),
 		acctest.PagedSweep(acctest.Glance, "snapshot image", "",
 			func(sc *gophercloud.ServiceClient) pagination.Pager {
 				return images.List(sc, images.ListOpts{Visibility: "all", Limit: 1000})
 			},
 			images.ExtractImages, func(i images.Image) (string, string) { return i.Name, i.ID },
-			func(ctx context.Context, sc *gophercloud.ServiceClient, id string) error {
-				return images.Delete(ctx, sc, id).ExtractErr()
-			}),
+			acctest.Deleted(images.Delete)),
 	)
 }

@@ -1,7 +1,6 @@
 package volume_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/gophercloud/gophercloud/v2"
@@ -20,8 +19,6 @@ func TestMain(m *testing.M) {
 				return volumetypes.List(sc, volumetypes.ListOpts{})
 			},
 			volumetypes.ExtractVolumeTypes, func(v volumetypes.VolumeType) (string, string) { return v.Name, v.ID },
-			func(ctx context.Context, sc *gophercloud.ServiceClient, id string) error {
-				return volumetypes.Delete(ctx, sc, id).ExtractErr()
-			}),
+			acctest.Deleted(volumetypes.Delete)),
 	)
 }
