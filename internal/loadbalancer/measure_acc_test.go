@@ -328,8 +328,11 @@ func measureCore(t *testing.T, project, network, region, name string) ([]measure
 		top, err = svc.Ensure(ctx, spec, "", nil)
 		return err
 	}); err != nil {
-		if top != nil {
-			_ = svc.Delete(ctx, top.ID, name)
+		// A create that failed (e.g. Octavia put the load balancer in ERROR) may return no
+		// topology: delete by name, so neither the load balancer nor its floating IP outlives
+		// the test and blocks the network's destroy.
+		if derr := svc.Delete(ctx, "", name); derr != nil {
+			t.Logf("cleaning up %s after the failed create: %v", name, derr)
 		}
 
 		return out, err
