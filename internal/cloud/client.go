@@ -175,22 +175,35 @@ func (c *Client) resolveRegions(catalog *tokens.ServiceCatalog) error {
 	return nil
 }
 
+// newProviderClient is an unauthenticated ProviderClient for the cloud's auth URL that sends
+// through the Client's transport (so its requests are logged, retried and counted like every
+// other) with the provider's user agent.
+func (c *Client) newProviderClient() (*gophercloud.ProviderClient, error) {
+	pc, err := openstack.NewClient(c.settings.authURL)
+	if err != nil {
+		return nil, fmt.Errorf("auth_url (OS_AUTH_URL) %q: %w", c.settings.authURL, err)
+	}
+
+	pc.HTTPClient = http.Client{Transport: c.transport}
+
+	if c.settings.userAgent != "" {
+		pc.UserAgent.Prepend(c.settings.userAgent)
+	}
+
+	return pc, nil
+}
+
 // authenticate gets a token for the service user with the given scope on a new
 // ProviderClient that uses the Client's transport.
 func (c *Client) authenticate(ctx context.Context, scope *gophercloud.AuthScope) (*gophercloud.ProviderClient, tokens.CreateResult, error) {
 	s := c.settings
 
-	pc, err := openstack.NewClient(s.authURL)
+	pc, err := c.newProviderClient()
 	if err != nil {
-		return nil, tokens.CreateResult{}, fmt.Errorf("auth_url (OS_AUTH_URL) %q: %w", s.authURL, err)
+		return nil, tokens.CreateResult{}, err
 	}
 
-	pc.HTTPClient = http.Client{Transport: c.transport}
 	pc.ReauthBeforeTokenExpiration = tokenRefreshMargin
-
-	if s.userAgent != "" {
-		pc.UserAgent.Prepend(s.userAgent)
-	}
 
 	opts := s.authOptions(scope)
 

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
-	"github.com/gophercloud/gophercloud/v2/openstack"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/domains"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/tokens"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/trusts"
@@ -177,14 +176,9 @@ func (c *Client) ActAsIdentity(ctx context.Context, projectID string, user *Sess
 
 	// A client of its own, holding a copy of the user's token: its re-authentication through
 	// the trust never changes the user's session (which the run may still use as the user).
-	pc, err := openstack.NewClient(c.settings.authURL)
+	pc, err := c.newProviderClient()
 	if err != nil {
 		return
-	}
-
-	pc.HTTPClient = http.Client{Transport: c.transport}
-	if c.settings.userAgent != "" {
-		pc.UserAgent.Prepend(c.settings.userAgent)
 	}
 
 	pc.CopyTokenFrom(user.provider)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack"
@@ -23,15 +22,9 @@ func (c *Client) UserSession(ctx context.Context, userID, password, projectID st
 		return nil, errors.New("user session: user ID, password and project ID are required")
 	}
 
-	pc, err := openstack.NewClient(c.settings.authURL)
+	pc, err := c.newProviderClient()
 	if err != nil {
-		return nil, fmt.Errorf("auth_url (OS_AUTH_URL) %q: %w", c.settings.authURL, err)
-	}
-
-	pc.HTTPClient = http.Client{Transport: c.transport}
-
-	if c.settings.userAgent != "" {
-		pc.UserAgent.Prepend(c.settings.userAgent)
+		return nil, err
 	}
 
 	opts := gophercloud.AuthOptions{
