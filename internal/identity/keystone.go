@@ -290,27 +290,32 @@ func revokeRole(ctx context.Context, sc *gophercloud.ServiceClient, userID, proj
 	return gone(roles.Unassign(ctx, sc, roleID, roles.UnassignOpts{UserID: userID, ProjectID: projectID}).ExtractErr(), "role %s", roleID)
 }
 
-// listUserRoleNames are the Keystone names of the roles granted directly to userID on
-// projectID (one request: Keystone includes the names).
-func listUserRoleNames(ctx context.Context, sc *gophercloud.ServiceClient, userID, projectID string) ([]string, error) {
+// listUserRoles are the Keystone names of the roles granted directly to userID on projectID,
+// and the user as the assignments name it (ID, name and domain; nil when there is none): a
+// user holding a role on the project exists, so that a refresh needs no read of its own.
+func listUserRoles(ctx context.Context, sc *gophercloud.ServiceClient, userID, projectID string) ([]string, *users.User, error) {
 	includeNames := true
 
 	all, err := cloud.ListAll(ctx, roles.ListAssignments(sc, roles.ListAssignmentsOpts{
 		UserID: userID, ScopeProjectID: projectID, IncludeNames: &includeNames,
 	}), roles.ExtractRoleAssignments, fmt.Sprintf("the role assignments of user %s on project %s", userID, projectID))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 
-	var names []string
+	var (
+		names []string
+		user  *users.User
+	)
 
 	for _, a := range all {
 		if a.User.ID == userID && a.Scope.Project.ID == projectID && a.Role.Name != "" {
 			names = append(names, a.Role.Name)
+			user = &users.User{ID: a.User.ID, Name: a.User.Name, DomainID: a.User.Domain.ID}
 		}
 	}
 
-	return sortedUnique(names), nil
+	return sortedUnique(names), user, nil
 }
 
 // forbiddenLagBudget bounds how long a read that Keystone refuses with a 403 is retried.

@@ -251,3 +251,50 @@ func TestRandomPassword(t *testing.T) {
 		t.Fatalf("passwords %q and %q: want distinct 43-character strings", a, b)
 	}
 }
+
+// The recorded user is known by its role assignments on the project (one listing naming it):
+// no read of the user. A user without any role there is read by ID, its roles listed again.
+func TestObserveUserByItsAssignments(t *testing.T) {
+	t.Parallel()
+
+	assignment := func(role string) map[string]any {
+		return map[string]any{
+			"role":  map[string]any{"id": "r-" + role, "name": role},
+			"scope": map[string]any{"project": map[string]any{"id": "p-1"}},
+			"user":  map[string]any{"id": "u-1", "name": "unikorn-identity-foo", "domain": map[string]any{"id": fakeDomainID}},
+		}
+	}
+	user := map[string]any{"user": map[string]any{"id": "u-1", "name": "unikorn-identity-foo", "domain_id": fakeDomainID}}
+
+	for _, tc := range []struct {
+		name        string
+		assignments []any
+		wantRoles   []string
+		wantUserGET int
+	}{
+		{"assigned", []any{assignment("member"), assignment("load-balancer_member")}, []string{RoleLoadBalancerMember, RoleMember}, 0},
+		{"no role left", []any{}, nil, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+
+			f := cloudtest.New(t)
+			f.Reply("GET", "/v3/role_assignments", 200, map[string]any{"role_assignments": tc.assignments, "links": map[string]any{}})
+			f.Reply("GET", "/v3/users/u-1", 200, user)
+
+			got, roles, err := NewService(nil, NewConfig(nil)).observeUser(context.Background(), keystone(f), fakeDomainID,
+				"u-1", "unikorn-identity-foo", "p-1")
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			if got == nil || got.ID != "u-1" || !slices.Equal(roles, tc.wantRoles) {
+				t.Fatalf("observed %+v with roles %v, want u-1 with %v", got, roles, tc.wantRoles)
+			}
+
+			if n := f.Count("GET /v3/users/u-1"); n != tc.wantUserGET {
+				t.Fatalf("%d reads of the user, want %d (calls %v)", n, tc.wantUserGET, f.Calls())
+			}
+		})
+	}
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/projects"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/users"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
@@ -72,7 +73,7 @@ func (s *Service) Observe(ctx context.Context, ref Ref, want quota.Set) (*Identi
 
 	ctx = tflog.SetField(ctx, "project_id", project.ID)
 
-	user, err := lookupUser(ctx, sc, domainID, ref.UserID, naming.IdentityUser(name))
+	user, roles, err := s.observeUser(ctx, sc, domainID, ref.UserID, naming.IdentityUser(name), project.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -82,11 +83,7 @@ func (s *Service) Observe(ctx context.Context, ref Ref, want quota.Set) (*Identi
 			out.Notices = append(out.Notices, refoundNotice("Keystone user", user.Name, ref.UserID, user.ID, created(user.Extra)))
 		}
 
-		out.UserID = user.ID
-
-		if out.Roles, err = s.userRoles(ctx, sc, user.ID, project.ID); err != nil {
-			return nil, err
-		}
+		out.UserID, out.Roles = user.ID, roles
 
 		creds, err := s.credentials(ctx, project.ID)
 		if err != nil {
@@ -240,11 +237,16 @@ func identityName(p *projects.Project) (string, error) {
 
 // userRoles are the role names (of the mapping) directly granted to userID on projectID.
 func (s *Service) userRoles(ctx context.Context, sc *gophercloud.ServiceClient, userID, projectID string) ([]string, error) {
-	keystoneNames, err := listUserRoleNames(ctx, sc, userID, projectID)
+	keystoneNames, _, err := listUserRoles(ctx, sc, userID, projectID)
 	if err != nil {
 		return nil, err
 	}
 
+	return s.unikornRoles(keystoneNames), nil
+}
+
+// unikornRoles are the identity roles among keystoneNames (Keystone role names), sorted.
+func (s *Service) unikornRoles(keystoneNames []string) []string {
 	var names []string
 
 	for _, kn := range keystoneNames {
@@ -253,7 +255,37 @@ func (s *Service) userRoles(ctx context.Context, sc *gophercloud.ServiceClient, 
 		}
 	}
 
-	return sortedUnique(names), nil
+	return sortedUnique(names)
+}
+
+// observeUser is the identity's user and its roles on projectID. The recorded user (userID) is
+// known by its role assignments there, one listing that names the user, so that a refresh
+// needs no read of the user; a user without any role there is read by ID, else found by name
+// (userName), and its roles listed; nil when there is none.
+func (s *Service) observeUser(ctx context.Context, sc *gophercloud.ServiceClient, domainID, userID, userName, projectID string,
+) (*users.User, []string, error) {
+	if userID != "" {
+		keystoneNames, user, err := listUserRoles(ctx, sc, userID, projectID)
+		if err != nil {
+			return nil, nil, err
+		}
+
+		if user != nil && user.DomainID == domainID {
+			return user, s.unikornRoles(keystoneNames), nil
+		}
+	}
+
+	user, err := lookupUser(ctx, sc, domainID, userID, userName)
+	if err != nil || user == nil {
+		return nil, nil, err
+	}
+
+	roles, err := s.userRoles(ctx, sc, user.ID, projectID)
+	if err != nil {
+		return nil, nil, err
+	}
+
+	return user, roles, nil
 }
 
 // observeCredentials finds the application credential and the trust of out's user.
