@@ -33,13 +33,13 @@ func TestAccIdentity_requestCount(t *testing.T) {
 	}{
 		{"minimal", func(name string) identity.Spec {
 			return identity.Spec{Name: name, Roles: identity.DefaultRoles, Quotas: identity.UnlimitedQuotas()}
-		}, 31, 18},
+		}, 31, 17},
 		{"server group and keypair", func(name string) identity.Spec {
 			return identity.Spec{
 				Name: name, Roles: identity.DefaultRoles, Quotas: identity.UnlimitedQuotas(),
 				ServerGroupPolicy: identity.DefaultServerGroupPolicy, SSHPublicKey: acctest.SSHPublicKey(t),
 			}
-		}, 45, 26},
+		}, 45, 25},
 	}
 
 	for _, tc := range cases {
