@@ -184,24 +184,29 @@ func (s *Service) ensure(ctx context.Context, spec Spec, knownID string, onID fu
 		t.FloatingIP = fip.top.FloatingIP
 	}
 
+	// t is what Octavia holds: the memo of its members is taken again, with the updated_at
+	// the last change left (converge) and the member IDs the status tree names (settle).
+	t.Memo = nil
+
 	if steps == 0 && !created {
-		return t, nil // nothing changed: t is what Octavia holds
+		t.Memo = t.memo()
+		return t, nil // nothing changed
 	}
 
 	// Every change's answer is in t already, nothing is read again but the statuses of the
 	// children a change left PENDING_* in t (the load balancer is ACTIVE again, so they should be
 	// too): one status tree, so that one left in ERROR fails the apply.
-	if object, _ := t.notActive(); object == "" {
-		return t, nil
+	if object, _ := t.notActive(); object != "" {
+		if err := s.settle(ctx, t); err != nil {
+			return t, err
+		}
+
+		if object, state := t.notActive(); object != "" {
+			return t, s.statusError(ctx, lb.ID, object, state, "checking "+lb.Name)
+		}
 	}
 
-	if err := s.settle(ctx, t); err != nil {
-		return t, err
-	}
-
-	if object, state := t.notActive(); object != "" {
-		return t, s.statusError(ctx, lb.ID, object, state, "checking "+lb.Name)
-	}
+	t.Memo = t.memo()
 
 	return t, nil
 }
@@ -219,6 +224,7 @@ func topologyOf(lb *loadbalancers.LoadBalancer) *Topology {
 		ProvisioningStatus: lb.ProvisioningStatus,
 		OperatingStatus:    lb.OperatingStatus,
 		CreatedAt:          lb.CreatedAt,
+		UpdatedAt:          lb.UpdatedAt,
 	}
 }
 
@@ -378,7 +384,12 @@ func (s *Service) converge(ctx context.Context, spec Spec, subnetID string, t *T
 	}
 
 	st := &stepper{s: s, id: t.ID, ready: t.ProvisioningStatus == StatusActive}
-	defer func() { steps = st.steps }()
+	defer func() {
+		steps = st.steps
+		if st.last != nil {
+			t.UpdatedAt = st.last.UpdatedAt // as the last change left it
+		}
+	}()
 
 	byName := make(map[string]*ObservedListener, len(t.Listeners))
 	for _, o := range t.Listeners {

@@ -195,6 +195,8 @@ func (s *Service) observe(ctx context.Context, lb *loadbalancers.LoadBalancer) (
 		return nil, err
 	}
 
+	t.Memo = t.memo()
+
 	return t, nil
 }
 
@@ -287,6 +289,7 @@ func (s *Service) assemble(ctx context.Context, t *Topology, name string, ls []l
 	}
 
 	poolOf := map[string]*ObservedListener{} // pool ID → entry
+	memberIDs := map[string][]string{}       // pool ID → its members' IDs, as the pool listing names them
 
 	for _, p := range ps {
 		if !poolBelongsTo(p, t.ID) || p.ProvisioningStatus == StatusDeleted {
@@ -308,6 +311,10 @@ func (s *Service) assemble(ctx context.Context, t *Topology, name string, ls []l
 		o.PoolProtocol = p.Protocol
 		o.PoolStatus = p.ProvisioningStatus
 		poolOf[p.ID] = o
+
+		for _, m := range p.Members {
+			memberIDs[p.ID] = append(memberIDs[p.ID], m.ID)
+		}
 	}
 
 	if len(dup) > 0 {
@@ -326,7 +333,7 @@ func (s *Service) assemble(ctx context.Context, t *Topology, name string, ls []l
 		}
 	}
 
-	if err := s.readMembers(ctx, poolOf); err != nil {
+	if err := s.readMembers(ctx, t, poolOf, memberIDs); err != nil {
 		return err
 	}
 

@@ -146,6 +146,7 @@ func (r *loadBalancerResource) Create(ctx context.Context, req resource.CreateRe
 	if id != "" {
 		state := applied(ctx, plan, id, top, &resp.Diagnostics)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+		adapter.SetPrivate(ctx, resp.Private, privateMembers, memoOf(top, err), &resp.Diagnostics)
 	}
 }
 
@@ -170,6 +171,7 @@ func (r *loadBalancerResource) Read(ctx context.Context, req resource.ReadReques
 		return
 	}
 
+	o.svc.Memo = adapter.GetPrivate[MemberMemo](o.ctx, req.Private, privateMembers)
 	top, err := o.svc.Observe(o.ctx, o.id, state.Name.ValueString())
 
 	switch {
@@ -188,6 +190,7 @@ func (r *loadBalancerResource) Read(ctx context.Context, req resource.ReadReques
 	state.Region = types.StringValue(o.tenant.Region())
 	next := observed(o.ctx, state, top, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(o.ctx, &next)...)
+	adapter.SetPrivate(o.ctx, resp.Private, privateMembers, top.Memo, &resp.Diagnostics)
 }
 
 func (r *loadBalancerResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -212,6 +215,8 @@ func (r *loadBalancerResource) Update(ctx context.Context, req resource.UpdateRe
 		return
 	}
 
+	o.svc.Memo = adapter.GetPrivate[MemberMemo](o.ctx, req.Private, privateMembers)
+
 	id, top, err := o.svc.Update(o.ctx, spec, o.id)
 	if o.id = id; err != nil {
 		o.fail(err)
@@ -219,6 +224,20 @@ func (r *loadBalancerResource) Update(ctx context.Context, req resource.UpdateRe
 
 	next := applied(o.ctx, plan, id, top, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(o.ctx, &next)...)
+	adapter.SetPrivate(o.ctx, resp.Private, privateMembers, memoOf(top, err), &resp.Diagnostics)
+}
+
+// privateMembers is the key of the resource's private state that keeps its MemberMemo.
+const privateMembers = "members"
+
+// memoOf is the member memo of t as a create or update (whose error is err) left it; nil when
+// there is no t, or the apply failed: what a failure left is listed again by the next read.
+func memoOf(t *Topology, err error) *MemberMemo {
+	if t == nil || err != nil {
+		return nil
+	}
+
+	return t.Memo
 }
 
 func (r *loadBalancerResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

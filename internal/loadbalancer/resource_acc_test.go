@@ -399,8 +399,10 @@ resource "unikorn_loadbalancer" "dup" {
 	}))
 }
 
-// TestAccLoadBalancer_drift deletes a listener out of band and changes members out of band
-// (each time the plan shows an update that repairs it), then deletes the whole load balancer
+// TestAccLoadBalancer_drift deletes a listener out of band, changes members and then a member's
+// weight alone out of band (each time the plan shows an update that repairs it: the last one
+// holds the refresh's memo of the members to Octavia's updated_at, MemberMemo), then deletes
+// the whole load balancer
 // out of band (the plan re-creates it, and its floating IP, left on no port by Neutron, is
 // re-attached instead of leaked).
 func TestAccLoadBalancer_drift(t *testing.T) {
@@ -484,6 +486,25 @@ func TestAccLoadBalancer_drift(t *testing.T) {
 		repaired(func(lb *acctest.LBSnapshot) error {
 			if got := fmt.Sprint(lb.Members[lbName+"-a-pool"]); got != "[10.0.0.30:8080]" {
 				return fmt.Errorf("members of a = %s, want them repaired", got)
+			}
+
+			return nil
+		}, change(func(ctx context.Context, lb *acctest.LBSnapshot, octavia *gophercloud.ServiceClient) error {
+			// A weight alone: the member keeps its ID, so only Octavia's updated_at of the load
+			// balancer tells the refresh that its memo of the members is stale.
+			pool := lb.Pools[lbName+"-a-pool"]
+			if len(pool.Members) != 1 {
+				return fmt.Errorf("pool a has members %v, want one", pool.Members)
+			}
+
+			weight := 9
+			_, err := pools.UpdateMember(ctx, octavia, pool.ID, pool.Members[0].ID, pools.UpdateMemberOpts{Weight: &weight}).Extract()
+
+			return err
+		})),
+		repaired(func(lb *acctest.LBSnapshot) error {
+			if got := lb.Weights[lbName+"-a-pool"]["10.0.0.30:8080"]; got != 1 {
+				return fmt.Errorf("weight of a's member = %d, want it repaired to 1", got)
 			}
 
 			return nil

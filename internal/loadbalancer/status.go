@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/loadbalancers"
+	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/pools"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 )
@@ -233,8 +235,17 @@ func (s *Service) settle(ctx context.Context, t *Topology) error {
 		}
 	}
 
+	members := map[string][]pools.Member{} // pool ID → its members, as the tree names them
+
+	for _, l := range lb.Listeners {
+		for _, p := range l.Pools {
+			members[p.ID] = append(members[p.ID], p.Members...)
+		}
+	}
+
 	for _, p := range lb.Pools {
 		status[p.ID] = p.ProvisioningStatus
+		members[p.ID] = append(members[p.ID], p.Members...)
 	}
 
 	for i := range t.Listeners {
@@ -246,9 +257,28 @@ func (s *Service) settle(ctx context.Context, t *Topology) error {
 				*c.status = st
 			}
 		}
+
+		o.learnMemberIDs(members[o.PoolID])
 	}
 
 	return nil
+}
+
+// learnMemberIDs records the IDs of o's members from ms, the pool's members as the status tree
+// names them: those a batch update made are known no other way (it answers none).
+func (o *ObservedListener) learnMemberIDs(ms []pools.Member) {
+	for _, m := range ms {
+		key := memberKey(Member{Address: m.Address, Port: m.ProtocolPort})
+		if m.ID == "" || !slices.ContainsFunc(o.Members, func(x Member) bool { return memberKey(x) == key }) {
+			continue
+		}
+
+		if o.MemberIDs == nil {
+			o.MemberIDs = map[string]string{}
+		}
+
+		o.MemberIDs[key] = m.ID
+	}
 }
 
 // statusTree reads Octavia's status tree of load balancer id, the pools' health monitors

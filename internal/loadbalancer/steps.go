@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/loadbalancers"
 	"github.com/gophercloud/gophercloud/v2/pagination"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -33,6 +34,9 @@ type stepper struct {
 	id    string
 	ready bool // the load balancer was last seen ACTIVE, and nothing changed since
 	steps int
+	// last is the load balancer as last seen ACTIVE after a change (its updated_at is that of
+	// the change); nil before the first change.
+	last *loadbalancers.LoadBalancer
 }
 
 // change is one mutation and the re-read that tells whether it took effect.
@@ -62,11 +66,12 @@ func (st *stepper) do(ctx context.Context, c change) error {
 			}
 
 			// Octavia may have acted: let it finish, then look.
-			if _, werr := st.s.waitActive(ctx, st.id, c.what); werr != nil {
+			lb, werr := st.s.waitActive(ctx, st.id, c.what)
+			if werr != nil {
 				return errors.Join(fmt.Errorf("%s: %w", c.what, err), werr)
 			}
 
-			st.ready = true
+			st.ready, st.last = true, lb
 
 			took, lerr := c.landed(ctx)
 
@@ -88,11 +93,12 @@ func (st *stepper) do(ctx context.Context, c change) error {
 			continue // Octavia did not take it, and the load balancer is ACTIVE: once more
 		}
 
-		if _, err := st.s.waitActive(ctx, st.id, c.what); err != nil {
+		lb, err := st.s.waitActive(ctx, st.id, c.what)
+		if err != nil {
 			return err
 		}
 
-		st.ready = true
+		st.ready, st.last = true, lb
 
 		return nil
 	}

@@ -155,6 +155,7 @@ type Topology struct {
 	ProvisioningStatus string
 	OperatingStatus    string
 	CreatedAt          time.Time // zero when Octavia did not say
+	UpdatedAt          time.Time // zero when Octavia did not say
 	// Adopted says that a create found this load balancer by name and took it over instead of
 	// making one (an interrupted apply's, or someone else's).
 	Adopted bool
@@ -170,6 +171,10 @@ type Topology struct {
 
 	// FloatingIP is the floating IP on the VIP port, nil if none.
 	FloatingIP *network.FloatingIP
+
+	// Memo is what this read found of the members, for the next read (MemberMemo); nil after
+	// a change, which leaves the load balancer's updated_at unknown.
+	Memo *MemberMemo
 }
 
 // ObservedListener is one listener's objects as Octavia has them.
@@ -271,6 +276,11 @@ type Service struct {
 	// Tenant is the identity's project in the region as bound: reads come from the run's
 	// listings (listing.go) and writes are recorded for them; nil (tests on fakes): none.
 	Tenant *cloud.Tenant
+
+	// Memo is what the resource's last read found of the members (from its private state),
+	// nil when none: a read takes from it the members of the pools that cannot have changed
+	// since (MemberMemo).
+	Memo *MemberMemo
 }
 
 // NewService is the core of tenant t: its Octavia and Neutron clients. singleCallCreate is
