@@ -10,7 +10,9 @@ import (
 // fakePrivate is a resource's private state: keys to JSON.
 type fakePrivate map[string][]byte
 
-func (f fakePrivate) GetKey(_ context.Context, key string) ([]byte, diag.Diagnostics) { return f[key], nil }
+func (f fakePrivate) GetKey(_ context.Context, key string) ([]byte, diag.Diagnostics) {
+	return f[key], nil
+}
 
 func (f fakePrivate) SetKey(_ context.Context, key string, value []byte) diag.Diagnostics {
 	if len(value) == 0 {
