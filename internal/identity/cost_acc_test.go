@@ -75,7 +75,7 @@ func TestAccIdentity_requestCount(t *testing.T) {
 
 			create, lags := c.RequestCount()-before, refusals(c)-lags
 			t.Logf("create: %d requests %v, %d role-lag retries; %d tokens in the run, configure's included",
-				create, diffMethods(methods, c.RequestCountByMethod()), lags, c.TokenCount())
+				create, acctest.RequestsSince(methods, c.RequestCountByMethod()), lags, c.TokenCount())
 
 			// The run's tokens: the configured scope, the manager scope, the user's own (for the
 			// trust and the credential, then the identity scope) and, for the quotas of the
@@ -99,7 +99,7 @@ func TestAccIdentity_requestCount(t *testing.T) {
 			}
 
 			refresh := c2.RequestCount() - before
-			t.Logf("refresh: %d requests %v", refresh, diffMethods(methods, c2.RequestCountByMethod()))
+			t.Logf("refresh: %d requests %v", refresh, acctest.RequestsSince(methods, c2.RequestCountByMethod()))
 
 			if got == nil || got.TrustID != out.TrustID || got.ApplicationCredentialID != out.ApplicationCredentialID || !got.Quotas.Equal(spec.Quotas) {
 				t.Fatalf("refresh found %+v after create %+v", got, out)
@@ -116,16 +116,4 @@ func TestAccIdentity_requestCount(t *testing.T) {
 // refusals counts the answers asUser may take for Keystone's role lag: refused POSTs.
 func refusals(c *cloud.Client) int64 {
 	return c.RefusedCount(http.MethodPost)
-}
-
-func diffMethods(before, after map[string]int64) map[string]int64 {
-	out := map[string]int64{}
-
-	for m, n := range after {
-		if d := n - before[m]; d > 0 {
-			out[m] = d
-		}
-	}
-
-	return out
 }
