@@ -90,15 +90,26 @@ func Expect(address string, action plancheck.ResourceActionType) resource.Config
 	return resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(address, action)}}
 }
 
+// Attributes are the attributes in the state of the resource at address (its ID as "id"), or
+// an error naming the address when the state has none.
+func Attributes(s *terraform.State, address string) (map[string]string, error) {
+	p, err := Primary(s, address)
+	if err != nil {
+		return nil, err
+	}
+
+	return p.Attributes, nil
+}
+
 // CheckAttributes is a check of the resource at address, given its attributes in the state
 // (its ID as "id").
 func CheckAttributes(address string, check func(a map[string]string) error) resource.TestCheckFunc {
 	return func(s *terraform.State) error {
-		p, err := Primary(s, address)
+		a, err := Attributes(s, address)
 		if err != nil {
 			return err
 		}
 
-		return check(p.Attributes)
+		return check(a)
 	}
 }

@@ -53,19 +53,17 @@ func ruleText(r rules.SecGroupRule) string {
 
 // neutronRules is the rules of the group at address as Neutron has them, text to ID.
 func neutronRules(t *testing.T, s *terraform.State, address string) (map[string]string, error) {
-	rs, ok := s.RootModule().Resources[address]
-	if !ok {
-		return nil, fmt.Errorf("%s is not in the state", address)
+	a, err := acctest.Attributes(s, address)
+	if err != nil {
+		return nil, err
 	}
 
-	a := rs.Primary.Attributes
-
-	if ids := acctest.NeutronSecurityGroupIDs(t, a["identity_id"], a["region"], naming.SecurityGroup(a["name"])); !slices.Equal(ids, []string{rs.Primary.ID}) {
-		return nil, fmt.Errorf("security groups %s: %v, want exactly %s", naming.SecurityGroup(a["name"]), ids, rs.Primary.ID)
+	if ids := acctest.NeutronSecurityGroupIDs(t, a["identity_id"], a["region"], naming.SecurityGroup(a["name"])); !slices.Equal(ids, []string{a["id"]}) {
+		return nil, fmt.Errorf("security groups %s: %v, want exactly %s", naming.SecurityGroup(a["name"]), ids, a["id"])
 	}
 
 	out := map[string]string{}
-	for _, r := range acctest.NeutronSecurityGroupRules(t, a["identity_id"], a["region"], rs.Primary.ID) {
+	for _, r := range acctest.NeutronSecurityGroupRules(t, a["identity_id"], a["region"], a["id"]) {
 		out[ruleText(r)] = r.ID
 	}
 

@@ -127,7 +127,7 @@ func TestAccServer_tenantChecks(t *testing.T) {
 
 	steps = append(steps, resource.TestStep{
 		Config: f.config() + around,
-		Check: withAttrs("unikorn_identity.test", func(a map[string]string) error {
+		Check: acctest.CheckAttributes("unikorn_identity.test", func(a map[string]string) error {
 			return acctest.ServerLeftovers(t, f.region, a["id"], f.name)
 		}),
 	})

@@ -210,28 +210,6 @@ func (f fixture) inPlace(t *testing.T, steps ...step) resource.TestCase {
 	}
 }
 
-// attrs is the state of resource addr.
-func attrs(s *terraform.State, addr string) (map[string]string, error) {
-	rs, ok := s.RootModule().Resources[addr]
-	if !ok {
-		return nil, fmt.Errorf("%s is not in the state", addr)
-	}
-
-	return rs.Primary.Attributes, nil
-}
-
-// withAttrs checks the state of resource addr.
-func withAttrs(addr string, check func(a map[string]string) error) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		a, err := attrs(s, addr)
-		if err != nil {
-			return err
-		}
-
-		return check(a)
-	}
-}
-
 // fixtureIDs are the IDs of the fixture's identity (its project), network and security group a.
 type fixtureIDs struct {
 	project, network, group string
@@ -242,7 +220,7 @@ func (ids *fixtureIDs) record(s *terraform.State) error {
 	for addr, id := range map[string]*string{
 		"unikorn_identity.test": &ids.project, "unikorn_network.test": &ids.network, "unikorn_security_group.a": &ids.group,
 	} {
-		a, err := attrs(s, addr)
+		a, err := acctest.Attributes(s, addr)
 		if err != nil {
 			return err
 		}
@@ -256,7 +234,7 @@ func (ids *fixtureIDs) record(s *terraform.State) error {
 // nova checks the server unikorn_server.test as Nova holds it.
 func nova(t *testing.T, check func(srv *servers.Server, a map[string]string, s *terraform.State) error) resource.TestCheckFunc {
 	return func(s *terraform.State) error {
-		a, err := attrs(s, address)
+		a, err := acctest.Attributes(s, address)
 		if err != nil {
 			return err
 		}
