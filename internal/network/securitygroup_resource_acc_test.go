@@ -158,14 +158,8 @@ func TestAccSecurityGroup_basic(t *testing.T) {
 					"ingress IPv6 ipv6-icmp 2001:db8::/32", "ingress IPv4 vrrp 10.0.0.0/8", "egress IPv4 tcp 443-443 0.0.0.0/0",
 				}, defaultEgress...)...),
 			},
-			{
-				ResourceName: groupAddress, ImportState: true, ImportStateVerify: true, ImportStateVerifyIgnore: []string{"timeouts"},
-				ImportStateIdFunc: acctest.ImportID(groupAddress, "id"),
-			},
-			{
-				ResourceName: groupAddress, ImportState: true, ImportStateVerify: true, ImportStateVerifyIgnore: []string{"timeouts"},
-				ImportStateId: name,
-			},
+			acctest.ImportStep(groupAddress, acctest.ImportID(groupAddress, "id")),
+			acctest.ImportStep(groupAddress, acctest.ImportedAs(name)),
 			{
 				Config: second,
 				ConfigPlanChecks: resource.ConfigPlanChecks{
