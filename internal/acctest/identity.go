@@ -117,13 +117,9 @@ func CheckIdentityDestroy(t *testing.T) func(*terraform.State) error {
 		sc, _ := IdentityKeystone(t)
 		ctx := context.Background()
 
-		for _, rs := range s.RootModule().Resources {
-			if rs.Type != "unikorn_identity" {
-				continue
-			}
-
-			id := rs.Primary.ID
-			name := rs.Primary.Attributes["name"]
+		return EachOf(s, "unikorn_identity", func(a map[string]string) error {
+			id := a["id"]
+			name := a["name"]
 
 			if _, err := projects.Get(ctx, sc, id).Extract(); !gophercloud.ResponseCodeIs(err, 404) {
 				return fmt.Errorf("identity %s: project %s still exists (err %v)", name, id, err)
@@ -166,9 +162,9 @@ func CheckIdentityDestroy(t *testing.T) func(*terraform.State) error {
 					}
 				}
 			}
-		}
 
-		return nil
+			return nil
+		})
 	}
 }
 

@@ -93,36 +93,39 @@ func AddSweeper(name string, dependencies []string, steps ...SweepFunc) {
 // attribute "id" imports by ID, "name" by name.
 func ImportID(address, attribute string) resource.ImportStateIdFunc {
 	return func(s *terraform.State) (string, error) {
-		rs, ok := s.RootModule().Resources[address]
-		if !ok {
-			return "", fmt.Errorf("%s is not in the state", address)
+		a, err := Attributes(s, address)
+		if err != nil {
+			return "", err
 		}
 
-		return url.PathEscape(rs.Primary.Attributes["region"]) + "/" + rs.Primary.Attributes[attribute], nil
+		return url.PathEscape(a["region"]) + "/" + a[attribute], nil
+	}
+}
+
+// ImportedAs is the import ID id, known when the test is written (a name, DOMAIN_ID/name).
+func ImportedAs(id string) resource.ImportStateIdFunc {
+	return func(*terraform.State) (string, error) { return id, nil }
+}
+
+// ImportStep imports the resource at address by the import ID that importID answers (by its
+// ID in the state when nil) and verifies the import against the state; ignore lists the
+// attributes an import cannot know besides timeouts (write-only input).
+func ImportStep(address string, importID resource.ImportStateIdFunc, ignore ...string) resource.TestStep {
+	return resource.TestStep{
+		ResourceName:            address,
+		ImportState:             true,
+		ImportStateVerify:       true,
+		ImportStateIdFunc:       importID,
+		ImportStateVerifyIgnore: append([]string{"timeouts"}, ignore...),
 	}
 }
 
 // ImportSteps are the two import steps of a regional resource at address: by `REGION/ID`
-// and by `REGION/name`, each verified against the state; ignore lists the attributes that
-// an import cannot know (write-only input, timeouts).
+// and by `REGION/name`, each verified against the state; ignore as for ImportStep.
 func ImportSteps(address string, ignore ...string) []resource.TestStep {
-	ignore = append([]string{"timeouts"}, ignore...)
-
 	return []resource.TestStep{
-		{
-			ResourceName:            address,
-			ImportState:             true,
-			ImportStateVerify:       true,
-			ImportStateIdFunc:       ImportID(address, "id"),
-			ImportStateVerifyIgnore: ignore,
-		},
-		{
-			ResourceName:            address,
-			ImportState:             true,
-			ImportStateVerify:       true,
-			ImportStateIdFunc:       ImportID(address, "name"),
-			ImportStateVerifyIgnore: ignore,
-		},
+		ImportStep(address, ImportID(address, "id"), ignore...),
+		ImportStep(address, ImportID(address, "name"), ignore...),
 	}
 }
 

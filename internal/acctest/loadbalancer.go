@@ -175,23 +175,19 @@ func CheckLoadBalancerDestroy(t *testing.T) func(*terraform.State) error {
 	return func(s *terraform.State) error {
 		ctx := context.Background()
 
-		for _, rs := range s.RootModule().Resources {
-			if rs.Type != "unikorn_loadbalancer" {
-				continue
-			}
-
-			id, name, region := rs.Primary.ID, rs.Primary.Attributes["name"], rs.Primary.Attributes["region"]
+		return EachOf(s, "unikorn_loadbalancer", func(a map[string]string) error {
+			id, name, region := a["id"], a["name"], a["region"]
 			octavia, _ := LoadBalancerClients(t, region)
 
 			if lb, err := loadbalancers.Get(ctx, octavia, id).Extract(); !gophercloud.ResponseCodeIs(err, 404) {
 				if err == nil && lb.ProvisioningStatus == "DELETED" {
-					continue
+					return nil
 				}
 
 				return fmt.Errorf("load balancer %s (%s) still exists (err %v)", name, id, err)
 			}
 
-			left, err := LoadBalancersNamed(t, region, rs.Primary.Attributes["identity_id"], naming.LoadBalancer(name))
+			left, err := LoadBalancersNamed(t, region, a["identity_id"], naming.LoadBalancer(name))
 			if err != nil {
 				return err
 			}
@@ -200,7 +196,7 @@ func CheckLoadBalancerDestroy(t *testing.T) func(*terraform.State) error {
 				return fmt.Errorf("a load balancer %s is left in project %s: %s", left[0].Name, left[0].ProjectID, left[0].ID)
 			}
 
-			fips, err := LoadBalancerFloatingIPs(t, region, name, rs.Primary.Attributes["public_ip_address"])
+			fips, err := LoadBalancerFloatingIPs(t, region, name, a["public_ip_address"])
 			if err != nil {
 				return err
 			}
@@ -208,9 +204,9 @@ func CheckLoadBalancerDestroy(t *testing.T) func(*terraform.State) error {
 			if len(fips) > 0 {
 				return fmt.Errorf("load balancer %s: floating IP %s (%s) is left", name, fips[0].FloatingIP, fips[0].ID)
 			}
-		}
 
-		return nil
+			return nil
+		})
 	}
 }
 

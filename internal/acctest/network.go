@@ -361,19 +361,14 @@ func CheckNetworkDestroy(t *testing.T) func(*terraform.State) error {
 	return func(s *terraform.State) error {
 		ctx := context.Background()
 
-		for _, rs := range s.RootModule().Resources {
-			if rs.Type != "unikorn_network" {
-				continue
-			}
-
-			a := rs.Primary.Attributes
+		return EachOf(s, "unikorn_network", func(a map[string]string) error {
 			sc := TenantNeutron(t, a["identity_id"], a["region"])
 
 			checks := []struct {
 				what, id string
 				get      func() error
 			}{
-				{"network", rs.Primary.ID, func() error { return networks.Get(ctx, sc, rs.Primary.ID).Err }},
+				{"network", a["id"], func() error { return networks.Get(ctx, sc, a["id"]).Err }},
 				{"subnet", a["subnet_id"], func() error { return subnets.Get(ctx, sc, a["subnet_id"]).Err }},
 				{"router", a["router_id"], func() error { return routers.Get(ctx, sc, a["router_id"]).Err }},
 			}
@@ -407,9 +402,9 @@ func CheckNetworkDestroy(t *testing.T) func(*terraform.State) error {
 			if left := naming.Exact(rts, name, func(r routers.Router) string { return r.Name }); len(left) > 0 {
 				return fmt.Errorf("a router %s (%s) is left in %s", name, left[0].ID, a["region"])
 			}
-		}
 
-		return nil
+			return nil
+		})
 	}
 }
 
@@ -419,16 +414,11 @@ func CheckSecurityGroupDestroy(t *testing.T) func(*terraform.State) error {
 	return func(s *terraform.State) error {
 		ctx := context.Background()
 
-		for _, rs := range s.RootModule().Resources {
-			if rs.Type != "unikorn_security_group" {
-				continue
-			}
-
-			a := rs.Primary.Attributes
+		return EachOf(s, "unikorn_security_group", func(a map[string]string) error {
 			sc := TenantNeutron(t, a["identity_id"], a["region"])
 
-			if err := groups.Get(ctx, sc, rs.Primary.ID).Err; !gophercloud.ResponseCodeIs(err, 404) {
-				return fmt.Errorf("security group %s (%s) still exists in %s (err %v)", a["name"], rs.Primary.ID, a["region"], err)
+			if err := groups.Get(ctx, sc, a["id"]).Err; !gophercloud.ResponseCodeIs(err, 404) {
+				return fmt.Errorf("security group %s (%s) still exists in %s (err %v)", a["name"], a["id"], a["region"], err)
 			}
 
 			name := naming.SecurityGroup(a["name"])
@@ -441,9 +431,9 @@ func CheckSecurityGroupDestroy(t *testing.T) func(*terraform.State) error {
 			if left := naming.Exact(gs, name, func(g groups.SecGroup) string { return g.Name }); len(left) > 0 {
 				return fmt.Errorf("a security group %s (%s) is left in %s", name, left[0].ID, a["region"])
 			}
-		}
 
-		return nil
+			return nil
+		})
 	}
 }
 

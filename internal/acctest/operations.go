@@ -118,18 +118,12 @@ func CreateVolumeType(t *testing.T, region, name string) string {
 // CheckImagesDestroyed is a CheckDestroy step: every resource of type in the state names by
 // its ID an image that Glance no longer has.
 func CheckImagesDestroyed(t *testing.T, resourceType string) func(*terraform.State) error {
-	return func(s *terraform.State) error {
-		for _, rs := range s.RootModule().Resources {
-			if rs.Type != resourceType {
-				continue
-			}
-
-			img, err := Image(t, rs.Primary.Attributes["region"], rs.Primary.ID)
-			if !gophercloud.ResponseCodeIs(err, http.StatusNotFound) && (err != nil || img.Status != images.ImageStatusDeleted) {
-				return fmt.Errorf("%s %s: image %s still exists (err %v)", resourceType, rs.Primary.Attributes["name"], rs.Primary.ID, err)
-			}
+	return CheckEach(resourceType, func(a map[string]string) error {
+		img, err := Image(t, a["region"], a["id"])
+		if !gophercloud.ResponseCodeIs(err, http.StatusNotFound) && (err != nil || img.Status != images.ImageStatusDeleted) {
+			return fmt.Errorf("%s %s: image %s still exists (err %v)", resourceType, a["name"], a["id"], err)
 		}
 
 		return nil
-	}
+	})
 }

@@ -128,41 +128,30 @@ func FloatingIPsOfPort(t *testing.T, region, portID string) ([]floatingips.Float
 // asks Nova that the server is gone, and Neutron that its port is gone (by ID and by the name
 // server-<name> in its project) and that no floating IP is left on the port or made for it.
 func CheckServerDestroy(t *testing.T) func(*terraform.State) error {
-	return func(s *terraform.State) error {
-		for _, rs := range s.RootModule().Resources {
-			if rs.Type != "unikorn_server" {
-				continue
+	return CheckEach("unikorn_server", func(a map[string]string) error {
+		region, name, project := a["region"], a["name"], a["identity_id"]
+
+		if _, err := Server(t, region, a["id"]); !gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
+			return fmt.Errorf("server %s (%s): still exists in %s (err %v)", name, a["id"], region, err)
+		}
+
+		if id := a["port_id"]; id != "" {
+			if _, err := Port(t, region, id); !gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
+				return fmt.Errorf("server %s: port %s still exists (err %v)", name, id, err)
 			}
 
-			a := rs.Primary.Attributes
-			region, name, project := a["region"], a["name"], a["identity_id"]
-
-			if _, err := Server(t, region, rs.Primary.ID); !gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
-				return fmt.Errorf("server %s (%s): still exists in %s (err %v)", name, rs.Primary.ID, region, err)
-			}
-
-			if id := a["port_id"]; id != "" {
-				if _, err := Port(t, region, id); !gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
-					return fmt.Errorf("server %s: port %s still exists (err %v)", name, id, err)
-				}
-
-				fips, err := FloatingIPsOfPort(t, region, id)
-				if err != nil {
-					return err
-				}
-
-				if len(fips) > 0 {
-					return fmt.Errorf("server %s: floating IP %s left on port %s", name, fips[0].FloatingIP, id)
-				}
-			}
-
-			if err := ServerLeftovers(t, region, project, name); err != nil {
+			fips, err := FloatingIPsOfPort(t, region, id)
+			if err != nil {
 				return err
+			}
+
+			if len(fips) > 0 {
+				return fmt.Errorf("server %s: floating IP %s left on port %s", name, fips[0].FloatingIP, id)
 			}
 		}
 
-		return nil
-	}
+		return ServerLeftovers(t, region, project, name)
+	})
 }
 
 // ServerLeftovers says which object of the server <name> exists in project and region, asked

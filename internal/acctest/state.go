@@ -37,6 +37,28 @@ func CaptureID(address string, id *string) resource.TestCheckFunc {
 	}
 }
 
+// EachOf runs check on every resource of the state of type typeName, given its attributes
+// (its ID as "id"), and answers the first error.
+func EachOf(s *terraform.State, typeName string, check func(a map[string]string) error) error {
+	for _, rs := range s.RootModule().Resources {
+		if rs.Type != typeName || rs.Primary == nil {
+			continue
+		}
+
+		if err := check(rs.Primary.Attributes); err != nil {
+			return err
+		}
+	}
+
+	return nil
+}
+
+// CheckEach is a check of the state (a CheckDestroy, mostly) that runs check on every
+// resource of type typeName, as EachOf.
+func CheckEach(typeName string, check func(a map[string]string) error) func(*terraform.State) error {
+	return func(s *terraform.State) error { return EachOf(s, typeName, check) }
+}
+
 // Getter asks the cloud for the object of one resource of the state (its attributes, ID
 // included as "id"): a nil error means it still exists, a 404 that it is gone.
 type Getter func(ctx context.Context, a map[string]string) error
@@ -45,18 +67,18 @@ type Getter func(ctx context.Context, a map[string]string) error
 // has a getter, that its object is gone (a 404 answer).
 func CheckGone(getters map[string]Getter) func(*terraform.State) error {
 	return func(s *terraform.State) error {
-		for _, rs := range s.RootModule().Resources {
-			get, ok := getters[rs.Type]
-			if !ok {
-				continue
-			}
+		for typeName, get := range getters {
+			err := EachOf(s, typeName, func(a map[string]string) error {
+				switch err := get(context.Background(), a); {
+				case err == nil:
+					return fmt.Errorf("%s %s (%s) still exists", typeName, a["name"], a["id"])
+				case !gophercloud.ResponseCodeIs(err, http.StatusNotFound):
+					return err
+				}
 
-			a := rs.Primary.Attributes
-
-			switch err := get(context.Background(), a); {
-			case err == nil:
-				return fmt.Errorf("%s %s (%s) still exists", rs.Type, a["name"], rs.Primary.ID)
-			case !gophercloud.ResponseCodeIs(err, http.StatusNotFound):
+				return nil
+			})
+			if err != nil {
 				return err
 			}
 		}
@@ -90,15 +112,26 @@ func Expect(address string, action plancheck.ResourceActionType) resource.Config
 	return resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(address, action)}}
 }
 
+// Attributes are the attributes in the state of the resource at address (its ID as "id"), or
+// an error naming the address when the state has none.
+func Attributes(s *terraform.State, address string) (map[string]string, error) {
+	p, err := Primary(s, address)
+	if err != nil {
+		return nil, err
+	}
+
+	return p.Attributes, nil
+}
+
 // CheckAttributes is a check of the resource at address, given its attributes in the state
 // (its ID as "id").
 func CheckAttributes(address string, check func(a map[string]string) error) resource.TestCheckFunc {
 	return func(s *terraform.State) error {
-		p, err := Primary(s, address)
+		a, err := Attributes(s, address)
 		if err != nil {
 			return err
 		}
 
-		return check(p.Attributes)
+		return check(a)
 	}
 }

@@ -150,6 +150,20 @@ func (a *API) Calls() []string {
 	return out
 }
 
+// Writes lists the recorded requests other than GETs, as "METHOD /path", in order: what a
+// call changed in the cloud.
+func (a *API) Writes() []string {
+	var out []string
+
+	for _, r := range a.Requests() {
+		if r.Method != http.MethodGet {
+			out = append(out, r.String())
+		}
+	}
+
+	return out
+}
+
 // Count is how often call ("METHOD /path") was requested.
 func (a *API) Count(call string) int {
 	n := 0

@@ -56,8 +56,8 @@ func TestAccDomain_basic(t *testing.T) {
 				},
 				Check: resource.ComposeAggregateTestCheckFunc(checkKeystoneDomain(t), acctest.CaptureID(address, &id)),
 			},
-			{ResourceName: address, ImportState: true, ImportStateVerify: true, ImportStateVerifyIgnore: []string{"timeouts"}},
-			{ResourceName: address, ImportState: true, ImportStateVerify: true, ImportStateVerifyIgnore: []string{"timeouts"}, ImportStateId: name},
+			acctest.ImportStep(address, nil),
+			acctest.ImportStep(address, acctest.ImportedAs(name)),
 			{
 				Config:           config(renamed, "description = \"updated\"\n  enabled = false"),
 				ConfigPlanChecks: acctest.Expect(address, plancheck.ResourceActionUpdate),

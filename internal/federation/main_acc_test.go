@@ -93,12 +93,8 @@ func checkDestroy(t *testing.T) func(*terraform.State) error {
 	return func(s *terraform.State) error {
 		sc := acctest.AdminKeystone(t)
 
-		for _, rs := range s.RootModule().Resources {
-			if rs.Type != "unikorn_federation" {
-				continue
-			}
-
-			id := rs.Primary.ID
+		return acctest.EachOf(s, "unikorn_federation", func(a map[string]string) error {
+			id := a["id"]
 
 			if _, err := sc.Get(context.Background(), sc.ServiceURL("OS-FEDERATION", "identity_providers", id), nil, nil); !gophercloud.ResponseCodeIs(err, 404) {
 				return fmt.Errorf("identity provider %s still exists (%v)", id, err)
@@ -107,9 +103,9 @@ func checkDestroy(t *testing.T) func(*terraform.State) error {
 			if _, err := keystoneRules(t, id); !gophercloud.ResponseCodeIs(err, 404) {
 				return fmt.Errorf("mapping %s still exists (%v)", naming.FederationMapping(id), err)
 			}
-		}
 
-		return nil
+			return nil
+		})
 	}
 }
 

@@ -75,7 +75,7 @@ func TestAccFederation_basic(t *testing.T) {
 					checkMapped(t, idpID, "OIDC-preferred_username: mallory\nOIDC-groups: guests\n", "", domainID),
 				),
 			},
-			{ResourceName: address, ImportState: true, ImportStateVerify: true, ImportStateVerifyIgnore: []string{"timeouts"}},
+			acctest.ImportStep(address, nil),
 			{
 				Config:           common(`["members", "staff"]`, "description = \"corporate SSO\"\n  enabled = false"),
 				ConfigPlanChecks: acctest.Expect(address, plancheck.ResourceActionUpdate),

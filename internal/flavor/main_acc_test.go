@@ -106,27 +106,19 @@ func checkNovaFlavor(t *testing.T) resource.TestCheckFunc {
 
 // checkFlavorDestroy asks Nova that no flavor of the state is left, by ID or by name.
 func checkFlavorDestroy(t *testing.T) func(*terraform.State) error {
-	return func(s *terraform.State) error {
-		for _, rs := range s.RootModule().Resources {
-			if rs.Type != "unikorn_flavor" {
-				continue
-			}
+	return acctest.CheckEach("unikorn_flavor", func(a map[string]string) error {
+		_, err := flavors.Get(context.Background(), acctest.AdminCompute(t, a["region"]), a["id"]).Extract()
+		if !gophercloud.ResponseCodeIs(err, 404) {
+			return fmt.Errorf("flavor %s (%s) in %s still exists (%v)", a["name"], a["id"], a["region"], err)
+		}
 
-			a := rs.Primary.Attributes
-
-			_, err := flavors.Get(context.Background(), acctest.AdminCompute(t, a["region"]), rs.Primary.ID).Extract()
-			if !gophercloud.ResponseCodeIs(err, 404) {
-				return fmt.Errorf("flavor %s (%s) in %s still exists (%v)", a["name"], rs.Primary.ID, a["region"], err)
-			}
-
-			named, err := novaFlavorsNamed(t, a["region"], a["name"])
-			if err != nil || len(named) > 0 {
-				return fmt.Errorf("flavors named %s left in %s: %v (%v)", a["name"], a["region"], named, err)
-			}
+		named, err := novaFlavorsNamed(t, a["region"], a["name"])
+		if err != nil || len(named) > 0 {
+			return fmt.Errorf("flavors named %s left in %s: %v (%v)", a["name"], a["region"], named, err)
 		}
 
 		return nil
-	}
+	})
 }
 
 // bareProject is a Keystone project of the managed domain, for access lists: deleted when the

@@ -103,16 +103,3 @@ func project(id, name string, tags ...string) map[string]any {
 
 	return map[string]any{"id": id, "name": name, "domain_id": fakeDomainID, "enabled": true, "description": "", "tags": tags}
 }
-
-// mutations are the calls that are not reads.
-func mutations(api *cloudtest.API) []string {
-	var out []string
-
-	for _, c := range api.Requests() {
-		if c.Method != http.MethodGet {
-			out = append(out, c.String())
-		}
-	}
-
-	return out
-}

@@ -168,13 +168,7 @@ func TestForceDeleteOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	var mutations []string
-
-	for _, c := range f.Requests() {
-		if c.Method != http.MethodGet {
-			mutations = append(mutations, c.String())
-		}
-	}
+	mutations := f.Writes()
 
 	order := []string{
 		"DELETE /lb/v2.0/lbaas/loadbalancers/lb-1",

@@ -76,20 +76,20 @@ func checkNeutronNetwork(t *testing.T, address string) resource.TestCheckFunc {
 	return func(s *terraform.State) error {
 		ctx := context.Background()
 
-		rs, ok := s.RootModule().Resources[address]
-		if !ok {
-			return fmt.Errorf("%s is not in the state", address)
+		p, err := acctest.Primary(s, address)
+		if err != nil {
+			return err
 		}
 
-		a := rs.Primary.Attributes
+		a := p.Attributes
 		project, region, name := a["identity_id"], a["region"], naming.Network(a["name"])
 		sc := acctest.TenantNeutron(t, project, region)
 
-		if ids := acctest.NeutronNetworkIDs(t, project, region, name); !slices.Equal(ids, []string{rs.Primary.ID}) {
-			return fmt.Errorf("networks %s in %s: %v, want exactly %s", name, region, ids, rs.Primary.ID)
+		if ids := acctest.NeutronNetworkIDs(t, project, region, name); !slices.Equal(ids, []string{p.ID}) {
+			return fmt.Errorf("networks %s in %s: %v, want exactly %s", name, region, ids, p.ID)
 		}
 
-		net, err := networks.Get(ctx, sc, rs.Primary.ID).Extract()
+		net, err := networks.Get(ctx, sc, p.ID).Extract()
 		if err != nil {
 			return err
 		}

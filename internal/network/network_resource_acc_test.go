@@ -67,20 +67,8 @@ func TestAccNetwork_basic(t *testing.T) {
 				},
 				Check: checkNeutronNetwork(t, networkAddress),
 			},
-			{
-				ResourceName:            networkAddress,
-				ImportState:             true,
-				ImportStateIdFunc:       acctest.ImportID(networkAddress, "id"),
-				ImportStateVerify:       true,
-				ImportStateVerifyIgnore: []string{"timeouts"},
-			},
-			{
-				ResourceName:            networkAddress,
-				ImportState:             true,
-				ImportStateId:           name,
-				ImportStateVerify:       true,
-				ImportStateVerifyIgnore: []string{"timeouts"},
-			},
+			acctest.ImportStep(networkAddress, acctest.ImportID(networkAddress, "id")),
+			acctest.ImportStep(networkAddress, acctest.ImportedAs(name)),
 			{
 				Config: networkConfig(project, name, `
   cidr            = "192.168.10.0/24"

@@ -53,19 +53,17 @@ func ruleText(r rules.SecGroupRule) string {
 
 // neutronRules is the rules of the group at address as Neutron has them, text to ID.
 func neutronRules(t *testing.T, s *terraform.State, address string) (map[string]string, error) {
-	rs, ok := s.RootModule().Resources[address]
-	if !ok {
-		return nil, fmt.Errorf("%s is not in the state", address)
+	a, err := acctest.Attributes(s, address)
+	if err != nil {
+		return nil, err
 	}
 
-	a := rs.Primary.Attributes
-
-	if ids := acctest.NeutronSecurityGroupIDs(t, a["identity_id"], a["region"], naming.SecurityGroup(a["name"])); !slices.Equal(ids, []string{rs.Primary.ID}) {
-		return nil, fmt.Errorf("security groups %s: %v, want exactly %s", naming.SecurityGroup(a["name"]), ids, rs.Primary.ID)
+	if ids := acctest.NeutronSecurityGroupIDs(t, a["identity_id"], a["region"], naming.SecurityGroup(a["name"])); !slices.Equal(ids, []string{a["id"]}) {
+		return nil, fmt.Errorf("security groups %s: %v, want exactly %s", naming.SecurityGroup(a["name"]), ids, a["id"])
 	}
 
 	out := map[string]string{}
-	for _, r := range acctest.NeutronSecurityGroupRules(t, a["identity_id"], a["region"], rs.Primary.ID) {
+	for _, r := range acctest.NeutronSecurityGroupRules(t, a["identity_id"], a["region"], a["id"]) {
 		out[ruleText(r)] = r.ID
 	}
 
@@ -160,14 +158,8 @@ func TestAccSecurityGroup_basic(t *testing.T) {
 					"ingress IPv6 ipv6-icmp 2001:db8::/32", "ingress IPv4 vrrp 10.0.0.0/8", "egress IPv4 tcp 443-443 0.0.0.0/0",
 				}, defaultEgress...)...),
 			},
-			{
-				ResourceName: groupAddress, ImportState: true, ImportStateVerify: true, ImportStateVerifyIgnore: []string{"timeouts"},
-				ImportStateIdFunc: acctest.ImportID(groupAddress, "id"),
-			},
-			{
-				ResourceName: groupAddress, ImportState: true, ImportStateVerify: true, ImportStateVerifyIgnore: []string{"timeouts"},
-				ImportStateId: name,
-			},
+			acctest.ImportStep(groupAddress, acctest.ImportID(groupAddress, "id")),
+			acctest.ImportStep(groupAddress, acctest.ImportedAs(name)),
 			{
 				Config: second,
 				ConfigPlanChecks: resource.ConfigPlanChecks{

@@ -40,28 +40,27 @@ func vlanIDs(t *testing.T, want int, lo, hi int) resource.TestCheckFunc {
 	return func(s *terraform.State) error {
 		var ids []int
 
-		for _, rs := range s.RootModule().Resources {
-			if rs.Type != "unikorn_network" {
-				continue
-			}
-
-			a := rs.Primary.Attributes
-
+		err := acctest.EachOf(s, "unikorn_network", func(a map[string]string) error {
 			id, err := strconv.Atoi(a["vlan_id"])
 			if err != nil {
-				return fmt.Errorf("%s: vlan_id %q", rs.Primary.ID, a["vlan_id"])
+				return fmt.Errorf("%s: vlan_id %q", a["id"], a["vlan_id"])
 			}
 
-			gotPhysnet, neutronID := acctest.NeutronNetworkVLAN(t, a["region"], rs.Primary.ID)
+			gotPhysnet, neutronID := acctest.NeutronNetworkVLAN(t, a["region"], a["id"])
 			if neutronID != id || gotPhysnet != physnet {
-				return fmt.Errorf("network %s: state says VLAN %d, Neutron says %s/%d", rs.Primary.ID, id, gotPhysnet, neutronID)
+				return fmt.Errorf("network %s: state says VLAN %d, Neutron says %s/%d", a["id"], id, gotPhysnet, neutronID)
 			}
 
 			if id < lo || id > hi {
-				return fmt.Errorf("network %s: VLAN %d outside %d-%d", rs.Primary.ID, id, lo, hi)
+				return fmt.Errorf("network %s: VLAN %d outside %d-%d", a["id"], id, lo, hi)
 			}
 
 			ids = append(ids, id)
+
+			return nil
+		})
+		if err != nil {
+			return err
 		}
 
 		slices.Sort(ids)

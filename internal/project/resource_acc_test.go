@@ -133,11 +133,8 @@ func TestAccProject_basic(t *testing.T) {
 					checkQuotas(t, &projectID, map[string]map[string]int64{quota.Compute: {"instances": 7, "cores": -1}, quota.Network: {"network": 5}}),
 				),
 			},
-			{ResourceName: address, ImportState: true, ImportStateVerify: true, ImportStateVerifyIgnore: []string{"timeouts"}},
-			{
-				ResourceName: address, ImportState: true, ImportStateVerify: true, ImportStateVerifyIgnore: []string{"timeouts"},
-				ImportStateId: domainID + "/" + name,
-			},
+			acctest.ImportStep(address, nil),
+			acctest.ImportStep(address, acctest.ImportedAs(domainID+"/"+name)),
 			{
 				Config:            updated(false),
 				ConfigPlanChecks:  acctest.Expect(address, plancheck.ResourceActionUpdate),
@@ -152,10 +149,7 @@ func TestAccProject_basic(t *testing.T) {
 				Config: withTenantObjects,
 				Check:  checkTenantObjects(t, &projectID),
 			},
-			{
-				ResourceName: "unikorn_network.test", ImportState: true, ImportStateVerify: true,
-				ImportStateIdFunc: acctest.ImportID("unikorn_network.test", "id"), ImportStateVerifyIgnore: []string{"timeouts"},
-			},
+			acctest.ImportStep("unikorn_network.test", acctest.ImportID("unikorn_network.test", "id")),
 			{
 				// Drift: alice's binding revoked and dave given a role by someone else.
 				PreConfig: func() {

@@ -100,12 +100,12 @@ func TestAccExample_region(t *testing.T) {
 func recordIDs(ids, addresses map[string]string) resource.TestCheckFunc {
 	return func(s *terraform.State) error {
 		for key, address := range addresses {
-			r, ok := s.RootModule().Resources[address]
-			if !ok {
-				return fmt.Errorf("%s is not in the state", address)
+			p, err := acctest.Primary(s, address)
+			if err != nil {
+				return err
 			}
 
-			ids[key] = r.Primary.ID
+			ids[key] = p.ID
 		}
 
 		return nil

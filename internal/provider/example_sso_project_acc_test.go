@@ -61,13 +61,13 @@ func TestAccExample_ssoProject(t *testing.T) {
 // recordAttributes copies attributes of the resource at address out of the state.
 func recordAttributes(ids map[string]string, address string, attributes ...string) resource.TestCheckFunc {
 	return func(s *terraform.State) error {
-		r, ok := s.RootModule().Resources[address]
-		if !ok {
-			return fmt.Errorf("%s is not in the state", address)
+		state, err := acctest.Attributes(s, address)
+		if err != nil {
+			return err
 		}
 
 		for _, a := range attributes {
-			ids[a] = r.Primary.Attributes[a]
+			ids[a] = state[a]
 		}
 
 		return nil

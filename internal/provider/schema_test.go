@@ -3,6 +3,7 @@ package provider_test
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -82,51 +83,15 @@ func schemaProblems(ctx context.Context, p provider.Provider) []problem {
 	// show as "Unexpected provider data" on a real apply.
 	bundle := &unikorn.Meta{}
 
-	problems = append(problems, checkKind(p.Resources(ctx), "", func(r resource.Resource) (string, bool, []diag.Diagnostics) {
-		name, s, c := &resource.MetadataResponse{}, &resource.SchemaResponse{}, &resource.ConfigureResponse{}
-		r.Metadata(ctx, resource.MetadataRequest{ProviderTypeName: meta.TypeName}, name)
-		r.Schema(ctx, resource.SchemaRequest{}, s)
-		rc, ok := r.(resource.ResourceWithConfigure)
-		if ok {
-			rc.Configure(ctx, resource.ConfigureRequest{ProviderData: bundle}, c)
-		}
-		return name.TypeName, ok, []diag.Diagnostics{s.Diagnostics, s.Schema.ValidateImplementation(ctx), c.Diagnostics}
-	})...)
-	problems = append(problems, checkKind(p.DataSources(ctx), "data.", func(d datasource.DataSource) (string, bool, []diag.Diagnostics) {
-		name, s, c := &datasource.MetadataResponse{}, &datasource.SchemaResponse{}, &datasource.ConfigureResponse{}
-		d.Metadata(ctx, datasource.MetadataRequest{ProviderTypeName: meta.TypeName}, name)
-		d.Schema(ctx, datasource.SchemaRequest{}, s)
-		dc, ok := d.(datasource.DataSourceWithConfigure)
-		if ok {
-			dc.Configure(ctx, datasource.ConfigureRequest{ProviderData: bundle}, c)
-		}
-		return name.TypeName, ok, []diag.Diagnostics{s.Diagnostics, s.Schema.ValidateImplementation(ctx), c.Diagnostics}
-	})...)
+	problems = append(problems, checkKind[resource.ResourceWithConfigure](ctx, p.Resources(ctx), "", meta.TypeName, bundle)...)
+	problems = append(problems, checkKind[datasource.DataSourceWithConfigure](ctx, p.DataSources(ctx), "data.", meta.TypeName, bundle)...)
 
 	if pe, ok := p.(provider.ProviderWithEphemeralResources); ok {
-		problems = append(problems, checkKind(pe.EphemeralResources(ctx), "ephemeral.", func(e ephemeral.EphemeralResource) (string, bool, []diag.Diagnostics) {
-			name, s, c := &ephemeral.MetadataResponse{}, &ephemeral.SchemaResponse{}, &ephemeral.ConfigureResponse{}
-			e.Metadata(ctx, ephemeral.MetadataRequest{ProviderTypeName: meta.TypeName}, name)
-			e.Schema(ctx, ephemeral.SchemaRequest{}, s)
-			ec, ok := e.(ephemeral.EphemeralResourceWithConfigure)
-			if ok {
-				ec.Configure(ctx, ephemeral.ConfigureRequest{ProviderData: bundle}, c)
-			}
-			return name.TypeName, ok, []diag.Diagnostics{s.Diagnostics, s.Schema.ValidateImplementation(ctx), c.Diagnostics}
-		})...)
+		problems = append(problems, checkKind[ephemeral.EphemeralResourceWithConfigure](ctx, pe.EphemeralResources(ctx), "ephemeral.", meta.TypeName, bundle)...)
 	}
 
 	if pa, ok := p.(provider.ProviderWithActions); ok {
-		problems = append(problems, checkKind(pa.Actions(ctx), "action.", func(a action.Action) (string, bool, []diag.Diagnostics) {
-			name, s, c := &action.MetadataResponse{}, &action.SchemaResponse{}, &action.ConfigureResponse{}
-			a.Metadata(ctx, action.MetadataRequest{ProviderTypeName: meta.TypeName}, name)
-			a.Schema(ctx, action.SchemaRequest{}, s)
-			ac, ok := a.(action.ActionWithConfigure)
-			if ok {
-				ac.Configure(ctx, action.ConfigureRequest{ProviderData: bundle}, c)
-			}
-			return name.TypeName, ok, []diag.Diagnostics{s.Diagnostics, s.Schema.ValidateImplementation(ctx), c.Diagnostics}
-		})...)
+		problems = append(problems, checkKind[action.ActionWithConfigure](ctx, pa.Actions(ctx), "action.", meta.TypeName, bundle)...)
 	}
 
 	problems = append(problems, undescribed(ctx, p)...)
@@ -139,22 +104,62 @@ func schemaProblems(ctx context.Context, p provider.Provider) []problem {
 }
 
 // checkKind checks every type of one kind (resources, data sources, ...) that constructors
-// make: read answers a type's name (prefixed by prefix in the problems), whether it has a
-// Configure, and the diagnostics of its schema, of the framework's ValidateImplementation and
-// of its Configure with the provider's client bundle.
-func checkKind[T any](constructors []func() T, prefix string, read func(T) (string, bool, []diag.Diagnostics)) []problem {
+// make, its problems named prefix + its type name: the diagnostics of its schema, of the
+// framework's ValidateImplementation and of its Configure with the provider's client bundle,
+// and a missing Configure (the type does not implement C, the kind's WithConfigure).
+//
+// The four kinds' Metadata, Schema and Configure methods differ only by the package of their
+// request and response types (resource.SchemaRequest, datasource.SchemaRequest, ...), whose
+// fields have the same names; call builds each request of the type the method takes, so one
+// check serves every kind.
+func checkKind[C, T any](ctx context.Context, constructors []func() T, prefix, providerTypeName string, bundle any) []problem {
 	var out []problem
 
 	for _, newType := range constructors {
-		name, configurable, diags := read(newType())
-		out = append(out, errorsOf(prefix+name, diags...)...)
+		t := newType()
 
-		if !configurable {
-			out = append(out, problem{typeName: prefix + name, what: "no Configure: it cannot take the provider's client bundle"})
+		name := prefix + call(ctx, t, "Metadata", map[string]any{"ProviderTypeName": providerTypeName}).FieldByName("TypeName").String()
+
+		s := call(ctx, t, "Schema", nil)
+		validate := s.FieldByName("Schema").MethodByName("ValidateImplementation").Call([]reflect.Value{reflect.ValueOf(ctx)})
+		out = append(out, errorsOf(name, diagnostics(s.FieldByName("Diagnostics")), diagnostics(validate[0]))...)
+
+		if _, ok := any(t).(C); !ok {
+			out = append(out, problem{typeName: name, what: "no Configure: it cannot take the provider's client bundle"})
+			continue
 		}
+
+		out = append(out, errorsOf(name, diagnostics(call(ctx, t, "Configure", map[string]any{"ProviderData": bundle}).FieldByName("Diagnostics")))...)
 	}
 
 	return out
+}
+
+// call calls t's method (one of the framework's Metadata, Schema or Configure) with a request
+// of the type the method takes, fields set in it, and answers the response the method filled.
+func call(ctx context.Context, t any, method string, fields map[string]any) reflect.Value {
+	m := reflect.ValueOf(t).MethodByName(method)
+
+	req := reflect.New(m.Type().In(1)).Elem()
+	for field, v := range fields {
+		req.FieldByName(field).Set(reflect.ValueOf(v))
+	}
+
+	resp := reflect.New(m.Type().In(2).Elem())
+	m.Call([]reflect.Value{reflect.ValueOf(ctx), req, resp})
+
+	return resp.Elem()
+}
+
+// diagnostics is v, the Diagnostics field of a framework response or what
+// ValidateImplementation answered, as diagnostics.
+func diagnostics(v reflect.Value) diag.Diagnostics {
+	d, ok := v.Interface().(diag.Diagnostics)
+	if !ok {
+		return diag.Diagnostics{diag.NewErrorDiagnostic("not diagnostics", v.Type().String())}
+	}
+
+	return d
 }
 
 // errorsOf are the error diagnostics of a schema, at their attribute paths.

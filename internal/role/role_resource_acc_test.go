@@ -85,8 +85,8 @@ func TestAccRole_basic(t *testing.T) {
 				Check: resource.ComposeAggregateTestCheckFunc(checkKeystoneRole(t, address), checkKeystoneRole(t, "unikorn_role.base"),
 					acctest.CaptureID(address, &id)),
 			},
-			{ResourceName: address, ImportState: true, ImportStateVerify: true, ImportStateVerifyIgnore: []string{"timeouts"}},
-			{ResourceName: address, ImportState: true, ImportStateVerify: true, ImportStateVerifyIgnore: []string{"timeouts"}, ImportStateId: name},
+			acctest.ImportStep(address, nil),
+			acctest.ImportStep(address, acctest.ImportedAs(name)),
 			{
 				Config:            config(renamed, base, twoRules),
 				ConfigPlanChecks:  acctest.Expect(address, plancheck.ResourceActionUpdate),
@@ -132,13 +132,10 @@ func TestAccRole_basic(t *testing.T) {
 				},
 				Check: checkKeystoneRole(t, address),
 			},
-			{
-				ResourceName: address, ImportState: true, ImportStateVerify: true, ImportStateVerifyIgnore: []string{"timeouts"},
-				ImportStateIdFunc: func(s *terraform.State) (string, error) {
-					a := s.RootModule().Resources[address].Primary.Attributes
-					return a["domain_id"] + "/" + a["name"], nil
-				},
-			},
+			acctest.ImportStep(address, func(s *terraform.State) (string, error) {
+				a, err := acctest.Attributes(s, address)
+				return a["domain_id"] + "/" + a["name"], err
+			}),
 		},
 	})
 }

@@ -38,19 +38,6 @@ func implies(id string, implied ...map[string]any) map[string]any {
 	return map[string]any{"role_inference": map[string]any{"prior_role": map[string]any{"id": id}, "implies": list}}
 }
 
-// writes are the calls other than GETs.
-func writes(f *cloudtest.API) []string {
-	var out []string
-
-	for _, c := range f.Calls() {
-		if !strings.HasPrefix(c, "GET ") {
-			out = append(out, c)
-		}
-	}
-
-	return out
-}
-
 func TestCreateRecoversALostAnswerAndAddsTheRules(t *testing.T) {
 	t.Parallel()
 
@@ -75,7 +62,7 @@ func TestCreateRecoversALostAnswerAndAddsTheRules(t *testing.T) {
 	}
 
 	want := []string{"POST /v3/roles", "PUT /v3/roles/r-1/implies/r-mem", "PUT /v3/roles/r-1/implies/r-rd"}
-	if out.ID != "r-1" || !slices.Equal(out.Implies, []string{"member", "reader"}) || !slices.Equal(writes(f), want) {
+	if out.ID != "r-1" || !slices.Equal(out.Implies, []string{"member", "reader"}) || !slices.Equal(f.Writes(), want) {
 		t.Fatalf("got %+v after %v; want r-1 implying member and reader, %v", out, f.Calls(), want)
 	}
 }
@@ -117,8 +104,8 @@ func TestUpdateConvergesTheImpliedRolesAsASet(t *testing.T) {
 	}
 
 	want := []string{"PUT /v3/roles/r-1/implies/r-rd", "DELETE /v3/roles/r-1/implies/r-old"}
-	if !slices.Equal(writes(f), want) || !slices.Equal(out.Implies, []string{"member", "reader"}) {
-		t.Fatalf("made %v, implies %v; want %v", writes(f), out.Implies, want)
+	if !slices.Equal(f.Writes(), want) || !slices.Equal(out.Implies, []string{"member", "reader"}) {
+		t.Fatalf("made %v, implies %v; want %v", f.Writes(), out.Implies, want)
 	}
 }
 
@@ -142,7 +129,7 @@ func TestImpliedRolesMustBeGlobal(t *testing.T) {
 	f.Reply("GET", "/v3/roles", 200, roleList(role("r-dom", "tf-dom", "d-1")))
 
 	_, err := service(f).Update(context.Background(), &Role{ID: "r-1", Name: "tf-mgr"}, Spec{Name: "tf-mgr", Implies: []string{"tf-dom"}})
-	if err == nil || !strings.Contains(err.Error(), "tf-dom") || len(writes(f)) != 0 {
+	if err == nil || !strings.Contains(err.Error(), "tf-dom") || len(f.Writes()) != 0 {
 		t.Fatalf("got %v after %v, want an error naming tf-dom and no write", err, f.Calls())
 	}
 }
@@ -212,7 +199,7 @@ func TestCreateWithAnUnknownImpliedRoleMakesNothing(t *testing.T) {
 	f.Reply("GET", "/v3/roles", 200, roleList(role("r-mem", "member", "")))
 
 	_, err := service(f).Create(context.Background(), Spec{Name: "tf-mgr", Implies: []string{"member", "nope"}})
-	if err == nil || !strings.Contains(err.Error(), "nope") || len(writes(f)) != 0 {
+	if err == nil || !strings.Contains(err.Error(), "nope") || len(f.Writes()) != 0 {
 		t.Fatalf("got %v after %v, want an error naming nope and no write", err, f.Calls())
 	}
 }

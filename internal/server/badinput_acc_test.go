@@ -91,34 +91,10 @@ func TestAccServer_tenantChecks(t *testing.T) {
 	f.bare = true
 	other := acctest.IdentityName()
 
-	around := fmt.Sprintf(`
-resource "unikorn_identity" "other" {
-  name               = %[1]q
-  organization_id    = "org-%[1]s"
-  unikorn_project_id = "proj-%[1]s"
-}
-
-resource "unikorn_network" "other" {
-  identity_id = unikorn_identity.other.id
-  region      = %[2]q
-  name        = %[1]q
-  cidr        = "10.43.0.0/24"
-}
-
-resource "unikorn_security_group" "other" {
-  identity_id = unikorn_identity.other.id
-  region      = %[2]q
-  name        = %[1]q
-  rules       = [{ direction = "ingress", protocol = "tcp", port = 22 }]
-}
-
-resource "unikorn_network" "far" {
-  identity_id = unikorn_identity.test.id
-  region      = %[3]q
-  name        = "%[4]s-far"
-  cidr        = "10.44.0.0/24"
-}
-`, other, f.region, regions[1], f.name)
+	around := identityHCL("other", other, other, "") +
+		networkHCL("other", "other", regionArg(f.region), other, "10.43.0.0/24") +
+		groupHCL("other", "other", regionArg(f.region), other, 22) +
+		networkHCL("far", "test", regionArg(regions[1]), f.name+"-far", "10.44.0.0/24")
 
 	// late is a terraform_data made by the step's apply, whose output the plan cannot know.
 	late := func(name, input string) string {
@@ -151,7 +127,7 @@ resource "unikorn_network" "far" {
 
 	steps = append(steps, resource.TestStep{
 		Config: f.config() + around,
-		Check: withAttrs("unikorn_identity.test", func(a map[string]string) error {
+		Check: acctest.CheckAttributes("unikorn_identity.test", func(a map[string]string) error {
 			return acctest.ServerLeftovers(t, f.region, a["id"], f.name)
 		}),
 	})

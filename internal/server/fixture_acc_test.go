@@ -61,7 +61,48 @@ func (f fixture) regionLine() string {
 		return ""
 	}
 
-	return fmt.Sprintf("  region      = %q\n", f.region)
+	return regionArg(f.region)
+}
+
+// regionArg is the region argument line of a tenant resource.
+func regionArg(region string) string {
+	return fmt.Sprintf("  region      = %q\n", region)
+}
+
+// identityHCL is the unikorn_identity label called name, of Unikorn's organization org-<org>
+// and project proj-<org>, with the further argument lines extra.
+func identityHCL(label, name, org, extra string) string {
+	return fmt.Sprintf(`
+resource "unikorn_identity" %[1]q {
+  name               = %[2]q
+  organization_id    = "org-%[3]s"
+  unikorn_project_id = "proj-%[3]s"
+%[4]s}
+`, label, name, org, extra)
+}
+
+// networkHCL is the unikorn_network label of the identity owner (a label), called name, with
+// cidr; region is its region argument line (regionArg, or "" for the provider's default).
+func networkHCL(label, owner, region, name, cidr string) string {
+	return fmt.Sprintf(`
+resource "unikorn_network" %[1]q {
+  identity_id = unikorn_identity.%[2]s.id
+%[3]s  name        = %[4]q
+  cidr        = %[5]q
+}
+`, label, owner, region, name, cidr)
+}
+
+// groupHCL is the unikorn_security_group label of the identity owner, called name, that lets in
+// TCP on port; region as for networkHCL.
+func groupHCL(label, owner, region, name string, port int) string {
+	return fmt.Sprintf(`
+resource "unikorn_security_group" %[1]q {
+  identity_id = unikorn_identity.%[2]s.id
+%[3]s  name        = %[4]q
+  rules       = [{ direction = "ingress", protocol = "tcp", port = %[5]d }]
+}
+`, label, owner, region, name, port)
 }
 
 // config is the identity (with server group and keypair unless bare), the network, two
@@ -74,31 +115,12 @@ func (f fixture) config(servers ...srv) string {
 		nova = ""
 	}
 
-	fmt.Fprintf(&b, `
-resource "unikorn_identity" "test" {
-  name               = %[1]q
-  organization_id    = "org-%[1]s"
-  unikorn_project_id = "proj-%[1]s"
-%[3]s}
+	region := f.regionLine()
 
-resource "unikorn_network" "test" {
-  identity_id = unikorn_identity.test.id
-%[2]s  name        = %[1]q
-  cidr        = "10.42.0.0/24"
-}
-
-resource "unikorn_security_group" "a" {
-  identity_id = unikorn_identity.test.id
-%[2]s  name        = "%[1]s-a"
-  rules       = [{ direction = "ingress", protocol = "tcp", port = 22 }]
-}
-
-resource "unikorn_security_group" "b" {
-  identity_id = unikorn_identity.test.id
-%[2]s  name        = "%[1]s-b"
-  rules       = [{ direction = "ingress", protocol = "tcp", port = 443 }]
-}
-`, f.name, f.regionLine(), nova)
+	b.WriteString(identityHCL("test", f.name, f.name, nova) +
+		networkHCL("test", "test", region, f.name, "10.42.0.0/24") +
+		groupHCL("a", "test", region, f.name+"-a", 22) +
+		groupHCL("b", "test", region, f.name+"-b", 443))
 
 	for _, s := range servers {
 		fmt.Fprintf(&b, `
@@ -188,28 +210,6 @@ func (f fixture) inPlace(t *testing.T, steps ...step) resource.TestCase {
 	}
 }
 
-// attrs is the state of resource addr.
-func attrs(s *terraform.State, addr string) (map[string]string, error) {
-	rs, ok := s.RootModule().Resources[addr]
-	if !ok {
-		return nil, fmt.Errorf("%s is not in the state", addr)
-	}
-
-	return rs.Primary.Attributes, nil
-}
-
-// withAttrs checks the state of resource addr.
-func withAttrs(addr string, check func(a map[string]string) error) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		a, err := attrs(s, addr)
-		if err != nil {
-			return err
-		}
-
-		return check(a)
-	}
-}
-
 // fixtureIDs are the IDs of the fixture's identity (its project), network and security group a.
 type fixtureIDs struct {
 	project, network, group string
@@ -220,7 +220,7 @@ func (ids *fixtureIDs) record(s *terraform.State) error {
 	for addr, id := range map[string]*string{
 		"unikorn_identity.test": &ids.project, "unikorn_network.test": &ids.network, "unikorn_security_group.a": &ids.group,
 	} {
-		a, err := attrs(s, addr)
+		a, err := acctest.Attributes(s, addr)
 		if err != nil {
 			return err
 		}
@@ -234,7 +234,7 @@ func (ids *fixtureIDs) record(s *terraform.State) error {
 // nova checks the server unikorn_server.test as Nova holds it.
 func nova(t *testing.T, check func(srv *servers.Server, a map[string]string, s *terraform.State) error) resource.TestCheckFunc {
 	return func(s *terraform.State) error {
-		a, err := attrs(s, address)
+		a, err := acctest.Attributes(s, address)
 		if err != nil {
 			return err
 		}

@@ -137,7 +137,7 @@ func refreshTen(t *testing.T, f fixture, ids fixtureIDs, s *terraform.State) err
 	before := c.RequestCount()
 
 	for i := range 10 {
-		a, err := attrs(s, fmt.Sprintf("unikorn_server.many.%d", i))
+		a, err := acctest.Attributes(s, fmt.Sprintf("unikorn_server.many.%d", i))
 		if err != nil {
 			return err
 		}

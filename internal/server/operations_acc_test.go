@@ -162,15 +162,15 @@ func TestAccServer_operations(t *testing.T) {
 // image properties carried over and no stale signature. It records the image's ID in id.
 func glance(t *testing.T, organization string, id *string) resource.TestCheckFunc {
 	return func(s *terraform.State) error {
-		a, err := attrs(s, snapshotAddress)
+		a, err := acctest.Attributes(s, snapshotAddress)
 		if err != nil {
 			return err
 		}
 
 		*id = a["id"]
 
-		srv, _ := attrs(s, address)
-		identity, _ := attrs(s, "unikorn_identity.test")
+		srv, _ := acctest.Attributes(s, address)
+		identity, _ := acctest.Attributes(s, "unikorn_identity.test")
 
 		img, err := acctest.Image(t, a["region"], a["id"])
 		if err != nil {
@@ -201,7 +201,7 @@ func glance(t *testing.T, organization string, id *string) resource.TestCheckFun
 // invokeActions runs the two actions on the server through the provider server's protocol and
 // checks what they did in Nova and Glance; then it measures a console read and a snapshot.
 func invokeActions(t *testing.T, f fixture, s *terraform.State, org string) error {
-	srv, err := attrs(s, address)
+	srv, err := acctest.Attributes(s, address)
 	if err != nil {
 		return err
 	}

@@ -58,7 +58,7 @@ provider "unikorn" {
 			statecheck.ExpectKnownValue(address, tfjsonpath.New("status"), knownvalue.StringExact("ACTIVE")),
 		},
 		Check: nova(t, func(srv *servers.Server, _ map[string]string, s *terraform.State) error {
-			id, err := attrs(s, "unikorn_identity.test")
+			id, err := acctest.Attributes(s, "unikorn_identity.test")
 			if err != nil {
 				return err
 			}
@@ -105,7 +105,7 @@ func TestAccServer_pinnedRefused(t *testing.T) {
 			},
 			{
 				Config: f.config(),
-				Check: withAttrs("unikorn_identity.test", func(a map[string]string) error {
+				Check: acctest.CheckAttributes("unikorn_identity.test", func(a map[string]string) error {
 					return acctest.ServerLeftovers(t, f.region, a["id"], f.name)
 				}),
 			},

@@ -61,7 +61,7 @@ func TestAccServer_basic(t *testing.T) {
 				},
 				Check: resource.ComposeAggregateTestCheckFunc(
 					nova(t, func(srv *servers.Server, a map[string]string, s *terraform.State) error {
-						id, err := attrs(s, "unikorn_identity.test")
+						id, err := acctest.Attributes(s, "unikorn_identity.test")
 						if err != nil {
 							return err
 						}
@@ -94,7 +94,7 @@ func TestAccServer_basic(t *testing.T) {
 							return err
 						}
 
-						sg, _ := attrs(s, "unikorn_security_group.a")
+						sg, _ := acctest.Attributes(s, "unikorn_security_group.a")
 
 						switch {
 						case port.Name != naming.ServerPort(f.name) || port.DeviceID != srv.ID:
@@ -129,7 +129,7 @@ func TestAccServer_floatingIP(t *testing.T) {
 	var firstFIP string
 
 	hasFIP := func(want bool) resource.TestCheckFunc {
-		return withAttrs(address, func(a map[string]string) error {
+		return acctest.CheckAttributes(address, func(a map[string]string) error {
 			fips, err := acctest.FloatingIPsOfPort(t, f.region, a["port_id"])
 			if err != nil {
 				return err
@@ -185,7 +185,7 @@ func TestAccServer_securityGroups(t *testing.T) {
 
 	portHas := func(groups []string, pairs map[string]string) resource.TestCheckFunc {
 		return func(s *terraform.State) error {
-			a, err := attrs(s, address)
+			a, err := acctest.Attributes(s, address)
 			if err != nil {
 				return err
 			}
@@ -198,7 +198,7 @@ func TestAccServer_securityGroups(t *testing.T) {
 			var want []string
 
 			for _, g := range groups {
-				sg, err := attrs(s, "unikorn_security_group."+g)
+				sg, err := acctest.Attributes(s, "unikorn_security_group."+g)
 				if err != nil {
 					return err
 				}
@@ -365,12 +365,12 @@ func TestAccServer_nearMiss(t *testing.T) {
 				Config:           f.config(near, srv{}),
 				ConfigPlanChecks: settled(),
 				Check: func(s *terraform.State) error {
-					a, err := attrs(s, address)
+					a, err := acctest.Attributes(s, address)
 					if err != nil {
 						return err
 					}
 
-					b, err := attrs(s, "unikorn_server.near")
+					b, err := acctest.Attributes(s, "unikorn_server.near")
 					if err != nil {
 						return err
 					}
@@ -422,7 +422,7 @@ func TestAccServer_adopt(t *testing.T) {
 				Config:           f.config(srv{extra: `  tags = { "team.example.com/owner" = "ops" }`}),
 				ConfigPlanChecks: settled(),
 				Check: resource.ComposeAggregateTestCheckFunc(
-					withAttrs(address, func(a map[string]string) error {
+					acctest.CheckAttributes(address, func(a map[string]string) error {
 						if a["id"] != serverID || a["port_id"] != portID {
 							return fmt.Errorf("state has server %s on port %s, want the pre-created %s on %s",
 								a["id"], a["port_id"], serverID, portID)
@@ -461,7 +461,7 @@ func TestAccServer_secondRegion(t *testing.T) {
 					statecheck.ExpectKnownValue(address, tfjsonpath.New("provider_id"),
 						knownvalue.StringRegexp(regexp.MustCompile(`^openstack://`+regions[1]+`/`))),
 				},
-				Check: withAttrs(address, func(a map[string]string) error {
+				Check: acctest.CheckAttributes(address, func(a map[string]string) error {
 					if _, err := acctest.Server(t, regions[1], a["id"]); err != nil {
 						return fmt.Errorf("server %s not in %s: %w", a["id"], regions[1], err)
 					}
@@ -496,7 +496,7 @@ func TestAccServer_disappears(t *testing.T) {
 					portID.AddStateValue(address, tfjsonpath.New("port_id")),
 					serverID.AddStateValue(address, tfjsonpath.New("id")),
 				},
-				Check: withAttrs(address, func(a map[string]string) error {
+				Check: acctest.CheckAttributes(address, func(a map[string]string) error {
 					acctest.DeleteServer(t, f.region, a["id"])
 
 					return nil
@@ -595,7 +595,7 @@ func TestAccServer_regionRule(t *testing.T) {
 				Config:            acctest.ProviderRegion(regions[1]) + f.config(srv{}),
 				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 				ConfigStateChecks: inFirst(),
-				Check: withAttrs(address, func(a map[string]string) error {
+				Check: acctest.CheckAttributes(address, func(a map[string]string) error {
 					srv, err := acctest.Server(t, regions[0], a["id"])
 					if err != nil {
 						return fmt.Errorf("server %s is not in %s anymore: %w", a["id"], regions[0], err)

@@ -35,41 +35,24 @@ func TestAccUnikorn_importTenant(t *testing.T) {
 
 	listUnikornObjects(t, o, u.ProjectID)
 
-	config := fmt.Sprintf(`
-resource "unikorn_identity" "test" {
-  name               = %[1]q
-  organization_id    = "org-%[2]s"
-  unikorn_project_id = "proj-%[2]s"
-}
-
-resource "unikorn_network" "test" {
-  identity_id = unikorn_identity.test.id
-  region      = %[3]q
-  name        = %[2]q
-  cidr        = %[4]q
-}
-
-resource "unikorn_security_group" "test" {
-  identity_id = unikorn_identity.test.id
-  region      = %[3]q
-  name        = %[2]q
-  rules       = [{ direction = "ingress", protocol = "tcp", port = 22 }]
-}
-
+	region := regionArg(f.region)
+	config := identityHCL("test", u.Name, f.name, "") +
+		networkHCL("test", "test", region, f.name, o.CIDR) +
+		groupHCL("test", "test", region, f.name, 22) + fmt.Sprintf(`
 resource "unikorn_server" "test" {
   identity_id        = unikorn_identity.test.id
-  region             = %[3]q
-  name               = %[2]q
+  region             = %[2]q
+  name               = %[1]q
   network_id         = unikorn_network.test.id
-  flavor_id          = %[5]q
-  image_id           = %[6]q
+  flavor_id          = %[3]q
+  image_id           = %[4]q
   security_group_ids = [unikorn_security_group.test.id]
 }
 
 resource "unikorn_loadbalancer" "test" {
   identity_id = unikorn_identity.test.id
-  region      = %[3]q
-  name        = %[2]q
+  region      = %[2]q
+  name        = %[1]q
   network_id  = unikorn_network.test.id
   listeners = [{
     name     = "tcp"
@@ -78,7 +61,7 @@ resource "unikorn_loadbalancer" "test" {
     members  = [{ address = unikorn_server.test.private_ip, port = 80 }]
   }]
 }
-`, u.Name, f.name, f.region, o.CIDR, f.flavor, f.image) + o.TFImports("test")
+`, f.name, f.region, f.flavor, f.image) + o.TFImports("test")
 
 	untouched := func() error {
 		if err := u.Untouched(t); err != nil {
