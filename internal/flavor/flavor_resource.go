@@ -99,26 +99,17 @@ func locateManaged(ctx context.Context, a *Admin, idOrName string) (cloud.Locate
 	return cloud.Located{ID: f.ID, Name: f.Name}, nil
 }
 
-// record writes what exists into state, whatever happened next: a failed apply leaves a
-// tainted resource, never an untracked flavor.
+// record ends a create or an update with what Nova holds now (the kit's Record).
 func (r *managedResource) record(ctx context.Context, op *adapter.Operation, m *managedModel, out *Managed, err error,
 	region adapter.InRegion, subject func(string) string, state *tfsdk.State, diags *diag.Diagnostics,
 ) {
-	if out == nil || out.ID == "" {
-		op.Fail(subject(m.ID.ValueString()), err)
-		return
+	var made adapter.Made
+	if out != nil {
+		made = adapter.Made{ID: out.ID, Name: out.Name, Adopted: out.Adopted,
+			Where: fmt.Sprintf("in %s with the sizes of this configuration", region)}
 	}
 
-	if out.Adopted {
-		r.Adopted(diags, out.Name, out.ID, fmt.Sprintf("in %s with the sizes of this configuration", region))
-	}
-
-	flattenManaged(m, out, string(region))
-	diags.Append(state.Set(ctx, m)...)
-
-	if err != nil {
-		op.Fail(subject(out.ID), err)
-	}
+	r.Record(ctx, op, m, made, err, subject, state, diags, func(m *managedModel) { flattenManaged(m, out, string(region)) })
 }
 
 // Create makes the flavor, or adopts the one of its name with the same sizes.
