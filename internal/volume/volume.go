@@ -112,19 +112,6 @@ func (f Filter) Match(c Class) bool {
 	return true
 }
 
-// Select returns the classes that match the filter, in their input order.
-func Select(classes []Class, f Filter) []Class {
-	var out []Class
-
-	for _, c := range classes {
-		if f.Match(c) {
-			out = append(out, c)
-		}
-	}
-
-	return out
-}
-
 // label names c in a list of volume classes: "name (id)".
 func label(c Class) string { return fmt.Sprintf("%s (%s)", c.Name, c.ID) }
 
