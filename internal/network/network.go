@@ -1,6 +1,7 @@
 package network
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -596,39 +597,32 @@ func (e *InUseError) Error() string {
 
 func (e *InUseError) Unwrap() error { return e.Err }
 
-// describePort names a port for a human: name (or ID), ID, owner and device.
-func describePort(p ports.Port) string {
-	name := p.Name
-	if name == "" {
-		name = "(unnamed)"
-	}
-
-	owner := p.DeviceOwner
-	if owner == "" {
-		owner = "no owner"
-	}
+// DescribePort names a port for a human: name (or ID), ID, project, owner and device.
+func DescribePort(p ports.Port) string {
+	name := cmp.Or(p.Name, "(unnamed)")
 
 	device := ""
 	if p.DeviceID != "" {
 		device = ", device " + p.DeviceID
 	}
 
-	return fmt.Sprintf("port %s (%s, owner %s%s)", name, p.ID, owner, device)
+	return fmt.Sprintf("port %s (%s, project %s, owner %s%s)",
+		name, p.ID, cmp.Or(p.ProjectID, "none"), cmp.Or(p.DeviceOwner, "none"), device)
 }
 
-// inUse builds the error for a 409 on deleting what, listing the ports that opts finds
-// (Neutron's own DHCP ports, which it removes itself, left out).
-func (s *Service) inUse(ctx context.Context, what string, opts ports.ListOpts, cause error) error {
-	all, err := s.listPorts(ctx, opts)
-	if err != nil {
-		return &InUseError{What: what, Err: errors.Join(cause, err)}
+// PortsInUse is the error of a 409 (cause) on deleting what: an *InUseError naming the ports of
+// all that hold it (Neutron's own DHCP ports, which it removes itself, left out), or saying
+// that listing them failed too (listErr).
+func PortsInUse(what string, all []ports.Port, listErr, cause error) error {
+	if listErr != nil {
+		return &InUseError{What: what, Err: errors.Join(cause, listErr)}
 	}
 
 	var described []string
 
 	for _, p := range all {
 		if p.DeviceOwner != "network:dhcp" {
-			described = append(described, describePort(p))
+			described = append(described, DescribePort(p))
 		}
 	}
 
@@ -636,7 +630,7 @@ func (s *Service) inUse(ctx context.Context, what string, opts ports.ListOpts, c
 }
 
 // deleteOrInUse deletes what with del: 404 is success, a 409 an *InUseError naming the ports
-// that inUse finds.
+// that the listing inUse finds (PortsInUse).
 func (s *Service) deleteOrInUse(ctx context.Context, what string, del func() error, inUse ports.ListOpts) error {
 	err := apiError(del())
 
@@ -644,7 +638,8 @@ func (s *Service) deleteOrInUse(ctx context.Context, what string, del func() err
 	case err == nil, isNotFound(err):
 		return nil
 	case isConflict(err):
-		return s.inUse(ctx, what, inUse, err)
+		all, listErr := s.listPorts(ctx, inUse)
+		return PortsInUse(what, all, listErr, err)
 	}
 
 	return fmt.Errorf("deleting %s: %w", what, err)

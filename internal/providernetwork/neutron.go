@@ -6,7 +6,6 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/external"
@@ -107,34 +106,4 @@ func listSubnets(ctx context.Context, sc *gophercloud.ServiceClient, opts subnet
 
 func listPorts(ctx context.Context, sc *gophercloud.ServiceClient, opts ports.ListOpts) ([]ports.Port, error) {
 	return cloud.ListAll(ctx, ports.List(sc, opts), ports.ExtractPorts, "the ports of network "+opts.NetworkID)
-}
-
-// describePort names a port for a human: name (or ID), ID, project, owner and device.
-func describePort(p ports.Port) string {
-	var b strings.Builder
-
-	name := p.Name
-	if name == "" {
-		name = "(unnamed)"
-	}
-
-	project := p.ProjectID
-	if project == "" {
-		project = "none"
-	}
-
-	owner := p.DeviceOwner
-	if owner == "" {
-		owner = "none"
-	}
-
-	b.WriteString("port " + name + " (" + p.ID + ", project " + project + ", owner " + owner)
-
-	if p.DeviceID != "" {
-		b.WriteString(", device " + p.DeviceID)
-	}
-
-	b.WriteString(")")
-
-	return b.String()
 }

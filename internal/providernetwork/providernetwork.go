@@ -6,7 +6,6 @@ package providernetwork
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -319,23 +318,10 @@ func (e *ForeignPortsError) Error() string {
 		"the routers, floating IPs and servers that own them) first", e.Name, e.ID, len(e.Ports), strings.Join(e.Ports, "; "))
 }
 
-// inUse is the error of a 409 on deleting what (network's *InUseError): the ports opts finds, Neutron's own DHCP
-// ports (which it removes itself) left out.
+// inUse is the error of a 409 on deleting what (network's *InUseError): the ports opts finds.
 func (s *Service) inUse(ctx context.Context, what string, opts ports.ListOpts, cause error) error {
 	all, err := listPorts(ctx, s.Client, opts)
-	if err != nil {
-		return &network.InUseError{What: what, Err: errors.Join(cause, err)}
-	}
-
-	var described []string
-
-	for _, p := range all {
-		if p.DeviceOwner != "network:dhcp" {
-			described = append(described, describePort(p))
-		}
-	}
-
-	return &network.InUseError{What: what, Ports: described, Err: cause}
+	return network.PortsInUse(what, all, err, cause)
 }
 
 // Delete deletes the network recorded as id: first a check that no port of another project
@@ -360,7 +346,7 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 
 	for _, p := range all {
 		if p.ProjectID != n.ProjectID && p.DeviceOwner != "network:dhcp" {
-			foreign = append(foreign, describePort(p))
+			foreign = append(foreign, network.DescribePort(p))
 		}
 	}
 
