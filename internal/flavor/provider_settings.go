@@ -9,6 +9,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
@@ -238,39 +239,23 @@ func ExpandAllowList(ctx context.Context, set types.Set, overrides Overrides) ([
 // UniqueIDs validates, at plan time, that no two elements of the provider
 // argument `flavors` have the same `id`.
 func UniqueIDs() validator.List {
-	return uniqueIDsValidator{}
-}
+	return adapter.ListCheck("each flavor `id` appears at most once", func(elems []attr.Value, p path.Path, diags *diag.Diagnostics) {
+		seen := map[string]int{}
 
-type uniqueIDsValidator struct{}
+		for i, elem := range elems {
+			obj, ok := elem.(types.Object)
+			if !ok || obj.IsNull() || obj.IsUnknown() {
+				continue
+			}
 
-func (uniqueIDsValidator) Description(context.Context) string {
-	return "each flavor id appears at most once"
-}
+			id, ok := obj.Attributes()["id"].(types.String)
+			if !ok || id.IsNull() || id.IsUnknown() {
+				continue
+			}
 
-func (v uniqueIDsValidator) MarkdownDescription(ctx context.Context) string {
-	return "each flavor `id` appears at most once"
-}
-
-func (uniqueIDsValidator) ValidateList(_ context.Context, req validator.ListRequest, resp *validator.ListResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-
-	seen := map[string]int{}
-
-	for i, elem := range req.ConfigValue.Elements() {
-		obj, ok := elem.(types.Object)
-		if !ok || obj.IsNull() || obj.IsUnknown() {
-			continue
+			duplicateID(seen, id.ValueString(), i, p, diags)
 		}
-
-		id, ok := obj.Attributes()["id"].(types.String)
-		if !ok || id.IsNull() || id.IsUnknown() {
-			continue
-		}
-
-		duplicateID(seen, id.ValueString(), i, req.Path, &resp.Diagnostics)
-	}
+	})
 }
 
 // duplicateID is the one rule of both checks (adapter.Keyed).
