@@ -25,20 +25,14 @@ type Cache struct {
 	lists     cloud.OnceCache[string, []Flavor]
 	// byID holds the flavors read one by one because the listing does not hold them (private
 	// flavors, flavors outside the allow-list) or does not hold their Nova RAM (memory
-	// overridden), so that each is read once per run however many servers name it; nil is
-	// Nova's 404, which is kept too.
-	byID cloud.OnceCache[regionID, *Facts]
-}
-
-// regionID is one object of a region, by ID.
-type regionID struct {
-	region, id string
+	// overridden), so that each is read once per run however many servers name it.
+	byID cloud.ByID[Facts]
 }
 
 // NewCache returns an empty cache that lists flavors restricted to allow
 // (when not empty) and enriched by overrides; see List.
 func NewCache(allow []string, overrides Overrides) *Cache {
-	return &Cache{allow: slices.Clone(allow), overrides: overrides}
+	return &Cache{allow: slices.Clone(allow), overrides: overrides, byID: cloud.ByID[Facts]{Kind: "flavor"}}
 }
 
 // Flavors returns the enriched public flavors of region (a resolved region

@@ -36,13 +36,8 @@ type Cache struct {
 	classified cloud.OnceCache[scopeKey, Listing]
 	// byID holds the images read one by one because the public listing does not hold them
 	// (private, shared or community images, or images made after the listing), so that each
-	// is read once per run however many servers name it; nil is Glance's 404, which is kept too.
-	byID cloud.OnceCache[regionID, *Facts]
-}
-
-// regionID is one object of a region, by ID.
-type regionID struct {
-	region, id string
+	// is read once per run however many servers name it.
+	byID cloud.ByID[Facts]
 }
 
 type glanceKey struct {
@@ -58,7 +53,7 @@ type scopeKey struct {
 // NewCache returns an empty cache that checks signatures with key (nil: no
 // signature checks).
 func NewCache(key *ecdsa.PublicKey) *Cache {
-	return &Cache{key: key}
+	return &Cache{key: key, byID: cloud.ByID[Facts]{Kind: "image"}}
 }
 
 // Images returns the classified images of region (a resolved region name)
