@@ -440,7 +440,7 @@ func subnetDiff(sub subnets.Subnet, spec Spec) (subnets.UpdateOpts, bool) {
 		diff.DNSNameservers = want.DNSNameservers
 	}
 
-	if !sameRoutes(have.Routes, spec.Routes) {
+	if !cloud.SameSet(have.Routes, spec.Routes) {
 		diff.HostRoutes = want.HostRoutes
 	}
 
@@ -448,21 +448,6 @@ func subnetDiff(sub subnets.Subnet, spec Spec) (subnets.UpdateOpts, bool) {
 		diff.DNSNameservers != nil || diff.HostRoutes != nil
 
 	return diff, changed
-}
-
-// sameRoutes compares host routes as sets.
-func sameRoutes(a, b []Route) bool {
-	if len(a) != len(b) {
-		return false
-	}
-
-	for _, r := range a {
-		if !slices.Contains(b, r) {
-			return false
-		}
-	}
-
-	return true
 }
 
 // ensureSubnet finds or creates the subnet of spec in networkID and converges it.

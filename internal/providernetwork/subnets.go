@@ -80,21 +80,6 @@ func (s *Service) subnetsOf(ctx context.Context, networkID string) ([]Subnet, er
 	return out, nil
 }
 
-// sameSet compares two slices as sets.
-func sameSet[T comparable](a, b []T) bool {
-	if len(a) != len(b) {
-		return false
-	}
-
-	for _, x := range a {
-		if !slices.Contains(b, x) {
-			return false
-		}
-	}
-
-	return true
-}
-
 // sameAddress compares two addresses by value ("" only equals "").
 func sameAddress(a, b string) bool {
 	x, errX := netip.ParseAddr(a)
@@ -151,7 +136,7 @@ func subnetDiff(have Subnet, want SubnetSpec) (subnets.UpdateOpts, bool) {
 		diff.EnableDHCP, changed = &want.EnableDHCP, true
 	}
 
-	if want.Pools != nil && !sameSet(have.Pools, want.Pools) {
+	if want.Pools != nil && !cloud.SameSet(have.Pools, want.Pools) {
 		diff.AllocationPools, changed = pools(want.Pools), true
 	}
 
@@ -164,7 +149,7 @@ func subnetDiff(have Subnet, want SubnetSpec) (subnets.UpdateOpts, bool) {
 		diff.DNSNameservers, changed = &dns, true
 	}
 
-	if !sameSet(have.HostRoutes, want.HostRoutes) {
+	if !cloud.SameSet(have.HostRoutes, want.HostRoutes) {
 		routes := hostRoutes(want.HostRoutes)
 		diff.HostRoutes, changed = &routes, true
 	}
