@@ -1,6 +1,6 @@
 // Package provider is the wiring of the Unikorn provider: its schema, Configure, and the
-// explicit lists of resources, data sources, ephemeral resources, actions and list resources. Everything that talks to OpenStack
-// lives in internal/cloud and the concept packages.
+// explicit lists of resources, data sources, ephemeral resources, actions and list resources.
+// Everything that talks to OpenStack lives in internal/cloud and the concept packages.
 package provider
 
 import (
