@@ -137,8 +137,27 @@ func toSubnet(s subnets.Subnet) *Subnet {
 		}
 	}
 
-	for _, r := range s.HostRoutes {
-		out.Routes = append(out.Routes, Route{Destination: r.DestinationCIDR, NextHop: r.NextHop})
+	out.Routes = RoutesOf(s.HostRoutes)
+
+	return out
+}
+
+// RoutesOf is Neutron's host routes of a subnet as Routes; nil for none.
+func RoutesOf(hs []subnets.HostRoute) []Route {
+	var out []Route
+	for _, h := range hs {
+		out = append(out, Route{Destination: h.DestinationCIDR, NextHop: h.NextHop})
+	}
+
+	return out
+}
+
+// HostRoutes is routes as Neutron takes them; empty, never nil, for none (an update that
+// clears them).
+func HostRoutes(rs []Route) []subnets.HostRoute {
+	out := make([]subnets.HostRoute, 0, len(rs))
+	for _, r := range rs {
+		out = append(out, subnets.HostRoute{DestinationCIDR: r.Destination, NextHop: r.NextHop})
 	}
 
 	return out
@@ -400,11 +419,7 @@ func subnetFields(spec Spec) subnets.UpdateOpts {
 		dns = []string{}
 	}
 
-	routes := make([]subnets.HostRoute, 0, len(spec.Routes))
-	for _, r := range spec.Routes {
-		routes = append(routes, subnets.HostRoute{DestinationCIDR: r.Destination, NextHop: r.NextHop})
-	}
-
+	routes := HostRoutes(spec.Routes)
 	description, gateway := spec.Description, a.Gateway.String()
 
 	return subnets.UpdateOpts{
