@@ -10,6 +10,7 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/layer3/routers"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/provider"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/networks"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/ports"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/subnets"
@@ -397,7 +398,13 @@ func (s *Service) createNetwork(ctx context.Context, spec Spec) (neutronNetwork,
 	if pn := s.cfg.ProviderNetwork; pn != nil {
 		opts.ProjectID = s.ProjectID()
 
-		out, err := createVLANNetwork(ctx, sc, opts, pn, post)
+		// The VLAN provider network: one segment of the provider extension on pn's physical network.
+		out, err := CreateOnFreeVLAN(ctx, sc, pn.PhysicalNetwork, pn.VLANRanges, func(ctx context.Context, id int) (neutronNetwork, error) {
+			return post(ctx, provider.CreateOptsExt{
+				CreateOptsBuilder: opts,
+				Segments:          []provider.Segment{{NetworkType: "vlan", PhysicalNetwork: pn.PhysicalNetwork, SegmentationID: id}},
+			})
+		})
 
 		return out, s.tenant.AdminRefusal("Neutron", "creating a VLAN provider network", err)
 	}

@@ -2,8 +2,6 @@ package providernetwork
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"net/http"
 	"strconv"
 
@@ -57,26 +55,6 @@ type networkUpdate struct{ body networkBody }
 // ToNetworkUpdateMap makes networkUpdate a networks.UpdateOptsBuilder.
 func (u networkUpdate) ToNetworkUpdateMap() (map[string]any, error) {
 	return map[string]any{"network": map[string]any(u.body)}, nil
-}
-
-// neutronErrorType is the NeutronError type of a refusal ("VlanIdInUse"); "" when it has none.
-func neutronErrorType(err error) string {
-	var code gophercloud.ErrUnexpectedResponseCode
-	if !errors.As(err, &code) {
-		return ""
-	}
-
-	var body struct {
-		NeutronError struct {
-			Type string `json:"type"`
-		} `json:"NeutronError"`
-	}
-
-	if json.Unmarshal(code.Body, &body) != nil {
-		return ""
-	}
-
-	return body.NeutronError.Type
 }
 
 func isNotFound(err error) bool { return gophercloud.ResponseCodeIs(err, http.StatusNotFound) }

@@ -1,6 +1,6 @@
 // Package providernetwork is unikorn_provider_network: a regional Neutron provider network
 // (flat or VLAN on a physical network) with its subnets, an admin object of the region made in
-// the service user's own project. The core (this file, subnets.go, vlan.go, neutron.go,
+// the service user's own project. The core (this file, subnets.go, neutron.go,
 // addressing.go) is pure gophercloud; resource.go, schema.go and model.go adapt it.
 package providernetwork
 
@@ -192,7 +192,10 @@ func checkSegment(n neutronNetwork, spec Spec) error {
 }
 
 // create makes the network of spec through cloud.Create (a lost answer is found again by
-// name, a concurrent twin removed again), allocating a VLAN ID when spec has none (vlan.go).
+// name, a concurrent twin removed again). A VLAN network without a segmentation ID gets one as
+// unikorn_network's VLAN networks do (network.CreateOnFreeVLAN: the lowest free ID of the
+// provider's provider_network.vlan_ranges, from Neutron's own view) when provider_network names
+// the same physical network; otherwise Neutron allocates one from its own network_vlan_ranges.
 func (s *Service) create(ctx context.Context, spec Spec) (neutronNetwork, error) {
 	post := func(ctx context.Context, segmentationID int) (neutronNetwork, error) {
 		body := networkBody{
@@ -224,7 +227,7 @@ func (s *Service) create(ctx context.Context, spec Spec) (neutronNetwork, error)
 	}
 
 	if spec.NetworkType == TypeVLAN && spec.SegmentationID == 0 && s.VLAN != nil && s.VLAN.PhysicalNetwork == spec.PhysicalNetwork {
-		return freeVLAN(ctx, s.Client, spec.PhysicalNetwork, s.VLAN.VLANRanges, post)
+		return network.CreateOnFreeVLAN(ctx, s.Client, spec.PhysicalNetwork, s.VLAN.VLANRanges, post)
 	}
 
 	return post(ctx, spec.SegmentationID)
