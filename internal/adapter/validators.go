@@ -58,6 +58,20 @@ func SetCheck(description string, check func(elems []attr.Value, p path.Path, di
 	return collectionCheck{described(description), check}
 }
 
+// Unjoin is the errors that err joins (errors.Join), err alone when it joins none, nothing for
+// nil: a core's check that finds several problems is reported one attribute error each.
+func Unjoin(err error) []error {
+	if err == nil {
+		return nil
+	}
+
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+
+	return []error{err}
+}
+
 // described is a validator's description, in plain text and Markdown alike.
 type described string
 

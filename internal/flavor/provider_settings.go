@@ -155,7 +155,7 @@ func ExpandOverrides(ctx context.Context, list types.List) (Overrides, diag.Diag
 	}
 
 	if err := overrides.Validate(); err != nil {
-		for _, e := range unjoin(err) {
+		for _, e := range adapter.Unjoin(err) {
 			var oe *OverrideError
 			if !errors.As(e, &oe) {
 				diags.AddAttributeError(root, "Invalid flavor description", e.Error())
@@ -261,18 +261,4 @@ func UniqueIDs() validator.List {
 // duplicateID is the one rule of both checks (adapter.Keyed).
 func duplicateID(seen map[string]int, id string, i int, p path.Path, diags *diag.Diagnostics) bool {
 	return adapter.Keyed{Summary: "Duplicate flavor ID", Subject: "Flavor", Each: "flavor ID"}.Duplicate(seen, id, i, p, diags)
-}
-
-// unjoin is the errors err joins (err itself when it joins none, nothing for nil).
-func unjoin(err error) []error {
-	if err == nil {
-		return nil
-	}
-
-	var joined interface{ Unwrap() []error }
-	if errors.As(err, &joined) {
-		return joined.Unwrap()
-	}
-
-	return []error{err}
 }

@@ -457,7 +457,7 @@ func checkProperties(config resourceModel, diags *diag.Diagnostics) {
 		return
 	}
 
-	for _, e := range unjoin(err) {
+	for _, e := range adapter.Unjoin(err) {
 		at := p
 		if pe, ok := errors.AsType[*PropertyError](e); ok && pe.Property != PropertyOrganizationID {
 			if _, present := props[pe.Property]; present {
@@ -471,15 +471,6 @@ func checkProperties(config resourceModel, diags *diag.Diagnostics) {
 			"The image breaks the Unikorn image schema, so the image data sources would leave it out: %s.", e))
 	}
 
-}
-
-// unjoin is the errors of an errors.Join, or err alone.
-func unjoin(err error) []error {
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		return j.Unwrap()
-	}
-
-	return []error{err}
 }
 
 // expand is the core's spec of the plan.
