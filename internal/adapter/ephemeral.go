@@ -3,6 +3,7 @@ package adapter
 import (
 	"context"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
 )
 
@@ -27,4 +28,27 @@ func (b *EphemeralResourceBase[T]) Metadata(_ context.Context, req ephemeral.Met
 // Configure takes the concept's view of the client bundle out of the provider data.
 func (b *EphemeralResourceBase[T]) Configure(_ context.Context, req ephemeral.ConfigureRequest, resp *ephemeral.ConfigureResponse) {
 	b.configure(req.ProviderData, &resp.Diagnostics)
+}
+
+// OpenResult opens an ephemeral resource: the provider-data guard and the configuration read
+// into the model M (both reported under summary, e.g. "Error opening console session"); then
+// open fills m, reporting its failures in diags, and m is the result unless one was reported.
+func OpenResult[T Meta, M any](ctx context.Context, b *EphemeralResourceBase[T], summary string, req ephemeral.OpenRequest,
+	resp *ephemeral.OpenResponse, open func(ctx context.Context, m *M, diags *diag.Diagnostics),
+) {
+	if !b.Configured() {
+		resp.Diagnostics.AddError(summary, "The provider is not configured.")
+		return
+	}
+
+	m, ok := Get[M](ctx, req.Config, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+
+	open(ctx, &m, &resp.Diagnostics)
+
+	if !resp.Diagnostics.HasError() {
+		resp.Diagnostics.Append(resp.Result.Set(ctx, &m)...)
+	}
 }
