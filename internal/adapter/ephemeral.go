@@ -36,12 +36,7 @@ func (b *EphemeralResourceBase[T]) Configure(_ context.Context, req ephemeral.Co
 func OpenResult[T Meta, M any](ctx context.Context, b *EphemeralResourceBase[T], summary string, req ephemeral.OpenRequest,
 	resp *ephemeral.OpenResponse, open func(ctx context.Context, m *M, diags *diag.Diagnostics),
 ) {
-	if !b.Configured() {
-		resp.Diagnostics.AddError(summary, "The provider is not configured.")
-		return
-	}
-
-	m, ok := Get[M](ctx, req.Config, &resp.Diagnostics)
+	m, ok := getConfigured[T, M](ctx, &b.base, summary, req.Config, &resp.Diagnostics)
 	if !ok {
 		return
 	}
