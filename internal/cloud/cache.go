@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -121,6 +123,32 @@ func (c *OnceCache[K, V]) Forget(key K) {
 
 func isContextError(err error) bool {
 	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// ListOnce is the listing of key in c, made by list on the first call (concurrent callers wait
+// for it, a failure is not kept) and logged with its size and duration: what names the
+// listing ("Nova flavors": "Listing Nova flavors", then "Listed Nova flavors"), count the log
+// field of its size, fields what else the log says of it. The result is shared: callers must
+// not modify it.
+func ListOnce[K comparable, E any](ctx context.Context, c *OnceCache[K, []E], key K, what, count string, fields map[string]any,
+	list func(context.Context) ([]E, error),
+) ([]E, error) {
+	return c.Get(ctx, key, func(ctx context.Context) ([]E, error) {
+		start := time.Now()
+
+		tflog.Debug(ctx, "Listing "+what+" (once per provider process)", fields)
+
+		out, err := list(ctx)
+		if err != nil {
+			return nil, err
+		}
+
+		done := map[string]any{count: len(out), "duration_ms": time.Since(start).Milliseconds()}
+		maps.Copy(done, fields)
+		tflog.Debug(ctx, "Listed "+what, done)
+
+		return out, nil
+	})
 }
 
 // ByID is the objects of one kind read one by one by region and ID, each once per run however

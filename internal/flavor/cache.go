@@ -3,7 +3,6 @@ package flavor
 import (
 	"context"
 	"slices"
-	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -41,21 +40,7 @@ func NewCache(allow []string, overrides Overrides) *Cache {
 func (c *Cache) Flavors(ctx context.Context, region string, compute *gophercloud.ServiceClient) ([]Flavor, error) {
 	ctx = tflog.SetField(ctx, "region", region)
 
-	return c.lists.Get(ctx, region, func(ctx context.Context) ([]Flavor, error) {
-		start := time.Now()
-
-		tflog.Debug(ctx, "Listing Nova flavors (once per region and provider process)")
-
-		list, err := List(ctx, compute, c.allow, c.overrides)
-		if err != nil {
-			return nil, err
-		}
-
-		tflog.Debug(ctx, "Listed Nova flavors", map[string]any{
-			"flavors":     len(list),
-			"duration_ms": time.Since(start).Milliseconds(),
-		})
-
-		return list, nil
+	return cloud.ListOnce(ctx, &c.lists, region, "Nova flavors", "flavors", nil, func(ctx context.Context) ([]Flavor, error) {
+		return List(ctx, compute, c.allow, c.overrides)
 	})
 }

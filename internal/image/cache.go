@@ -3,7 +3,6 @@ package image
 import (
 	"context"
 	"crypto/ecdsa"
-	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/image/v2/images"
@@ -67,25 +66,10 @@ func (c *Cache) Images(ctx context.Context, region, organizationID string, image
 	return c.classified.Get(ctx, scopeKey{region: region, organizationID: organizationID}, func(ctx context.Context) (Listing, error) {
 		key := glanceKey{region: region, withOrganizations: organizationID != ""}
 
-		all, err := c.glance.Get(ctx, key, func(ctx context.Context) ([]images.Image, error) {
-			start := time.Now()
-
-			tflog.Debug(ctx, "Listing Glance images (once per region and scope and provider process)",
-				map[string]any{"with_organizations": key.withOrganizations})
-
-			all, err := listGlance(ctx, imageClient, key.withOrganizations)
-			if err != nil {
-				return nil, err
-			}
-
-			tflog.Debug(ctx, "Listed Glance images", map[string]any{
-				"with_organizations": key.withOrganizations,
-				"images":             len(all),
-				"duration_ms":        time.Since(start).Milliseconds(),
+		all, err := cloud.ListOnce(ctx, &c.glance, key, "Glance images", "images", map[string]any{"with_organizations": key.withOrganizations},
+			func(ctx context.Context) ([]images.Image, error) {
+				return listGlance(ctx, imageClient, key.withOrganizations)
 			})
-
-			return all, nil
-		})
 		if err != nil {
 			return Listing{}, err
 		}
