@@ -192,40 +192,25 @@ func TestValueChecks(t *testing.T) {
 	listCheck := ListCheck("l", func(es []attr.Value, at path.Path, diags *diag.Diagnostics) { check("list", len(es), at, diags) })
 	setCheck := SetCheck("s", func(es []attr.Value, at path.Path, diags *diag.Diagnostics) { check("set", len(es), at, diags) })
 
-	for _, tt := range []struct {
-		name  string
-		check func() diag.Diagnostics
-	}{
-		{"object", func() diag.Diagnostics {
-			resp := &validator.ObjectResponse{}
-			for _, v := range []types.Object{types.ObjectNull(objType), types.ObjectUnknown(objType), obj} {
-				objectCheck.ValidateObject(ctx, validator.ObjectRequest{Path: p, ConfigValue: v}, resp)
-			}
+	// A null, an unknown and a known value of each kind.
+	objects := &validator.ObjectResponse{}
+	for _, v := range []types.Object{types.ObjectNull(objType), types.ObjectUnknown(objType), obj} {
+		objectCheck.ValidateObject(ctx, validator.ObjectRequest{Path: p, ConfigValue: v}, objects)
+	}
 
-			return resp.Diagnostics
-		}},
-		{"list", func() diag.Diagnostics {
-			resp := &validator.ListResponse{}
-			for _, v := range []types.List{types.ListNull(types.StringType), types.ListUnknown(types.StringType),
-				types.ListValueMust(types.StringType, elems)} {
-				listCheck.ValidateList(ctx, validator.ListRequest{Path: p, ConfigValue: v}, resp)
-			}
+	lists := &validator.ListResponse{}
+	for _, v := range []types.List{types.ListNull(types.StringType), types.ListUnknown(types.StringType), types.ListValueMust(types.StringType, elems)} {
+		listCheck.ValidateList(ctx, validator.ListRequest{Path: p, ConfigValue: v}, lists)
+	}
 
-			return resp.Diagnostics
-		}},
-		{"set", func() diag.Diagnostics {
-			resp := &validator.SetResponse{}
-			for _, v := range []types.Set{types.SetNull(types.StringType), types.SetUnknown(types.StringType),
-				types.SetValueMust(types.StringType, elems)} {
-				setCheck.ValidateSet(ctx, validator.SetRequest{Path: p, ConfigValue: v}, resp)
-			}
+	sets := &validator.SetResponse{}
+	for _, v := range []types.Set{types.SetNull(types.StringType), types.SetUnknown(types.StringType), types.SetValueMust(types.StringType, elems)} {
+		setCheck.ValidateSet(ctx, validator.SetRequest{Path: p, ConfigValue: v}, sets)
+	}
 
-			return resp.Diagnostics
-		}},
-	} {
-		diags := tt.check()
-		if len(diags) != 1 || !diags.Contains(diag.NewAttributeErrorDiagnostic(p, "Bad "+tt.name, tt.name)) {
-			t.Errorf("%s: %v, want one error at %s for the known value only", tt.name, diags, p)
+	for what, diags := range map[string]diag.Diagnostics{"object": objects.Diagnostics, "list": lists.Diagnostics, "set": sets.Diagnostics} {
+		if len(diags) != 1 || !diags.Contains(diag.NewAttributeErrorDiagnostic(p, "Bad "+what, what)) {
+			t.Errorf("%s: %v, want one error at %s for the known value only", what, diags, p)
 		}
 	}
 
