@@ -3,7 +3,6 @@ package adapter
 import (
 	"context"
 
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
 )
 
@@ -32,16 +31,16 @@ func (b *EphemeralResourceBase[T]) Configure(_ context.Context, req ephemeral.Co
 
 // OpenResult opens an ephemeral resource: the provider-data guard and the configuration read
 // into the model M (both reported under summary, e.g. "Error opening console session"); then
-// open fills m, reporting its failures in diags, and m is the result unless one was reported.
+// open fills m, reporting its failures in resp, and m is the result unless one was reported.
 func OpenResult[T Meta, M any](ctx context.Context, b *EphemeralResourceBase[T], summary string, req ephemeral.OpenRequest,
-	resp *ephemeral.OpenResponse, open func(ctx context.Context, m *M, diags *diag.Diagnostics),
+	resp *ephemeral.OpenResponse, open func(ctx context.Context, m *M),
 ) {
 	m, ok := getConfigured[T, M](ctx, &b.base, summary, req.Config, &resp.Diagnostics)
 	if !ok {
 		return
 	}
 
-	open(ctx, &m, &resp.Diagnostics)
+	open(ctx, &m)
 
 	if !resp.Diagnostics.HasError() {
 		resp.Diagnostics.Append(resp.Result.Set(ctx, &m)...)

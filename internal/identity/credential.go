@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
 	"github.com/hashicorp/terraform-plugin-framework/ephemeral/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -140,7 +139,7 @@ func (r *credentialResource) Schema(_ context.Context, _ ephemeral.SchemaRequest
 // Open issues the credential.
 func (r *credentialResource) Open(ctx context.Context, req ephemeral.OpenRequest, resp *ephemeral.OpenResponse) {
 	adapter.OpenResult(ctx, &r.EphemeralResourceBase, summaryOpenCredential, req, resp,
-		func(ctx context.Context, m *credentialModel, diags *diag.Diagnostics) {
+		func(ctx context.Context, m *credentialModel) {
 			ttl := DefaultCredentialTTL
 			if !m.TTL.IsNull() {
 				ttl, _ = time.ParseDuration(m.TTL.ValueString()) // checked by ttlCheck
@@ -150,13 +149,13 @@ func (r *credentialResource) Open(ctx context.Context, req ephemeral.OpenRequest
 
 			cred, err := svc.IssueCredential(ctx, m.IdentityID.ValueString(), ttl, time.Now())
 			if err != nil {
-				diags.AddError(summaryOpenCredential, fmt.Sprintf("identity %s: %s", m.IdentityID.ValueString(), err))
+				resp.Diagnostics.AddError(summaryOpenCredential, fmt.Sprintf("identity %s: %s", m.IdentityID.ValueString(), err))
 				return
 			}
 
 			ref, err := json.Marshal(credentialRef{ID: cred.ID, UserID: cred.UserID, ProjectID: cred.ProjectID})
 			if err == nil {
-				diags.Append(resp.Private.SetKey(ctx, privateCredentialKey, ref)...)
+				resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateCredentialKey, ref)...)
 			}
 
 			c := r.Cloud()
@@ -164,7 +163,7 @@ func (r *credentialResource) Open(ctx context.Context, req ephemeral.OpenRequest
 			y, yerr := CloudsYAML(naming.IdentityProject(cred.Identity), c.AuthURL(), c.DefaultRegion(), c.EndpointInterface(),
 				cred.ID, cred.Secret)
 			if yerr != nil {
-				diags.AddError(summaryOpenCredential, yerr.Error())
+				resp.Diagnostics.AddError(summaryOpenCredential, yerr.Error())
 			}
 
 			m.CloudsYAML = types.StringValue(y)

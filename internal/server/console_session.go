@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
 	"github.com/hashicorp/terraform-plugin-framework/ephemeral/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -72,8 +71,8 @@ func (e *consoleSession) Schema(_ context.Context, _ ephemeral.SchemaRequest, re
 // Open opens the console as the identity.
 func (e *consoleSession) Open(ctx context.Context, req ephemeral.OpenRequest, resp *ephemeral.OpenResponse) {
 	adapter.OpenResult(ctx, &e.EphemeralResourceBase, summarySession, req, resp,
-		func(ctx context.Context, m *consoleSessionModel, diags *diag.Diagnostics) {
-			svc, ok := m.service(ctx, e.Cloud(), cloud.AsIdentity, summarySession, diags)
+		func(ctx context.Context, m *consoleSessionModel) {
+			svc, ok := m.service(ctx, e.Cloud(), cloud.AsIdentity, summarySession, &resp.Diagnostics)
 			if !ok {
 				return
 			}
@@ -85,7 +84,7 @@ func (e *consoleSession) Open(ctx context.Context, req ephemeral.OpenRequest, re
 
 			c, err := svc.OpenConsole(ctx, m.ServerID.ValueString(), consoleType)
 			if err != nil {
-				diags.AddError(summarySession, err.Error())
+				resp.Diagnostics.AddError(summarySession, err.Error())
 				return
 			}
 
