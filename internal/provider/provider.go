@@ -49,7 +49,6 @@ var (
 	_ provider.Provider                       = (*unikornProvider)(nil)
 	_ provider.ProviderWithEphemeralResources = (*unikornProvider)(nil)
 	_ provider.ProviderWithActions            = (*unikornProvider)(nil)
-	_ provider.ProviderWithListResources      = (*unikornProvider)(nil)
 )
 
 // New returns the provider factory for the given release version.
@@ -282,6 +281,8 @@ func (p *unikornProvider) Actions(_ context.Context) []func() action.Action {
 		server.NewSnapshotNowAction,
 	}
 }
+
+var _ provider.ProviderWithListResources = (*unikornProvider)(nil)
 
 // ListResources lists every list resource of the provider (Terraform 1.14 and later,
 // `terraform query`), one per resource: the global kinds (domains, federations, identities,
