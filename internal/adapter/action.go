@@ -62,12 +62,7 @@ func (i *Invocation) Fail(subject string, err error) {
 func Run[T Meta, M any](ctx context.Context, b *ActionBase[T], summary string, req action.InvokeRequest, resp *action.InvokeResponse,
 	do func(ctx context.Context, inv *Invocation, m M),
 ) {
-	if !b.Configured() {
-		resp.Diagnostics.AddError(summary, "The provider is not configured.")
-		return
-	}
-
-	m, ok := Get[M](ctx, req.Config, &resp.Diagnostics)
+	m, ok := getConfigured[T, M](ctx, &b.base, summary, req.Config, &resp.Diagnostics)
 	if !ok {
 		return
 	}

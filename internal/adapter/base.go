@@ -55,6 +55,21 @@ func (b *base[T]) typeName(providerTypeName string) string {
 	return providerTypeName + "_" + b.kind.TypeName
 }
 
+// getConfigured reads src (an action's or an ephemeral resource's configuration) into the
+// model M once the provider is configured; false when it is not (reported under summary) or
+// the configuration does not read.
+func getConfigured[T Meta, M any](ctx context.Context, b *base[T], summary string, src Source, diags *diag.Diagnostics) (M, bool) {
+	if !b.Configured() {
+		diags.AddError(summary, "The provider is not configured.")
+
+		var zero M
+
+		return zero, false
+	}
+
+	return Get[M](ctx, src, diags)
+}
+
 // configure takes the concept's view of the client bundle out of the provider data.
 func (b *base[T]) configure(providerData any, diags *diag.Diagnostics) {
 	if m, ok := ProviderData[T](providerData, diags); ok {

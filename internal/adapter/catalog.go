@@ -26,11 +26,24 @@ type CatalogModel[E, F any] interface {
 
 // CatalogListing is one kind of catalog: Noun names it in the summary and the log ("flavors"), Field
 // is the log field of its count, List takes a region's objects from the per-run cache, and
-// Select keeps those that match a filter.
+// Match tells whether an object matches a filter (the filter's Match method: `Filter.Match`).
 type CatalogListing[T Meta, E, F any] struct {
 	Noun, Field string
 	List        func(ctx context.Context, m T, region string) ([]E, error)
-	Select      func(all []E, filter F) []E
+	Match       func(filter F, e E) bool
+}
+
+// Select is the elements of all that match, in their input order.
+func Select[E any](all []E, match func(E) bool) []E {
+	var out []E
+
+	for _, e := range all {
+		if match(e) {
+			out = append(out, e)
+		}
+	}
+
+	return out
 }
 
 // NewCatalogDataSource is the data source unikorn_<typeName> of l: the filters plus
@@ -58,7 +71,7 @@ func NewCatalogDataSource[T Meta, E, F, M any, P interface {
 				return
 			}
 
-			matches := l.Select(all, filter)
+			matches := Select(all, func(e E) bool { return l.Match(filter, e) })
 
 			tflog.Debug(ctx, "Selected "+l.Noun, map[string]any{l.Field: len(all), "matches": len(matches)})
 

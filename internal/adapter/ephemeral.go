@@ -28,3 +28,21 @@ func (b *EphemeralResourceBase[T]) Metadata(_ context.Context, req ephemeral.Met
 func (b *EphemeralResourceBase[T]) Configure(_ context.Context, req ephemeral.ConfigureRequest, resp *ephemeral.ConfigureResponse) {
 	b.configure(req.ProviderData, &resp.Diagnostics)
 }
+
+// OpenResult opens an ephemeral resource: the provider-data guard and the configuration read
+// into the model M (both reported under summary, e.g. "Error opening console session"); then
+// open fills m, reporting its failures in resp, and m is the result unless one was reported.
+func OpenResult[T Meta, M any](ctx context.Context, b *EphemeralResourceBase[T], summary string, req ephemeral.OpenRequest,
+	resp *ephemeral.OpenResponse, open func(ctx context.Context, m *M),
+) {
+	m, ok := getConfigured[T, M](ctx, &b.base, summary, req.Config, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+
+	open(ctx, &m)
+
+	if !resp.Diagnostics.HasError() {
+		resp.Diagnostics.Append(resp.Result.Set(ctx, &m)...)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -164,6 +165,61 @@ func TestStringValidatorsSkipNullAndUnknown(t *testing.T) {
 		if resp.Diagnostics.HasError() {
 			t.Errorf("%s: %v, want no diagnostics", v, resp.Diagnostics)
 		}
+	}
+}
+
+// TestValueChecks runs ObjectCheck, ListCheck and SetCheck: check sees a known value's
+// attributes or elements at the value's path, never a null or unknown one.
+func TestValueChecks(t *testing.T) {
+	t.Parallel()
+
+	ctx := context.Background()
+	p := path.Root("a")
+	objType := map[string]attr.Type{"n": types.Int64Type}
+	obj := types.ObjectValueMust(objType, map[string]attr.Value{"n": types.Int64Value(2)})
+	elems := []attr.Value{types.StringValue("x"), types.StringValue("y")}
+
+	var seen []string
+
+	// check reports what it saw, once, as an error at the value's path.
+	check := func(what string, n int, at path.Path, diags *diag.Diagnostics) {
+		seen = append(seen, fmt.Sprintf("%s %d", what, n))
+		diags.AddAttributeError(at, "Bad "+what, what)
+	}
+	objectCheck := ObjectCheck("o", func(attrs map[string]attr.Value, at path.Path, diags *diag.Diagnostics) {
+		check("object", len(attrs), at, diags)
+	})
+	listCheck := ListCheck("l", func(es []attr.Value, at path.Path, diags *diag.Diagnostics) { check("list", len(es), at, diags) })
+	setCheck := SetCheck("s", func(es []attr.Value, at path.Path, diags *diag.Diagnostics) { check("set", len(es), at, diags) })
+
+	// A null, an unknown and a known value of each kind.
+	objects := &validator.ObjectResponse{}
+	for _, v := range []types.Object{types.ObjectNull(objType), types.ObjectUnknown(objType), obj} {
+		objectCheck.ValidateObject(ctx, validator.ObjectRequest{Path: p, ConfigValue: v}, objects)
+	}
+
+	lists := &validator.ListResponse{}
+	for _, v := range []types.List{types.ListNull(types.StringType), types.ListUnknown(types.StringType), types.ListValueMust(types.StringType, elems)} {
+		listCheck.ValidateList(ctx, validator.ListRequest{Path: p, ConfigValue: v}, lists)
+	}
+
+	sets := &validator.SetResponse{}
+	for _, v := range []types.Set{types.SetNull(types.StringType), types.SetUnknown(types.StringType), types.SetValueMust(types.StringType, elems)} {
+		setCheck.ValidateSet(ctx, validator.SetRequest{Path: p, ConfigValue: v}, sets)
+	}
+
+	for what, diags := range map[string]diag.Diagnostics{"object": objects.Diagnostics, "list": lists.Diagnostics, "set": sets.Diagnostics} {
+		if len(diags) != 1 || !diags.Contains(diag.NewAttributeErrorDiagnostic(p, "Bad "+what, what)) {
+			t.Errorf("%s: %v, want one error at %s for the known value only", what, diags, p)
+		}
+	}
+
+	if want := []string{"object 1", "list 2", "set 2"}; fmt.Sprint(seen) != fmt.Sprint(want) {
+		t.Errorf("check saw %v, want %v", seen, want)
+	}
+
+	if objectCheck.Description(ctx) != "o" || listCheck.MarkdownDescription(ctx) != "l" {
+		t.Errorf("descriptions %q, %q", objectCheck.Description(ctx), listCheck.MarkdownDescription(ctx))
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -184,10 +185,39 @@ func (r *RegionalAdmin[T, C, M, PM]) ModifyPlan(ctx context.Context, req resourc
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("region"), region)...)
 }
 
-// Adopted warns that the create took over an existing object of the name (ID) instead of
-// making a new one; where says where it was found ("in region R").
-func (r *RegionalAdmin[T, C, M, PM]) Adopted(diags *diag.Diagnostics, name, id, where string) {
-	diags.AddWarning("Adopted an existing "+r.kind.Noun, fmt.Sprintf("The %[1]s %[2]q (%[3]s) already existed %[4]s and was "+
-		"adopted instead of a new one being made (an interrupted apply leaves such %[1]ss behind). If another workspace "+
-		"manages it, remove this resource from this configuration.", r.kind.Noun, name, id, where))
+// Made is what a create or an update of a regional admin object left in the cloud: the
+// object's name and ID (no ID: nothing exists), and whether a create took over an existing
+// object of the name instead of making one (Adopted), found Where ("in region R").
+type Made struct {
+	ID, Name, Where string
+	Adopted         bool
+}
+
+// Record ends a create or an update whatever happened after the core acted: when nothing
+// exists, the failure err; otherwise a warning for an adopted object, the object written by
+// flatten into m and m into the state (a failed apply leaves a tainted resource, never an
+// untracked object), then the failure err, if any. It tells whether all went well.
+func (r *RegionalAdmin[T, C, M, PM]) Record(ctx context.Context, op *Operation, m *M, made Made, err error,
+	subject func(id string) string, state *tfsdk.State, diags *diag.Diagnostics, flatten func(m *M),
+) bool {
+	if made.ID == "" {
+		op.Fail(subject(PM(m).Opening().ID.ValueString()), err)
+		return false
+	}
+
+	if made.Adopted {
+		diags.AddWarning("Adopted an existing "+r.kind.Noun, fmt.Sprintf("The %[1]s %[2]q (%[3]s) already existed %[4]s and "+
+			"was adopted instead of a new one being made (an interrupted apply leaves such %[1]ss behind). If another "+
+			"workspace manages it, remove this resource from this configuration.", r.kind.Noun, made.Name, made.ID, made.Where))
+	}
+
+	flatten(m)
+	diags.Append(state.Set(ctx, m)...)
+
+	if err != nil {
+		op.Fail(subject(made.ID), err)
+		return false
+	}
+
+	return true
 }

@@ -6,6 +6,9 @@ import (
 	"net"
 	"net/netip"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
@@ -17,17 +20,15 @@ import (
 // says what is accepted; check returns why a known value is not. Null and unknown values are
 // left to Required and to the apply.
 func StringCheck(what, description string, check func(string) error) validator.String {
-	return stringCheck{what: what, description: description, check: check}
+	return stringCheck{described: described(description), what: what, check: check}
 }
 
 type stringCheck struct {
-	what, description string
-	check             func(string) error
+	described
+
+	what  string
+	check func(string) error
 }
-
-func (v stringCheck) Description(context.Context) string { return v.description }
-
-func (v stringCheck) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
 
 func (v stringCheck) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
@@ -36,6 +37,75 @@ func (v stringCheck) ValidateString(_ context.Context, req validator.StringReque
 
 	if err := v.check(req.ConfigValue.ValueString()); err != nil {
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+v.what, err.Error())
+	}
+}
+
+// ObjectCheck, ListCheck and SetCheck are the constructors of the kit's validators of a whole
+// object, list or set: description says the rule; check reports, as attribute errors at the
+// value's path p or below it, what in a known value breaks it (the object's attributes, the
+// list's or set's elements). Null and unknown values are left to Required and to the apply.
+func ObjectCheck(description string, check func(attrs map[string]attr.Value, p path.Path, diags *diag.Diagnostics)) validator.Object {
+	return objectCheck{described(description), check}
+}
+
+// ListCheck is ObjectCheck's constructor for a list.
+func ListCheck(description string, check func(elems []attr.Value, p path.Path, diags *diag.Diagnostics)) validator.List {
+	return collectionCheck{described(description), check}
+}
+
+// SetCheck is ObjectCheck's constructor for a set.
+func SetCheck(description string, check func(elems []attr.Value, p path.Path, diags *diag.Diagnostics)) validator.Set {
+	return collectionCheck{described(description), check}
+}
+
+// Unjoin is the errors that err joins (errors.Join), err alone when it joins none, nothing for
+// nil: a core's check that finds several problems is reported one attribute error each.
+func Unjoin(err error) []error {
+	if err == nil {
+		return nil
+	}
+
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+
+	return []error{err}
+}
+
+// described is a validator's description, in plain text and Markdown alike.
+type described string
+
+func (d described) Description(context.Context) string { return string(d) }
+
+func (d described) MarkdownDescription(context.Context) string { return string(d) }
+
+type objectCheck struct {
+	described
+
+	check func(map[string]attr.Value, path.Path, *diag.Diagnostics)
+}
+
+func (v objectCheck) ValidateObject(_ context.Context, req validator.ObjectRequest, resp *validator.ObjectResponse) {
+	if !req.ConfigValue.IsNull() && !req.ConfigValue.IsUnknown() {
+		v.check(req.ConfigValue.Attributes(), req.Path, &resp.Diagnostics)
+	}
+}
+
+type collectionCheck struct {
+	described
+
+	check func([]attr.Value, path.Path, *diag.Diagnostics)
+}
+
+func (v collectionCheck) ValidateList(_ context.Context, req validator.ListRequest, resp *validator.ListResponse) {
+	if !req.ConfigValue.IsNull() && !req.ConfigValue.IsUnknown() {
+		v.check(req.ConfigValue.Elements(), req.Path, &resp.Diagnostics)
+	}
+}
+
+func (v collectionCheck) ValidateSet(_ context.Context, req validator.SetRequest, resp *validator.SetResponse) {
+	if !req.ConfigValue.IsNull() && !req.ConfigValue.IsUnknown() {
+		v.check(req.ConfigValue.Elements(), req.Path, &resp.Diagnostics)
 	}
 }
 

@@ -3,7 +3,6 @@ package flavor
 import (
 	"context"
 	"slices"
-	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -25,20 +24,14 @@ type Cache struct {
 	lists     cloud.OnceCache[string, []Flavor]
 	// byID holds the flavors read one by one because the listing does not hold them (private
 	// flavors, flavors outside the allow-list) or does not hold their Nova RAM (memory
-	// overridden), so that each is read once per run however many servers name it; nil is
-	// Nova's 404, which is kept too.
-	byID cloud.OnceCache[regionID, *Facts]
-}
-
-// regionID is one object of a region, by ID.
-type regionID struct {
-	region, id string
+	// overridden), so that each is read once per run however many servers name it.
+	byID cloud.ByID[Facts]
 }
 
 // NewCache returns an empty cache that lists flavors restricted to allow
 // (when not empty) and enriched by overrides; see List.
 func NewCache(allow []string, overrides Overrides) *Cache {
-	return &Cache{allow: slices.Clone(allow), overrides: overrides}
+	return &Cache{allow: slices.Clone(allow), overrides: overrides, byID: cloud.ByID[Facts]{Kind: "flavor"}}
 }
 
 // Flavors returns the enriched public flavors of region (a resolved region
@@ -47,21 +40,7 @@ func NewCache(allow []string, overrides Overrides) *Cache {
 func (c *Cache) Flavors(ctx context.Context, region string, compute *gophercloud.ServiceClient) ([]Flavor, error) {
 	ctx = tflog.SetField(ctx, "region", region)
 
-	return c.lists.Get(ctx, region, func(ctx context.Context) ([]Flavor, error) {
-		start := time.Now()
-
-		tflog.Debug(ctx, "Listing Nova flavors (once per region and provider process)")
-
-		list, err := List(ctx, compute, c.allow, c.overrides)
-		if err != nil {
-			return nil, err
-		}
-
-		tflog.Debug(ctx, "Listed Nova flavors", map[string]any{
-			"flavors":     len(list),
-			"duration_ms": time.Since(start).Milliseconds(),
-		})
-
-		return list, nil
+	return cloud.ListOnce(ctx, &c.lists, region, "Nova flavors", "flavors", nil, func(ctx context.Context) ([]Flavor, error) {
+		return List(ctx, compute, c.allow, c.overrides)
 	})
 }

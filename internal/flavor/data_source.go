@@ -36,7 +36,7 @@ var listing = adapter.CatalogListing[meta, Flavor, Filter]{
 
 		return m.FlavorCache().Flavors(ctx, region, compute)
 	},
-	Select: Select,
+	Match: Filter.Match,
 }
 
 // filterAttributes are the filters both flavor data sources take.

@@ -44,19 +44,6 @@ func (f Filter) Match(fl Flavor) bool {
 	return true
 }
 
-// Select returns the flavors that match the filter, in their input order.
-func Select(flavors []Flavor, f Filter) []Flavor {
-	var out []Flavor
-
-	for _, fl := range flavors {
-		if f.Match(fl) {
-			out = append(out, fl)
-		}
-	}
-
-	return out
-}
-
 // CompareCost orders flavors from cheapest to most expensive: fewer GPUs
 // (Flavor.GPUs) first, then fewer CPUs, then less memory, then less disk,
 // then virtual before bare metal, then by name and finally ID so that the

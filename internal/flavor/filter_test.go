@@ -3,6 +3,8 @@ package flavor
 import (
 	"slices"
 	"testing"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
 )
 
 var (
@@ -54,7 +56,7 @@ func TestSelect(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 
-			got := names(Select(all, tt.filter))
+			got := names(adapter.Select(all, tt.filter.Match))
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("Select = %v, want %v", got, tt.want)
 			}

@@ -99,64 +99,52 @@ func locateManaged(ctx context.Context, a *Admin, idOrName string) (cloud.Locate
 	return cloud.Located{ID: f.ID, Name: f.Name}, nil
 }
 
-// record writes what exists into state, whatever happened next: a failed apply leaves a
-// tainted resource, never an untracked flavor.
-func (r *managedResource) record(ctx context.Context, op *adapter.Operation, m *managedModel, out *Managed, err error,
-	region adapter.InRegion, subject func(string) string, state *tfsdk.State, diags *diag.Diagnostics,
+// apply opens a create or an update of the planned flavor, lets do make it or bring it to
+// spec, and records what Nova holds then (the kit's Record).
+func (r *managedResource) apply(ctx context.Context, opKind adapter.Op, src tfsdk.Plan, state *tfsdk.State, diags *diag.Diagnostics,
+	do func(ctx context.Context, a *Admin, plan *managedModel, spec ManagedSpec) (*Managed, error),
 ) {
-	if out == nil || out.ID == "" {
-		op.Fail(subject(m.ID.ValueString()), err)
-		return
-	}
+	r.Open(ctx, opKind, src, diags,
+		func(ctx context.Context, op *adapter.Operation, a *Admin, plan *managedModel, region adapter.InRegion, subject func(string) string) {
+			spec := expandManaged(ctx, *plan, diags)
+			if diags.HasError() {
+				return
+			}
 
-	if out.Adopted {
-		r.Adopted(diags, out.Name, out.ID, fmt.Sprintf("in %s with the sizes of this configuration", region))
-	}
+			out, err := do(ctx, a, plan, spec)
 
-	flattenManaged(m, out, string(region))
-	diags.Append(state.Set(ctx, m)...)
+			var made adapter.Made
+			if out != nil {
+				made = adapter.Made{ID: out.ID, Name: out.Name, Adopted: out.Adopted,
+					Where: fmt.Sprintf("in %s with the sizes of this configuration", region)}
+			}
 
-	if err != nil {
-		op.Fail(subject(out.ID), err)
-	}
+			r.Record(ctx, op, plan, made, err, subject, state, diags, func(m *managedModel) { flattenManaged(m, out, string(region)) })
+		})
 }
 
 // Create makes the flavor, or adopts the one of its name with the same sizes.
 func (r *managedResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	r.Open(ctx, adapter.Create, req.Plan, &resp.Diagnostics,
-		func(ctx context.Context, op *adapter.Operation, a *Admin, plan *managedModel, region adapter.InRegion, subject func(string) string) {
-			spec := expandManaged(ctx, *plan, &resp.Diagnostics)
-			if resp.Diagnostics.HasError() {
-				return
-			}
-
-			out, err := a.Ensure(ctx, spec)
-			r.record(ctx, op, plan, out, err, region, subject, &resp.State, &resp.Diagnostics)
+	r.apply(ctx, adapter.Create, req.Plan, &resp.State, &resp.Diagnostics,
+		func(ctx context.Context, a *Admin, _ *managedModel, spec ManagedSpec) (*Managed, error) {
+			return a.Ensure(ctx, spec)
 		})
 }
 
 // Update converges the extra specs and the access list in place, from what Nova holds now.
 func (r *managedResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	r.Open(ctx, adapter.Update, req.Plan, &resp.Diagnostics,
-		func(ctx context.Context, op *adapter.Operation, a *Admin, plan *managedModel, region adapter.InRegion, subject func(string) string) {
-			spec := expandManaged(ctx, *plan, &resp.Diagnostics)
-			if resp.Diagnostics.HasError() {
-				return
-			}
-
+	r.apply(ctx, adapter.Update, req.Plan, &resp.State, &resp.Diagnostics,
+		func(ctx context.Context, a *Admin, plan *managedModel, spec ManagedSpec) (*Managed, error) {
 			cur, err := a.Observe(ctx, plan.ID.ValueString(), plan.Name.ValueString())
 
 			switch {
 			case err != nil:
-				op.Fail(subject(plan.ID.ValueString()), err)
-				return
+				return nil, err
 			case cur == nil:
-				op.Fail(subject(plan.ID.ValueString()), errors.New("the flavor is gone from Nova; the next plan creates it again"))
-				return
+				return nil, errors.New("the flavor is gone from Nova; the next plan creates it again")
 			}
 
-			out, err := a.Converge(ctx, cur, spec)
-			r.record(ctx, op, plan, out, err, region, subject, &resp.State, &resp.Diagnostics)
+			return a.Converge(ctx, cur, spec)
 		})
 }
 

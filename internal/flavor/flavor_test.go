@@ -12,6 +12,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/flavors"
 
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloudtest"
 )
 
@@ -285,7 +286,7 @@ func TestOverridesValidate(t *testing.T) {
 
 			var got []string
 
-			for _, err := range unjoin(tt.overrides.Validate()) {
+			for _, err := range adapter.Unjoin(tt.overrides.Validate()) {
 				var oe *OverrideError
 				if !errors.As(err, &oe) {
 					t.Errorf("Validate error %q is not an *OverrideError", err)

@@ -2,13 +2,10 @@ package flavor
 
 import (
 	"context"
-	"fmt"
-	"net/http"
 	"slices"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/flavors"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 )
 
 // Facts is one flavor as the plan checks of a server see it: the enriched flavor, and Nova's
@@ -36,22 +33,12 @@ func (c *Cache) Lookup(ctx context.Context, region, id string, compute *gophercl
 		}
 	}
 
-	f, err := c.byID.Get(ctx, regionID{region: region, id: id}, func(ctx context.Context) (*Facts, error) {
+	return c.byID.Get(ctx, region, id, func(ctx context.Context) (Facts, error) {
 		nf, err := flavors.Get(ctx, compute, id).Extract()
-
-		switch {
-		case gophercloud.ResponseCodeIs(err, http.StatusNotFound):
-			tflog.Debug(ctx, "Nova has no such flavor", map[string]any{"flavor_id": id, "region": region})
-			return nil, nil
-		case err != nil:
-			return nil, fmt.Errorf("reading flavor %s: %w", id, err)
+		if err != nil {
+			return Facts{}, err
 		}
 
-		return &Facts{Flavor: Enrich(*nf, c.overrides), RAMMiB: nf.RAM}, nil
+		return Facts{Flavor: Enrich(*nf, c.overrides), RAMMiB: nf.RAM}, nil
 	})
-	if f == nil {
-		return Facts{}, false, err
-	}
-
-	return *f, true, nil
 }

@@ -444,5 +444,5 @@ func (c *Cache) forget(region, id string) {
 	}
 
 	c.lists.Forget(region)
-	c.byID.Forget(regionID{region: region, id: id})
+	c.byID.Forget(region, id)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
@@ -154,7 +155,7 @@ func ExpandOverrides(ctx context.Context, list types.List) (Overrides, diag.Diag
 	}
 
 	if err := overrides.Validate(); err != nil {
-		for _, e := range unjoin(err) {
+		for _, e := range adapter.Unjoin(err) {
 			var oe *OverrideError
 			if !errors.As(e, &oe) {
 				diags.AddAttributeError(root, "Invalid flavor description", e.Error())
@@ -238,56 +239,26 @@ func ExpandAllowList(ctx context.Context, set types.Set, overrides Overrides) ([
 // UniqueIDs validates, at plan time, that no two elements of the provider
 // argument `flavors` have the same `id`.
 func UniqueIDs() validator.List {
-	return uniqueIDsValidator{}
-}
+	return adapter.ListCheck("each flavor `id` appears at most once", func(elems []attr.Value, p path.Path, diags *diag.Diagnostics) {
+		seen := map[string]int{}
 
-type uniqueIDsValidator struct{}
+		for i, elem := range elems {
+			obj, ok := elem.(types.Object)
+			if !ok || obj.IsNull() || obj.IsUnknown() {
+				continue
+			}
 
-func (uniqueIDsValidator) Description(context.Context) string {
-	return "each flavor id appears at most once"
-}
+			id, ok := obj.Attributes()["id"].(types.String)
+			if !ok || id.IsNull() || id.IsUnknown() {
+				continue
+			}
 
-func (v uniqueIDsValidator) MarkdownDescription(ctx context.Context) string {
-	return "each flavor `id` appears at most once"
-}
-
-func (uniqueIDsValidator) ValidateList(_ context.Context, req validator.ListRequest, resp *validator.ListResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-
-	seen := map[string]int{}
-
-	for i, elem := range req.ConfigValue.Elements() {
-		obj, ok := elem.(types.Object)
-		if !ok || obj.IsNull() || obj.IsUnknown() {
-			continue
+			duplicateID(seen, id.ValueString(), i, p, diags)
 		}
-
-		id, ok := obj.Attributes()["id"].(types.String)
-		if !ok || id.IsNull() || id.IsUnknown() {
-			continue
-		}
-
-		duplicateID(seen, id.ValueString(), i, req.Path, &resp.Diagnostics)
-	}
+	})
 }
 
 // duplicateID is the one rule of both checks (adapter.Keyed).
 func duplicateID(seen map[string]int, id string, i int, p path.Path, diags *diag.Diagnostics) bool {
 	return adapter.Keyed{Summary: "Duplicate flavor ID", Subject: "Flavor", Each: "flavor ID"}.Duplicate(seen, id, i, p, diags)
-}
-
-// unjoin is the errors err joins (err itself when it joins none, nothing for nil).
-func unjoin(err error) []error {
-	if err == nil {
-		return nil
-	}
-
-	var joined interface{ Unwrap() []error }
-	if errors.As(err, &joined) {
-		return joined.Unwrap()
-	}
-
-	return []error{err}
 }

@@ -138,50 +138,41 @@ func (r *credentialResource) Schema(_ context.Context, _ ephemeral.SchemaRequest
 
 // Open issues the credential.
 func (r *credentialResource) Open(ctx context.Context, req ephemeral.OpenRequest, resp *ephemeral.OpenResponse) {
-	if !r.Configured() {
-		resp.Diagnostics.AddError(summaryOpenCredential, "The provider is not configured.")
-		return
-	}
+	adapter.OpenResult(ctx, &r.EphemeralResourceBase, summaryOpenCredential, req, resp,
+		func(ctx context.Context, m *credentialModel) {
+			ttl := DefaultCredentialTTL
+			if !m.TTL.IsNull() {
+				ttl, _ = time.ParseDuration(m.TTL.ValueString()) // checked by ttlCheck
+			}
 
-	m, ok := adapter.Get[credentialModel](ctx, req.Config, &resp.Diagnostics)
-	if !ok {
-		return
-	}
+			svc := NewService(r.Cloud(), r.Meta.IdentityConfig())
 
-	ttl := DefaultCredentialTTL
-	if !m.TTL.IsNull() {
-		ttl, _ = time.ParseDuration(m.TTL.ValueString()) // checked by ttlCheck
-	}
+			cred, err := svc.IssueCredential(ctx, m.IdentityID.ValueString(), ttl, time.Now())
+			if err != nil {
+				resp.Diagnostics.AddError(summaryOpenCredential, fmt.Sprintf("identity %s: %s", m.IdentityID.ValueString(), err))
+				return
+			}
 
-	svc := NewService(r.Cloud(), r.Meta.IdentityConfig())
+			ref, err := json.Marshal(credentialRef{ID: cred.ID, UserID: cred.UserID, ProjectID: cred.ProjectID})
+			if err == nil {
+				resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateCredentialKey, ref)...)
+			}
 
-	cred, err := svc.IssueCredential(ctx, m.IdentityID.ValueString(), ttl, time.Now())
-	if err != nil {
-		resp.Diagnostics.AddError(summaryOpenCredential, fmt.Sprintf("identity %s: %s", m.IdentityID.ValueString(), err))
-		return
-	}
+			c := r.Cloud()
 
-	ref, err := json.Marshal(credentialRef{ID: cred.ID, UserID: cred.UserID, ProjectID: cred.ProjectID})
-	if err == nil {
-		resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateCredentialKey, ref)...)
-	}
+			y, yerr := CloudsYAML(naming.IdentityProject(cred.Identity), c.AuthURL(), c.DefaultRegion(), c.EndpointInterface(),
+				cred.ID, cred.Secret)
+			if yerr != nil {
+				resp.Diagnostics.AddError(summaryOpenCredential, yerr.Error())
+			}
 
-	c := r.Cloud()
-
-	y, yerr := CloudsYAML(naming.IdentityProject(cred.Identity), c.AuthURL(), c.DefaultRegion(), c.EndpointInterface(),
-		cred.ID, cred.Secret)
-	if yerr != nil {
-		resp.Diagnostics.AddError(summaryOpenCredential, yerr.Error())
-	}
-
-	m.CloudsYAML = types.StringValue(y)
-	m.ExpiresAt = types.StringValue(cred.ExpiresAt.Format(time.RFC3339))
-	m.ID = types.StringValue(cred.ID)
-	m.Name = types.StringValue(cred.Name)
-	m.Secret = types.StringValue(cred.Secret)
-	m.UserID = types.StringValue(cred.UserID)
-
-	resp.Diagnostics.Append(resp.Result.Set(ctx, &m)...)
+			m.CloudsYAML = types.StringValue(y)
+			m.ExpiresAt = types.StringValue(cred.ExpiresAt.Format(time.RFC3339))
+			m.ID = types.StringValue(cred.ID)
+			m.Name = types.StringValue(cred.Name)
+			m.Secret = types.StringValue(cred.Secret)
+			m.UserID = types.StringValue(cred.UserID)
+		})
 }
 
 // Close deletes the credential.

@@ -3,7 +3,6 @@ package image
 import (
 	"context"
 	"crypto/ecdsa"
-	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/image/v2/images"
@@ -36,13 +35,8 @@ type Cache struct {
 	classified cloud.OnceCache[scopeKey, Listing]
 	// byID holds the images read one by one because the public listing does not hold them
 	// (private, shared or community images, or images made after the listing), so that each
-	// is read once per run however many servers name it; nil is Glance's 404, which is kept too.
-	byID cloud.OnceCache[regionID, *Facts]
-}
-
-// regionID is one object of a region, by ID.
-type regionID struct {
-	region, id string
+	// is read once per run however many servers name it.
+	byID cloud.ByID[Facts]
 }
 
 type glanceKey struct {
@@ -58,7 +52,7 @@ type scopeKey struct {
 // NewCache returns an empty cache that checks signatures with key (nil: no
 // signature checks).
 func NewCache(key *ecdsa.PublicKey) *Cache {
-	return &Cache{key: key}
+	return &Cache{key: key, byID: cloud.ByID[Facts]{Kind: "image"}}
 }
 
 // Images returns the classified images of region (a resolved region name)
@@ -72,25 +66,10 @@ func (c *Cache) Images(ctx context.Context, region, organizationID string, image
 	return c.classified.Get(ctx, scopeKey{region: region, organizationID: organizationID}, func(ctx context.Context) (Listing, error) {
 		key := glanceKey{region: region, withOrganizations: organizationID != ""}
 
-		all, err := c.glance.Get(ctx, key, func(ctx context.Context) ([]images.Image, error) {
-			start := time.Now()
-
-			tflog.Debug(ctx, "Listing Glance images (once per region and scope and provider process)",
-				map[string]any{"with_organizations": key.withOrganizations})
-
-			all, err := listGlance(ctx, imageClient, key.withOrganizations)
-			if err != nil {
-				return nil, err
-			}
-
-			tflog.Debug(ctx, "Listed Glance images", map[string]any{
-				"with_organizations": key.withOrganizations,
-				"images":             len(all),
-				"duration_ms":        time.Since(start).Milliseconds(),
+		all, err := cloud.ListOnce(ctx, &c.glance, key, "Glance images", "images", map[string]any{"with_organizations": key.withOrganizations},
+			func(ctx context.Context) ([]images.Image, error) {
+				return listGlance(ctx, imageClient, key.withOrganizations)
 			})
-
-			return all, nil
-		})
 		if err != nil {
 			return Listing{}, err
 		}

@@ -91,27 +91,18 @@ func (r *imageResource) Create(ctx context.Context, req resource.CreateRequest, 
 			}
 
 			created, err := mgr.Create(ctx, spec)
-			if created.Image == nil {
-				op.Fail(subject(""), err)
-				return
+
+			var made adapter.Made
+			if img := created.Image; img != nil {
+				made = adapter.Made{ID: img.ID, Name: img.Name, Adopted: created.Adopted, Where: fmt.Sprintf(
+					"in the service user's project in %s (status %s, created at %s)", region, img.Status,
+					img.CreatedAt.UTC().Format(time.RFC3339))}
 			}
 
-			if created.Adopted {
-				r.Adopted(&resp.Diagnostics, created.Image.Name, created.Image.ID, fmt.Sprintf(
-					"in the service user's project in %s (status %s, created at %s)", region, created.Image.Status,
-					created.Image.CreatedAt.UTC().Format(time.RFC3339)))
-			}
-
-			// Record before waiting: a failed import leaves a tainted resource, never an untracked image.
-			record := func(v *Glance) {
-				flatten(plan, v, mgr.Region())
-				resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
-			}
-
-			record(ViewOf(created.Image, spec.SourceURL))
-
-			if err != nil {
-				op.Fail(subject(created.Image.ID), err)
+			// Recorded before waiting: a failed import leaves a tainted resource, never an untracked image.
+			if !r.Record(ctx, op, plan, made, err, subject, &resp.State, &resp.Diagnostics, func(m *resourceModel) {
+				flatten(m, ViewOf(created.Image, spec.SourceURL), mgr.Region())
+			}) {
 				return
 			}
 
@@ -120,11 +111,10 @@ func (r *imageResource) Create(ctx context.Context, req resource.CreateRequest, 
 				img, err = mgr.Converge(ctx, img, spec)
 			}
 
-			record(ViewOf(img, spec.SourceURL))
-
-			if err != nil {
-				op.Fail(subject(created.Image.ID), err)
-			}
+			made.Adopted = false
+			r.Record(ctx, op, plan, made, err, subject, &resp.State, &resp.Diagnostics, func(m *resourceModel) {
+				flatten(m, ViewOf(img, spec.SourceURL), mgr.Region())
+			})
 		})
 }
 
@@ -467,7 +457,7 @@ func checkProperties(config resourceModel, diags *diag.Diagnostics) {
 		return
 	}
 
-	for _, e := range unjoin(err) {
+	for _, e := range adapter.Unjoin(err) {
 		at := p
 		if pe, ok := errors.AsType[*PropertyError](e); ok && pe.Property != PropertyOrganizationID {
 			if _, present := props[pe.Property]; present {
@@ -481,15 +471,6 @@ func checkProperties(config resourceModel, diags *diag.Diagnostics) {
 			"The image breaks the Unikorn image schema, so the image data sources would leave it out: %s.", e))
 	}
 
-}
-
-// unjoin is the errors of an errors.Join, or err alone.
-func unjoin(err error) []error {
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		return j.Unwrap()
-	}
-
-	return []error{err}
 }
 
 // expand is the core's spec of the plan.

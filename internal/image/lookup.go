@@ -2,13 +2,10 @@ package image
 
 import (
 	"context"
-	"fmt"
-	"net/http"
 	"slices"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/image/v2/images"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 )
 
 // Facts is one image as the plan checks of a server see it: the translated image (whether or
@@ -51,24 +48,12 @@ func (c *Cache) Lookup(ctx context.Context, region, id string, imageClient *goph
 		return factsOf(public[i]), true, nil
 	}
 
-	f, err := c.byID.Get(ctx, regionID{region: region, id: id}, func(ctx context.Context) (*Facts, error) {
+	return c.byID.Get(ctx, region, id, func(ctx context.Context) (Facts, error) {
 		img, err := images.Get(ctx, imageClient, id).Extract()
-
-		switch {
-		case gophercloud.ResponseCodeIs(err, http.StatusNotFound):
-			tflog.Debug(ctx, "Glance has no such image", map[string]any{"image_id": id, "region": region})
-			return nil, nil
-		case err != nil:
-			return nil, fmt.Errorf("reading image %s: %w", id, err)
+		if err != nil {
+			return Facts{}, err
 		}
 
-		f := factsOf(*img)
-
-		return &f, nil
+		return factsOf(*img), nil
 	})
-	if f == nil {
-		return Facts{}, false, err
-	}
-
-	return *f, true, nil
 }

@@ -400,7 +400,7 @@ func (m *Manager) Converge(ctx context.Context, img *images.Image, spec Spec) (*
 		ops = append(ops, images.ReplaceImageMinRam{NewMinRam: spec.MinRAMMiB})
 	}
 
-	if !sameSet(img.Tags, spec.Tags) {
+	if !cloud.SameSet(img.Tags, spec.Tags) {
 		ops = append(ops, images.ReplaceImageTags{NewTags: append([]string{}, spec.Tags...)})
 	}
 
@@ -446,14 +446,6 @@ func propertyPatch(have, want map[string]string) []images.Patch {
 	}
 
 	return ops
-}
-
-func sameSet(a, b []string) bool {
-	x, y := slices.Clone(a), slices.Clone(b)
-	slices.Sort(x)
-	slices.Sort(y)
-
-	return slices.Equal(slices.Compact(x), slices.Compact(y))
 }
 
 // InUseError is Glance's refusal (409) to delete an image that is in use.

@@ -9,6 +9,7 @@ package image
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -116,7 +117,7 @@ func Validate(props map[string]any) error {
 		}
 	}
 
-	for _, key := range sortedKeys(props) {
+	for _, key := range slices.Sorted(maps.Keys(props)) {
 		v.optional(key)
 	}
 
@@ -249,15 +250,4 @@ func jsonType(v any) string {
 	default:
 		return fmt.Sprintf("%T", v)
 	}
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-
-	slices.Sort(keys)
-
-	return keys
 }

@@ -1,6 +1,7 @@
 package network
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/layer3/routers"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/provider"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/networks"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/ports"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/subnets"
@@ -136,8 +138,27 @@ func toSubnet(s subnets.Subnet) *Subnet {
 		}
 	}
 
-	for _, r := range s.HostRoutes {
-		out.Routes = append(out.Routes, Route{Destination: r.DestinationCIDR, NextHop: r.NextHop})
+	out.Routes = RoutesOf(s.HostRoutes)
+
+	return out
+}
+
+// RoutesOf is Neutron's host routes of a subnet as Routes; nil for none.
+func RoutesOf(hs []subnets.HostRoute) []Route {
+	var out []Route
+	for _, h := range hs {
+		out = append(out, Route{Destination: h.DestinationCIDR, NextHop: h.NextHop})
+	}
+
+	return out
+}
+
+// HostRoutes is routes as Neutron takes them; empty, never nil, for none (an update that
+// clears them).
+func HostRoutes(rs []Route) []subnets.HostRoute {
+	out := make([]subnets.HostRoute, 0, len(rs))
+	for _, r := range rs {
+		out = append(out, subnets.HostRoute{DestinationCIDR: r.Destination, NextHop: r.NextHop})
 	}
 
 	return out
@@ -377,7 +398,13 @@ func (s *Service) createNetwork(ctx context.Context, spec Spec) (neutronNetwork,
 	if pn := s.cfg.ProviderNetwork; pn != nil {
 		opts.ProjectID = s.ProjectID()
 
-		out, err := createVLANNetwork(ctx, sc, opts, pn, post)
+		// The VLAN provider network: one segment of the provider extension on pn's physical network.
+		out, err := CreateOnFreeVLAN(ctx, sc, pn.PhysicalNetwork, pn.VLANRanges, func(ctx context.Context, id int) (neutronNetwork, error) {
+			return post(ctx, provider.CreateOptsExt{
+				CreateOptsBuilder: opts,
+				Segments:          []provider.Segment{{NetworkType: "vlan", PhysicalNetwork: pn.PhysicalNetwork, SegmentationID: id}},
+			})
+		})
 
 		return out, s.tenant.AdminRefusal("Neutron", "creating a VLAN provider network", err)
 	}
@@ -399,11 +426,7 @@ func subnetFields(spec Spec) subnets.UpdateOpts {
 		dns = []string{}
 	}
 
-	routes := make([]subnets.HostRoute, 0, len(spec.Routes))
-	for _, r := range spec.Routes {
-		routes = append(routes, subnets.HostRoute{DestinationCIDR: r.Destination, NextHop: r.NextHop})
-	}
-
+	routes := HostRoutes(spec.Routes)
 	description, gateway := spec.Description, a.Gateway.String()
 
 	return subnets.UpdateOpts{
@@ -439,7 +462,7 @@ func subnetDiff(sub subnets.Subnet, spec Spec) (subnets.UpdateOpts, bool) {
 		diff.DNSNameservers = want.DNSNameservers
 	}
 
-	if !sameRoutes(have.Routes, spec.Routes) {
+	if !cloud.SameSet(have.Routes, spec.Routes) {
 		diff.HostRoutes = want.HostRoutes
 	}
 
@@ -447,21 +470,6 @@ func subnetDiff(sub subnets.Subnet, spec Spec) (subnets.UpdateOpts, bool) {
 		diff.DNSNameservers != nil || diff.HostRoutes != nil
 
 	return diff, changed
-}
-
-// sameRoutes compares host routes as sets.
-func sameRoutes(a, b []Route) bool {
-	if len(a) != len(b) {
-		return false
-	}
-
-	for _, r := range a {
-		if !slices.Contains(b, r) {
-			return false
-		}
-	}
-
-	return true
 }
 
 // ensureSubnet finds or creates the subnet of spec in networkID and converges it.
@@ -596,39 +604,32 @@ func (e *InUseError) Error() string {
 
 func (e *InUseError) Unwrap() error { return e.Err }
 
-// describePort names a port for a human: name (or ID), ID, owner and device.
-func describePort(p ports.Port) string {
-	name := p.Name
-	if name == "" {
-		name = "(unnamed)"
-	}
-
-	owner := p.DeviceOwner
-	if owner == "" {
-		owner = "no owner"
-	}
+// DescribePort names a port for a human: name (or ID), ID, project, owner and device.
+func DescribePort(p ports.Port) string {
+	name := cmp.Or(p.Name, "(unnamed)")
 
 	device := ""
 	if p.DeviceID != "" {
 		device = ", device " + p.DeviceID
 	}
 
-	return fmt.Sprintf("port %s (%s, owner %s%s)", name, p.ID, owner, device)
+	return fmt.Sprintf("port %s (%s, project %s, owner %s%s)",
+		name, p.ID, cmp.Or(p.ProjectID, "none"), cmp.Or(p.DeviceOwner, "none"), device)
 }
 
-// inUse builds the error for a 409 on deleting what, listing the ports that opts finds
-// (Neutron's own DHCP ports, which it removes itself, left out).
-func (s *Service) inUse(ctx context.Context, what string, opts ports.ListOpts, cause error) error {
-	all, err := s.listPorts(ctx, opts)
-	if err != nil {
-		return &InUseError{What: what, Err: errors.Join(cause, err)}
+// PortsInUse is the error of a 409 (cause) on deleting what: an *InUseError naming the ports of
+// all that hold it (Neutron's own DHCP ports, which it removes itself, left out), or saying
+// that listing them failed too (listErr).
+func PortsInUse(what string, all []ports.Port, listErr, cause error) error {
+	if listErr != nil {
+		return &InUseError{What: what, Err: errors.Join(cause, listErr)}
 	}
 
 	var described []string
 
 	for _, p := range all {
 		if p.DeviceOwner != "network:dhcp" {
-			described = append(described, describePort(p))
+			described = append(described, DescribePort(p))
 		}
 	}
 
@@ -636,7 +637,7 @@ func (s *Service) inUse(ctx context.Context, what string, opts ports.ListOpts, c
 }
 
 // deleteOrInUse deletes what with del: 404 is success, a 409 an *InUseError naming the ports
-// that inUse finds.
+// that the listing inUse finds (PortsInUse).
 func (s *Service) deleteOrInUse(ctx context.Context, what string, del func() error, inUse ports.ListOpts) error {
 	err := apiError(del())
 
@@ -644,7 +645,8 @@ func (s *Service) deleteOrInUse(ctx context.Context, what string, del func() err
 	case err == nil, isNotFound(err):
 		return nil
 	case isConflict(err):
-		return s.inUse(ctx, what, inUse, err)
+		all, listErr := s.listPorts(ctx, inUse)
+		return PortsInUse(what, all, listErr, err)
 	}
 
 	return fmt.Errorf("deleting %s: %w", what, err)

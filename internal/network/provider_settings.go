@@ -59,9 +59,9 @@ func ProviderAttributes() map[string]schema.Attribute {
 				"vlan_ranges": schema.ListNestedAttribute{
 					Required:            true,
 					MarkdownDescription: "The VLAN IDs networks may use, as inclusive ranges that do not overlap.",
-					Validators:          []validator.List{listvalidator.SizeAtLeast(1), vlanRangesDisjoint{}},
+					Validators:          []validator.List{listvalidator.SizeAtLeast(1), vlanRangesDisjoint},
 					NestedObject: schema.NestedAttributeObject{
-						Validators: []validator.Object{vlanRangeOrdered{}},
+						Validators: []validator.Object{vlanRangeOrdered},
 						Attributes: map[string]schema.Attribute{
 							"end": schema.Int64Attribute{
 								Required:            true,

@@ -15,7 +15,7 @@ func expandSecurityGroupSpec(plan securityGroupModel) (SecurityGroupSpec, diag.D
 
 	spec := SecurityGroupSpec{Name: plan.Name.ValueString(), Description: plan.Description.ValueString()}
 
-	for _, e := range ruleElements(plan.Rules) {
+	for _, e := range ruleElements(plan.Rules.Elements()) {
 		if !e.known {
 			diags.AddAttributeError(path.Root("rules"), "Unknown rule", "A rule is not known yet; rules must be known to apply.")
 			continue
@@ -49,7 +49,7 @@ func flattenSecurityGroup(m *securityGroupModel, g *SecurityGroup, complete bool
 func flattenRules(observed []Rule, prior types.Set) types.Set {
 	byKey := map[RuleKey][]attr.Value{}
 
-	for _, e := range ruleElements(prior) {
+	for _, e := range ruleElements(prior.Elements()) {
 		if e.known {
 			byKey[e.rule.Key()] = append(byKey[e.rule.Key()], e.value)
 		}

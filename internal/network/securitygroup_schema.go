@@ -80,9 +80,9 @@ func (r *securityGroupResource) Schema(ctx context.Context, _ resource.SchemaReq
 					"Neutron would call duplicates (they differ only in `description`, or in `port = N` against " +
 					"`port_range = { min = N, max = N }`) are rejected at plan time. Default: none besides Neutron's " +
 					"default egress rules.",
-				Validators: []validator.Set{rulesUnique{}},
+				Validators: []validator.Set{rulesUnique},
 				NestedObject: schema.NestedAttributeObject{
-					Validators: []validator.Object{ruleValidator{}},
+					Validators: []validator.Object{ruleValidator},
 					Attributes: map[string]schema.Attribute{
 						"description": schema.StringAttribute{
 							Optional:            true,

@@ -1,12 +1,14 @@
 package network
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
 )
 
 // DefaultRemoteIPPrefix is the remote of a rule that names none.
@@ -39,44 +41,21 @@ func isUnknown(attrs map[string]attr.Value, name string) bool {
 }
 
 // vlanRangeOrdered checks start ≤ end in a VLAN range.
-type vlanRangeOrdered struct{}
+var vlanRangeOrdered = adapter.ObjectCheck("start must not be after end",
+	func(attrs map[string]attr.Value, p path.Path, diags *diag.Diagnostics) {
+		start, ok1 := int64Attr(attrs, "start")
+		end, ok2 := int64Attr(attrs, "end")
 
-func (vlanRangeOrdered) Description(context.Context) string { return "start must not be after end" }
-
-func (v vlanRangeOrdered) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-
-func (vlanRangeOrdered) ValidateObject(_ context.Context, req validator.ObjectRequest, resp *validator.ObjectResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-
-	attrs := req.ConfigValue.Attributes()
-	start, ok1 := int64Attr(attrs, "start")
-	end, ok2 := int64Attr(attrs, "end")
-
-	if ok1 && ok2 && start > end {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid VLAN range",
-			fmt.Sprintf("The range starts at %d, after its end %d.", start, end))
-	}
-}
+		if ok1 && ok2 && start > end {
+			diags.AddAttributeError(p, "Invalid VLAN range", fmt.Sprintf("The range starts at %d, after its end %d.", start, end))
+		}
+	})
 
 // vlanRangesDisjoint checks that no two VLAN ranges overlap.
-type vlanRangesDisjoint struct{}
-
-func (vlanRangesDisjoint) Description(context.Context) string { return "ranges must not overlap" }
-
-func (v vlanRangesDisjoint) MarkdownDescription(ctx context.Context) string {
-	return v.Description(ctx)
-}
-
-func (vlanRangesDisjoint) ValidateList(_ context.Context, req validator.ListRequest, resp *validator.ListResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-
+var vlanRangesDisjoint = adapter.ListCheck("ranges must not overlap", func(elems []attr.Value, p path.Path, diags *diag.Diagnostics) {
 	var seen []VLANRange
 
-	for i, elem := range req.ConfigValue.Elements() {
+	for i, elem := range elems {
 		obj, ok := elem.(types.Object)
 		if !ok || obj.IsNull() || obj.IsUnknown() {
 			continue
@@ -93,14 +72,14 @@ func (vlanRangesDisjoint) ValidateList(_ context.Context, req validator.ListRequ
 
 		for _, o := range seen {
 			if r.Start <= o.End && o.Start <= r.End {
-				resp.Diagnostics.AddAttributeError(req.Path.AtListIndex(i), "Overlapping VLAN ranges",
+				diags.AddAttributeError(p.AtListIndex(i), "Overlapping VLAN ranges",
 					fmt.Sprintf("The range %s overlaps the range %s.", r, o))
 			}
 		}
 
 		seen = append(seen, r)
 	}
-}
+})
 
 // ruleFromConfig reads a configured rule object; ok is false while any part is unknown.
 // Defaults are applied: an unset remote_ip_prefix is 0.0.0.0/0, an unset description "".
@@ -109,8 +88,11 @@ func ruleFromConfig(obj types.Object) (Rule, bool) {
 		return Rule{}, false
 	}
 
-	attrs := obj.Attributes()
+	return ruleFromAttributes(obj.Attributes())
+}
 
+// ruleFromAttributes is ruleFromConfig of a known rule object's attributes.
+func ruleFromAttributes(attrs map[string]attr.Value) (Rule, bool) {
 	for _, name := range []string{"direction", "protocol", "port", "port_range", "remote_ip_prefix", "description"} {
 		if isUnknown(attrs, name) {
 			return Rule{}, false
@@ -158,15 +140,11 @@ type ruleElement struct {
 	known bool
 }
 
-// ruleElements are the rule objects of a rules set; none when it is null or unknown.
-func ruleElements(set types.Set) []ruleElement {
-	if set.IsNull() || set.IsUnknown() {
-		return nil
-	}
-
+// ruleElements are the rule objects of a rules set's elements (none of a null or unknown set).
+func ruleElements(elems []attr.Value) []ruleElement {
 	var out []ruleElement
 
-	for _, elem := range set.Elements() {
+	for _, elem := range elems {
 		if obj, ok := elem.(types.Object); ok {
 			r, known := ruleFromConfig(obj)
 			out = append(out, ruleElement{value: elem, rule: r, known: known})
@@ -179,85 +157,62 @@ func ruleElements(set types.Set) []ruleElement {
 // ruleValidator checks one rule: port and port_range exclude each other, ports only with tcp
 // and udp, min ≤ max, and a rule equal to Neutron's default egress rule carries no
 // description (Neutron calls a second such rule a duplicate, whatever its description).
-type ruleValidator struct{}
+var ruleValidator = adapter.ObjectCheck("port or port_range only with tcp or udp, not both; port_range.min ≤ port_range.max",
+	func(attrs map[string]attr.Value, p path.Path, diags *diag.Diagnostics) {
+		protocol, protoKnown := stringAttr(attrs, "protocol")
 
-func (ruleValidator) Description(context.Context) string {
-	return "port or port_range only with tcp or udp, not both; port_range.min ≤ port_range.max"
-}
+		if !attrs["port"].IsNull() && !attrs["port_range"].IsNull() {
+			diags.AddAttributeError(p.AtName("port_range"), "Conflicting ports", "Set either port or port_range, not both.")
+		}
 
-func (v ruleValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-
-func (ruleValidator) ValidateObject(_ context.Context, req validator.ObjectRequest, resp *validator.ObjectResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-
-	attrs := req.ConfigValue.Attributes()
-	protocol, protoKnown := stringAttr(attrs, "protocol")
-
-	portSet := !attrs["port"].IsNull()
-	rangeSet := !attrs["port_range"].IsNull()
-
-	if portSet && rangeSet {
-		resp.Diagnostics.AddAttributeError(req.Path.AtName("port_range"), "Conflicting ports",
-			"Set either port or port_range, not both.")
-	}
-
-	if protoKnown && !ProtocolHasPorts(protocol) {
-		for _, name := range []string{"port", "port_range"} {
-			if !attrs[name].IsNull() {
-				resp.Diagnostics.AddAttributeError(req.Path.AtName(name), "Ports need tcp or udp",
-					fmt.Sprintf("A %s rule has no ports: %s is only allowed with protocol tcp or udp.", protocol, name))
+		if protoKnown && !ProtocolHasPorts(protocol) {
+			for _, name := range []string{"port", "port_range"} {
+				if !attrs[name].IsNull() {
+					diags.AddAttributeError(p.AtName(name), "Ports need tcp or udp",
+						fmt.Sprintf("A %s rule has no ports: %s is only allowed with protocol tcp or udp.", protocol, name))
+				}
 			}
 		}
-	}
 
-	if pr, ok := attrs["port_range"].(types.Object); ok && !pr.IsNull() && !pr.IsUnknown() {
-		lo, ok1 := int64Attr(pr.Attributes(), "min")
-		hi, ok2 := int64Attr(pr.Attributes(), "max")
+		if pr, ok := attrs["port_range"].(types.Object); ok && !pr.IsNull() && !pr.IsUnknown() {
+			lo, ok1 := int64Attr(pr.Attributes(), "min")
+			hi, ok2 := int64Attr(pr.Attributes(), "max")
 
-		if ok1 && ok2 && lo > hi {
-			resp.Diagnostics.AddAttributeError(req.Path.AtName("port_range"), "Invalid port range",
-				fmt.Sprintf("The range starts at %d, after its end %d.", lo, hi))
+			if ok1 && ok2 && lo > hi {
+				diags.AddAttributeError(p.AtName("port_range"), "Invalid port range",
+					fmt.Sprintf("The range starts at %d, after its end %d.", lo, hi))
+			}
 		}
-	}
 
-	if r, ok := ruleFromConfig(req.ConfigValue); ok && r.IsDefaultEgress() && r.Description != "" {
-		resp.Diagnostics.AddAttributeError(req.Path.AtName("description"), "Description on the default egress rule",
-			fmt.Sprintf("An egress rule for any protocol to %s is Neutron's default egress rule, which every security group "+
-				"already has and which cannot carry a description: remove the description.", r.RemoteIPPrefix))
-	}
-}
+		if r, ok := ruleFromAttributes(attrs); ok && r.IsDefaultEgress() && r.Description != "" {
+			diags.AddAttributeError(p.AtName("description"), "Description on the default egress rule",
+				fmt.Sprintf("An egress rule for any protocol to %s is Neutron's default egress rule, which every security group "+
+					"already has and which cannot carry a description: remove the description.", r.RemoteIPPrefix))
+		}
+	})
 
 // rulesUnique checks that no two rules of a set are the same rule for Neutron (which ignores
 // descriptions, and for which port = 80 and port_range = { min = 80, max = 80 } are one).
-type rulesUnique struct{}
+var rulesUnique = adapter.SetCheck("no two rules may be the same rule for Neutron",
+	func(elems []attr.Value, p path.Path, diags *diag.Diagnostics) {
+		seen := map[RuleKey]bool{}
 
-func (rulesUnique) Description(context.Context) string {
-	return "no two rules may be the same rule for Neutron"
-}
+		for _, e := range ruleElements(elems) {
+			if !e.known {
+				continue
+			}
 
-func (v rulesUnique) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+			r := e.rule
+			k := r.keyWithoutDescription()
+			if seen[k] {
+				diags.AddAttributeError(p, "Duplicate security group rules",
+					fmt.Sprintf("Two rules are the same rule for Neutron (%s): descriptions do not tell rules apart, and "+
+						"port = N equals port_range = { min = N, max = N }. Keep one of them.", describeRule(r)))
+			}
 
-func (rulesUnique) ValidateSet(_ context.Context, req validator.SetRequest, resp *validator.SetResponse) {
-	seen := map[RuleKey]bool{}
-
-	for _, e := range ruleElements(req.ConfigValue) {
-		if !e.known {
-			continue
+			seen[k] = true
 		}
-
-		r := e.rule
-		k := r.keyWithoutDescription()
-		if seen[k] {
-			resp.Diagnostics.AddAttributeError(req.Path, "Duplicate security group rules",
-				fmt.Sprintf("Two rules are the same rule for Neutron (%s): descriptions do not tell rules apart, and "+
-					"port = N equals port_range = { min = N, max = N }. Keep one of them.", describeRule(r)))
-		}
-
-		seen[k] = true
-	}
-}
+	})
 
 // describeRule is a short human form of a rule.
 func describeRule(r Rule) string {

@@ -69,7 +69,7 @@ func TestRuleValidator(t *testing.T) {
 			t.Parallel()
 
 			resp := &validator.ObjectResponse{}
-			ruleValidator{}.ValidateObject(context.Background(), validator.ObjectRequest{Path: path.Root("rules"), ConfigValue: tt.rule}, resp)
+			ruleValidator.ValidateObject(context.Background(), validator.ObjectRequest{Path: path.Root("rules"), ConfigValue: tt.rule}, resp)
 
 			got := ""
 			for _, d := range resp.Diagnostics.Errors() {
@@ -88,7 +88,7 @@ func TestRulesUnique(t *testing.T) {
 
 	check := func(rules ...attr.Value) string {
 		resp := &validator.SetResponse{}
-		rulesUnique{}.ValidateSet(context.Background(), validator.SetRequest{
+		rulesUnique.ValidateSet(context.Background(), validator.SetRequest{
 			Path: path.Root("rules"), ConfigValue: types.SetValueMust(ruleType, rules),
 		}, resp)
 
@@ -243,7 +243,7 @@ func TestExpandConfig(t *testing.T) {
 
 	// The list validator reports overlaps at plan time too.
 	resp := &validator.ListResponse{}
-	vlanRangesDisjoint{}.ValidateList(ctx, validator.ListRequest{
+	vlanRangesDisjoint.ValidateList(ctx, validator.ListRequest{
 		Path:        path.Root("provider_network").AtName("vlan_ranges"),
 		ConfigValue: types.ListValueMust(types.ObjectType{AttrTypes: rangeTypes}, []attr.Value{vr(100, 110), vr(105, 120)}),
 	}, resp)

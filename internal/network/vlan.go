@@ -7,8 +7,6 @@ import (
 	"strings"
 
 	"github.com/gophercloud/gophercloud/v2"
-	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/provider"
-	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/networks"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 )
 
@@ -104,39 +102,35 @@ func usedVLANs(ctx context.Context, sc *gophercloud.ServiceClient, physnet strin
 	return used, nil
 }
 
-// createVLANNetwork creates the network of opts as a VLAN provider network (one segment of
-// the provider extension) on pn's physical network. The segmentation ID is derived from
-// Neutron alone: list the VLAN networks of the physical network, take the lowest free ID of
-// the ranges and create; when Neutron answers that the ID is taken (a concurrent create won
-// it), take the next free one. No allocation state is kept anywhere else. Each create is made
-// with post (cloud.Create: a lost answer is recovered by name, and that refusal is definite).
-func createVLANNetwork(ctx context.Context, sc *gophercloud.ServiceClient, opts networks.CreateOpts, pn *ProviderNetwork,
-	post func(ctx context.Context, opts networks.CreateOptsBuilder) (neutronNetwork, error),
-) (neutronNetwork, error) {
-	used, err := usedVLANs(ctx, sc, pn.PhysicalNetwork)
+// CreateOnFreeVLAN creates, with create, a VLAN network of the physical network physnet on a
+// segmentation ID of ranges derived from Neutron alone (sc must see every project's networks):
+// list the VLAN networks of physnet, take the lowest free ID and create; when Neutron answers
+// that the ID is taken (a concurrent create won it), take the next free one. No allocation
+// state is kept anywhere else. Every ID in use is an *ErrNoFreeVLAN. It serves the VLAN
+// networks of unikorn_network and unikorn_provider_network alike.
+func CreateOnFreeVLAN[T any](ctx context.Context, sc *gophercloud.ServiceClient, physnet string, ranges []VLANRange,
+	create func(ctx context.Context, id int) (T, error),
+) (T, error) {
+	var zero T
+
+	used, err := usedVLANs(ctx, sc, physnet)
 	if err != nil {
-		return neutronNetwork{}, err
+		return zero, err
 	}
 
-	candidates := freeVLANs(pn.VLANRanges, used)
 	raced := 0
 
-	for _, id := range candidates {
-		withSegment := provider.CreateOptsExt{
-			CreateOptsBuilder: opts,
-			Segments:          []provider.Segment{{NetworkType: "vlan", PhysicalNetwork: pn.PhysicalNetwork, SegmentationID: id}},
-		}
-
-		out, err := post(ctx, withSegment)
+	for _, id := range freeVLANs(ranges, used) {
+		out, err := create(ctx, id)
 		if err == nil {
-			tflog.Debug(ctx, "Created a VLAN provider network", map[string]any{
-				"network_id": out.ID, "physical_network": pn.PhysicalNetwork, "vlan_id": id, "vlan_ids_lost_to_races": raced,
+			tflog.Debug(ctx, "Created a VLAN network", map[string]any{
+				"physical_network": physnet, "vlan_id": id, "vlan_ids_lost_to_races": raced,
 			})
 
 			return out, nil
 		}
 
-		if isConflict(err) && slices.Contains(vlanTakenTypes, errorType(err)) {
+		if isConflict(err) && slices.Contains(vlanTakenTypes, errorType(apiError(err))) {
 			tflog.Debug(ctx, "VLAN ID taken by a concurrent create; trying the next one", map[string]any{"vlan_id": id})
 
 			raced++
@@ -144,12 +138,8 @@ func createVLANNetwork(ctx context.Context, sc *gophercloud.ServiceClient, opts 
 			continue
 		}
 
-		return out, fmt.Errorf("creating a VLAN network with segmentation ID %d on physical network %q: %w",
-			id, pn.PhysicalNetwork, err)
+		return out, fmt.Errorf("creating a VLAN network with segmentation ID %d on physical network %q: %w", id, physnet, err)
 	}
 
-	return neutronNetwork{}, &ErrNoFreeVLAN{
-		PhysicalNetwork: pn.PhysicalNetwork, Ranges: slices.Clone(pn.VLANRanges),
-		InUse: inRanges(pn.VLANRanges, used), Raced: raced,
-	}
+	return zero, &ErrNoFreeVLAN{PhysicalNetwork: physnet, Ranges: slices.Clone(ranges), InUse: inRanges(ranges, used), Raced: raced}
 }

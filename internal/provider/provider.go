@@ -1,6 +1,6 @@
 // Package provider is the wiring of the Unikorn provider: its schema, Configure, and the
-// explicit lists of resources, data sources and functions. Everything that talks to OpenStack
-// lives in internal/cloud and the concept packages.
+// explicit lists of resources, data sources, ephemeral resources, actions and list resources.
+// Everything that talks to OpenStack lives in internal/cloud and the concept packages.
 package provider
 
 import (
@@ -19,6 +19,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
+	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
@@ -278,6 +279,40 @@ func (p *unikornProvider) Actions(_ context.Context) []func() action.Action {
 	return []func() action.Action{
 		server.NewRebootAction,
 		server.NewSnapshotNowAction,
+	}
+}
+
+var _ provider.ProviderWithListResources = (*unikornProvider)(nil)
+
+// ListResources lists every list resource of the provider (Terraform 1.14 and later,
+// `terraform query`), one per resource: the global kinds (domains, federations, identities,
+// projects, roles), the regional admin kinds (flavors, images, provider networks) and the
+// identities' tenant kinds (load balancers, networks, security groups, servers, server
+// snapshots).
+func (p *unikornProvider) ListResources(_ context.Context) []func() list.ListResource {
+	return []func() list.ListResource{
+		adapter.GlobalList(domain.NewDomainResource, inCloud(domain.Listed)),
+		adapter.GlobalList(federation.NewResource, inCloud(federation.Listed)),
+		adapter.RegionalList(flavor.NewFlavorResource, flavor.Listed),
+		adapter.GlobalList(identity.NewResource, func(ctx context.Context, m adapter.IdentityLister) ([]cloud.Located, error) {
+			return m.ListIdentities(ctx)
+		}),
+		adapter.RegionalList(image.NewImageResource, image.Listed),
+		adapter.TenantList(loadbalancer.NewResource, loadbalancer.List),
+		adapter.TenantList(network.NewNetworkResource, network.ListNetworks),
+		adapter.TenantList(network.NewSecurityGroupResource, network.ListSecurityGroups),
+		adapter.GlobalList(project.NewResource, inCloud(project.Listed)),
+		adapter.RegionalList(providernetwork.NewResource, providernetwork.Listed),
+		adapter.GlobalList(role.NewRoleResource, inCloud(role.Listed)),
+		adapter.TenantList(server.NewResource, server.List),
+		adapter.TenantList(server.NewSnapshotResource, server.ListSnapshots),
+	}
+}
+
+// inCloud is the lister of a global kind that is listed from the cloud alone.
+func inCloud(list func(ctx context.Context, c *cloud.Client) ([]cloud.Located, error)) adapter.GlobalLister {
+	return func(ctx context.Context, m adapter.IdentityLister) ([]cloud.Located, error) {
+		return list(ctx, m.Cloud())
 	}
 }
 

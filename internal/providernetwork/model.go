@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/network"
 )
 
 // model is the state of a unikorn_provider_network.
@@ -73,7 +74,7 @@ func expand(ctx context.Context, m model, diags *diag.Diagnostics) Spec {
 		}
 
 		for _, r := range adapter.Elements[routeModel](ctx, s.HostRoutes, diags) {
-			sub.HostRoutes = append(sub.HostRoutes, Route{Destination: r.Destination.ValueString(), NextHop: r.NextHop.ValueString()})
+			sub.HostRoutes = append(sub.HostRoutes, network.Route{Destination: r.Destination.ValueString(), NextHop: r.NextHop.ValueString()})
 		}
 
 		spec.Subnets = append(spec.Subnets, sub)
@@ -93,7 +94,7 @@ func poolsValue(ps []Pool) types.Set {
 	return types.SetValueMust(poolType, elems)
 }
 
-func routesValue(rs []Route, prior types.Set) types.Set {
+func routesValue(rs []network.Route, prior types.Set) types.Set {
 	elems := make([]attr.Value, 0, len(rs))
 	for _, r := range rs {
 		elems = append(elems, types.ObjectValueMust(routeType.AttrTypes, map[string]attr.Value{

@@ -2,11 +2,8 @@ package providernetwork
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/external"
@@ -60,26 +57,6 @@ func (u networkUpdate) ToNetworkUpdateMap() (map[string]any, error) {
 	return map[string]any{"network": map[string]any(u.body)}, nil
 }
 
-// neutronErrorType is the NeutronError type of a refusal ("VlanIdInUse"); "" when it has none.
-func neutronErrorType(err error) string {
-	var code gophercloud.ErrUnexpectedResponseCode
-	if !errors.As(err, &code) {
-		return ""
-	}
-
-	var body struct {
-		NeutronError struct {
-			Type string `json:"type"`
-		} `json:"NeutronError"`
-	}
-
-	if json.Unmarshal(code.Body, &body) != nil {
-		return ""
-	}
-
-	return body.NeutronError.Type
-}
-
 func isNotFound(err error) bool { return gophercloud.ResponseCodeIs(err, http.StatusNotFound) }
 
 func isConflict(err error) bool { return gophercloud.ResponseCodeIs(err, http.StatusConflict) }
@@ -107,34 +84,4 @@ func listSubnets(ctx context.Context, sc *gophercloud.ServiceClient, opts subnet
 
 func listPorts(ctx context.Context, sc *gophercloud.ServiceClient, opts ports.ListOpts) ([]ports.Port, error) {
 	return cloud.ListAll(ctx, ports.List(sc, opts), ports.ExtractPorts, "the ports of network "+opts.NetworkID)
-}
-
-// describePort names a port for a human: name (or ID), ID, project, owner and device.
-func describePort(p ports.Port) string {
-	var b strings.Builder
-
-	name := p.Name
-	if name == "" {
-		name = "(unnamed)"
-	}
-
-	project := p.ProjectID
-	if project == "" {
-		project = "none"
-	}
-
-	owner := p.DeviceOwner
-	if owner == "" {
-		owner = "none"
-	}
-
-	b.WriteString("port " + name + " (" + p.ID + ", project " + project + ", owner " + owner)
-
-	if p.DeviceID != "" {
-		b.WriteString(", device " + p.DeviceID)
-	}
-
-	b.WriteString(")")
-
-	return b.String()
 }

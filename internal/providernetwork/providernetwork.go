@@ -1,12 +1,11 @@
 // Package providernetwork is unikorn_provider_network: a regional Neutron provider network
 // (flat or VLAN on a physical network) with its subnets, an admin object of the region made in
-// the service user's own project. The core (this file, subnets.go, vlan.go, neutron.go,
+// the service user's own project. The core (this file, subnets.go, neutron.go,
 // addressing.go) is pure gophercloud; resource.go, schema.go and model.go adapt it.
 package providernetwork
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -193,7 +192,10 @@ func checkSegment(n neutronNetwork, spec Spec) error {
 }
 
 // create makes the network of spec through cloud.Create (a lost answer is found again by
-// name, a concurrent twin removed again), allocating a VLAN ID when spec has none (vlan.go).
+// name, a concurrent twin removed again). A VLAN network without a segmentation ID gets one as
+// unikorn_network's VLAN networks do (network.CreateOnFreeVLAN: the lowest free ID of the
+// provider's provider_network.vlan_ranges, from Neutron's own view) when provider_network names
+// the same physical network; otherwise Neutron allocates one from its own network_vlan_ranges.
 func (s *Service) create(ctx context.Context, spec Spec) (neutronNetwork, error) {
 	post := func(ctx context.Context, segmentationID int) (neutronNetwork, error) {
 		body := networkBody{
@@ -225,7 +227,7 @@ func (s *Service) create(ctx context.Context, spec Spec) (neutronNetwork, error)
 	}
 
 	if spec.NetworkType == TypeVLAN && spec.SegmentationID == 0 && s.VLAN != nil && s.VLAN.PhysicalNetwork == spec.PhysicalNetwork {
-		return freeVLAN(ctx, s.Client, spec.PhysicalNetwork, s.VLAN.VLANRanges, post)
+		return network.CreateOnFreeVLAN(ctx, s.Client, spec.PhysicalNetwork, s.VLAN.VLANRanges, post)
 	}
 
 	return post(ctx, spec.SegmentationID)
@@ -319,23 +321,10 @@ func (e *ForeignPortsError) Error() string {
 		"the routers, floating IPs and servers that own them) first", e.Name, e.ID, len(e.Ports), strings.Join(e.Ports, "; "))
 }
 
-// inUse is the error of a 409 on deleting what (network's *InUseError): the ports opts finds, Neutron's own DHCP
-// ports (which it removes itself) left out.
+// inUse is the error of a 409 on deleting what (network's *InUseError): the ports opts finds.
 func (s *Service) inUse(ctx context.Context, what string, opts ports.ListOpts, cause error) error {
 	all, err := listPorts(ctx, s.Client, opts)
-	if err != nil {
-		return &network.InUseError{What: what, Err: errors.Join(cause, err)}
-	}
-
-	var described []string
-
-	for _, p := range all {
-		if p.DeviceOwner != "network:dhcp" {
-			described = append(described, describePort(p))
-		}
-	}
-
-	return &network.InUseError{What: what, Ports: described, Err: cause}
+	return network.PortsInUse(what, all, err, cause)
 }
 
 // Delete deletes the network recorded as id: first a check that no port of another project
@@ -360,7 +349,7 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 
 	for _, p := range all {
 		if p.ProjectID != n.ProjectID && p.DeviceOwner != "network:dhcp" {
-			foreign = append(foreign, describePort(p))
+			foreign = append(foreign, network.DescribePort(p))
 		}
 	}
 

@@ -88,21 +88,14 @@ func (r *providerNetworkResource) apply(ctx context.Context, op *adapter.Operati
 	}
 
 	out, err := svc.Ensure(ctx, spec, knownID)
-	if out == nil || out.ID == "" {
-		op.Fail(subject(knownID), err)
-		return
+
+	var made adapter.Made
+	if out != nil {
+		made = adapter.Made{ID: out.ID, Name: out.Name, Adopted: out.Adopted,
+			Where: fmt.Sprintf("in the service user's project in %s", region)}
 	}
 
-	if out.Adopted {
-		r.Adopted(diags, out.Name, out.ID, fmt.Sprintf("in the service user's project in %s", region))
-	}
-
-	flatten(ctx, plan, out, svc.Region, diags)
-	diags.Append(state.Set(ctx, plan)...)
-
-	if err != nil {
-		op.Fail(subject(out.ID), err)
-	}
+	r.Record(ctx, op, plan, made, err, subject, state, diags, func(m *model) { flatten(ctx, m, out, svc.Region, diags) })
 }
 
 // Create adopts or creates the network and its subnets.

@@ -12,15 +12,13 @@ import (
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/network"
 )
 
 const kindSubnet = "subnet"
 
 // Pool is an allocation pool: an inclusive range of addresses DHCP hands out.
 type Pool struct{ Start, End string }
-
-// Route is a host route.
-type Route struct{ Destination, NextHop string }
 
 // SubnetSpec is one subnet a provider network asks for, found again by its name.
 type SubnetSpec struct {
@@ -31,7 +29,7 @@ type SubnetSpec struct {
 	// Pools is nil for Neutron's default.
 	Pools          []Pool
 	DNSNameservers []string
-	HostRoutes     []Route
+	HostRoutes     []network.Route
 }
 
 // Subnet is what Neutron holds of one subnet.
@@ -40,7 +38,7 @@ type Subnet struct {
 	EnableDHCP                bool
 	Pools                     []Pool
 	DNSNameservers            []string
-	HostRoutes                []Route
+	HostRoutes                []network.Route
 }
 
 func toSubnet(s subnets.Subnet) Subnet {
@@ -53,9 +51,7 @@ func toSubnet(s subnets.Subnet) Subnet {
 		out.Pools = append(out.Pools, Pool{Start: p.Start, End: p.End})
 	}
 
-	for _, r := range s.HostRoutes {
-		out.HostRoutes = append(out.HostRoutes, Route{Destination: r.DestinationCIDR, NextHop: r.NextHop})
-	}
+	out.HostRoutes = network.RoutesOf(s.HostRoutes)
 
 	return out
 }
@@ -78,21 +74,6 @@ func (s *Service) subnetsOf(ctx context.Context, networkID string) ([]Subnet, er
 	}
 
 	return out, nil
-}
-
-// sameSet compares two slices as sets.
-func sameSet[T comparable](a, b []T) bool {
-	if len(a) != len(b) {
-		return false
-	}
-
-	for _, x := range a {
-		if !slices.Contains(b, x) {
-			return false
-		}
-	}
-
-	return true
 }
 
 // sameAddress compares two addresses by value ("" only equals "").
@@ -119,15 +100,6 @@ func replaced(have Subnet, want SubnetSpec) bool {
 	return h.Masked() != w.Masked()
 }
 
-func hostRoutes(rs []Route) []subnets.HostRoute {
-	out := make([]subnets.HostRoute, 0, len(rs))
-	for _, r := range rs {
-		out = append(out, subnets.HostRoute{DestinationCIDR: r.Destination, NextHop: r.NextHop})
-	}
-
-	return out
-}
-
 func pools(ps []Pool) []subnets.AllocationPool {
 	out := make([]subnets.AllocationPool, 0, len(ps))
 	for _, p := range ps {
@@ -151,7 +123,7 @@ func subnetDiff(have Subnet, want SubnetSpec) (subnets.UpdateOpts, bool) {
 		diff.EnableDHCP, changed = &want.EnableDHCP, true
 	}
 
-	if want.Pools != nil && !sameSet(have.Pools, want.Pools) {
+	if want.Pools != nil && !cloud.SameSet(have.Pools, want.Pools) {
 		diff.AllocationPools, changed = pools(want.Pools), true
 	}
 
@@ -164,8 +136,8 @@ func subnetDiff(have Subnet, want SubnetSpec) (subnets.UpdateOpts, bool) {
 		diff.DNSNameservers, changed = &dns, true
 	}
 
-	if !sameSet(have.HostRoutes, want.HostRoutes) {
-		routes := hostRoutes(want.HostRoutes)
+	if !cloud.SameSet(have.HostRoutes, want.HostRoutes) {
+		routes := network.HostRoutes(want.HostRoutes)
 		diff.HostRoutes, changed = &routes, true
 	}
 
@@ -193,7 +165,7 @@ func (s *Service) createSubnet(ctx context.Context, networkID string, want Subne
 
 	opts := subnets.CreateOpts{
 		NetworkID: networkID, Name: want.Name, CIDR: want.CIDR, IPVersion: gophercloud.IPVersion(version), EnableDHCP: &dhcp,
-		DNSNameservers: slices.Clone(want.DNSNameservers), HostRoutes: hostRoutes(want.HostRoutes),
+		DNSNameservers: slices.Clone(want.DNSNameservers), HostRoutes: network.HostRoutes(want.HostRoutes),
 	}
 
 	if want.GatewayIP != "" {

@@ -70,36 +70,27 @@ func (e *consoleSession) Schema(_ context.Context, _ ephemeral.SchemaRequest, re
 
 // Open opens the console as the identity.
 func (e *consoleSession) Open(ctx context.Context, req ephemeral.OpenRequest, resp *ephemeral.OpenResponse) {
-	if !e.Configured() {
-		resp.Diagnostics.AddError(summarySession, "The provider is not configured.")
-		return
-	}
+	adapter.OpenResult(ctx, &e.EphemeralResourceBase, summarySession, req, resp,
+		func(ctx context.Context, m *consoleSessionModel) {
+			svc, ok := m.service(ctx, e.Cloud(), cloud.AsIdentity, summarySession, &resp.Diagnostics)
+			if !ok {
+				return
+			}
 
-	m, ok := adapter.Get[consoleSessionModel](ctx, req.Config, &resp.Diagnostics)
-	if !ok {
-		return
-	}
+			consoleType := m.Type.ValueString()
+			if m.Type.IsNull() || m.Type.IsUnknown() {
+				consoleType = DefaultConsoleType
+			}
 
-	svc, ok := m.service(ctx, e.Cloud(), cloud.AsIdentity, summarySession, &resp.Diagnostics)
-	if !ok {
-		return
-	}
+			c, err := svc.OpenConsole(ctx, m.ServerID.ValueString(), consoleType)
+			if err != nil {
+				resp.Diagnostics.AddError(summarySession, err.Error())
+				return
+			}
 
-	consoleType := m.Type.ValueString()
-	if m.Type.IsNull() || m.Type.IsUnknown() {
-		consoleType = DefaultConsoleType
-	}
+			// The URL is a credential: it is never logged.
+			tflog.Debug(ctx, "Opened a console session", map[string]any{"server_id": m.ServerID.ValueString(), "type": c.Type})
 
-	c, err := svc.OpenConsole(ctx, m.ServerID.ValueString(), consoleType)
-	if err != nil {
-		resp.Diagnostics.AddError(summarySession, err.Error())
-		return
-	}
-
-	// The URL is a credential: it is never logged.
-	tflog.Debug(ctx, "Opened a console session", map[string]any{"server_id": m.ServerID.ValueString(), "type": c.Type})
-
-	m.Protocol, m.Type, m.URL = types.StringValue(c.Protocol), types.StringValue(c.Type), types.StringValue(c.URL)
-
-	resp.Diagnostics.Append(resp.Result.Set(ctx, &m)...)
+			m.Protocol, m.Type, m.URL = types.StringValue(c.Protocol), types.StringValue(c.Type), types.StringValue(c.URL)
+		})
 }

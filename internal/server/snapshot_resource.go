@@ -115,16 +115,17 @@ func (r *snapshotResource) snapshots(ctx context.Context, m snapshotModel, scope
 	return NewSnapshots(t)
 }
 
-// open reads the model out of src and opens operation op on it, with the snapshot core bound
-// with scope. End must be called whatever it returns; false when anything failed (reported).
-func (r *snapshotResource) open(ctx context.Context, opKind adapter.Op, src adapter.Source, scope cloud.Scope, diags *diag.Diagnostics) (
-	context.Context, snapshotModel, *adapter.Operation, *Snapshots, bool,
+// open reads the model out of src, opens operation opKind on it and runs do with the snapshot
+// core bound with scope; what fails before do runs is reported.
+func (r *snapshotResource) open(ctx context.Context, opKind adapter.Op, src adapter.Source, scope cloud.Scope, diags *diag.Diagnostics,
+	do func(ctx context.Context, op *adapter.Operation, m snapshotModel, snaps *Snapshots),
 ) {
 	m, ok := adapter.Get[snapshotModel](ctx, src, diags)
 	ctx, op, begun := r.Begin(ctx, opKind, m.Timeouts, diags)
+	defer op.End(ctx)
 
 	if !ok || !begun {
-		return ctx, m, op, nil, false
+		return
 	}
 
 	ctx = tflog.SetField(ctx, "snapshot", m.Name.ValueString())
@@ -132,56 +133,51 @@ func (r *snapshotResource) open(ctx context.Context, opKind adapter.Op, src adap
 	snaps, err := r.snapshots(ctx, m, scope)
 	if err != nil {
 		op.Fail(adapter.Subject(m.Name.ValueString(), m.ID.ValueString(), where{IdentityID: m.IdentityID, Region: m.Region}), err)
-		return ctx, m, op, nil, false
+		return
 	}
 
-	return ctx, m, op, snaps, true
+	do(ctx, op, m, snaps)
 }
 
 // Create takes the snapshot (or adopts the one an interrupted apply left), records it, waits
 // for Glance to say it is active and publishes it for the organization.
 func (r *snapshotResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	ctx, plan, op, snaps, ok := r.open(ctx, adapter.Create, req.Plan, cloud.AsIdentity, &resp.Diagnostics)
-	defer op.End(ctx)
+	r.open(ctx, adapter.Create, req.Plan, cloud.AsIdentity, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, plan snapshotModel, snaps *Snapshots) {
+		spec := SnapshotSpec{Name: plan.Name.ValueString(), ServerID: plan.ServerID.ValueString(), OrganizationID: plan.OrganizationID.ValueString()}
 
-	if !ok {
-		return
-	}
-
-	spec := SnapshotSpec{Name: plan.Name.ValueString(), ServerID: plan.ServerID.ValueString(), OrganizationID: plan.OrganizationID.ValueString()}
-
-	img, adopted, err := snaps.Take(ctx, spec, true)
-	if img == nil {
-		op.Fail(adapter.Subject(spec.Name, "", snaps), err)
-		return
-	}
-
-	if adopted {
-		resp.Diagnostics.AddWarning("Adopted an existing snapshot", fmt.Sprintf("The snapshot image %q (%s) of server %s already "+
-			"existed in %s, created %s, and was adopted instead of a new one being taken (an interrupted apply leaves such "+
-			"images behind).", img.Name, img.ID, spec.ServerID, snaps, when(img.CreatedAt)))
-	}
-
-	// Record before waiting: a failed snapshot leaves a tainted resource, never an untracked image.
-	flattenSnapshot(&plan, snaps.Region(), SnapshotOf(img))
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-
-	if err == nil {
-		if img, err = snaps.Wait(ctx, img.ID, spec.ServerID, nil); err == nil {
-			img, err = snaps.Publish(ctx, img, spec.OrganizationID)
+		img, adopted, err := snaps.Take(ctx, spec, true)
+		if img == nil {
+			op.Fail(adapter.Subject(spec.Name, "", snaps), err)
+			return
 		}
-	}
 
-	if img != nil {
-		view := SnapshotOf(img)
-		flattenSnapshot(&plan, snaps.Region(), view)
+		if adopted {
+			resp.Diagnostics.AddWarning("Adopted an existing snapshot", fmt.Sprintf("The snapshot image %q (%s) of server %s already "+
+				"existed in %s, created %s, and was adopted instead of a new one being taken (an interrupted apply leaves such "+
+				"images behind).", img.Name, img.ID, spec.ServerID, snaps, when(img.CreatedAt)))
+		}
+
+		// Record before waiting: a failed snapshot leaves a tainted resource, never an untracked image.
+		flattenSnapshot(&plan, snaps.Region(), SnapshotOf(img))
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-		unaccepted(&resp.Diagnostics, view)
-	}
 
-	if err != nil {
-		op.Fail(adapter.Subject(spec.Name, plan.ID.ValueString(), snaps), err)
-	}
+		if err == nil {
+			if img, err = snaps.Wait(ctx, img.ID, spec.ServerID, nil); err == nil {
+				img, err = snaps.Publish(ctx, img, spec.OrganizationID)
+			}
+		}
+
+		if img != nil {
+			view := SnapshotOf(img)
+			flattenSnapshot(&plan, snaps.Region(), view)
+			resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+			unaccepted(&resp.Diagnostics, view)
+		}
+
+		if err != nil {
+			op.Fail(adapter.Subject(spec.Name, plan.ID.ValueString(), snaps), err)
+		}
+	})
 }
 
 // unaccepted warns that the image data sources will leave the snapshot out, and why.
@@ -198,77 +194,62 @@ func unaccepted(diags *diag.Diagnostics, s *Snapshot) {
 // Read refreshes the snapshot from Glance: one found again by name says so; one that is gone
 // leaves the state, so the plan takes it again.
 func (r *snapshotResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	ctx, state, op, snaps, ok := r.open(ctx, adapter.Read, req.State, cloud.Privileged, &resp.Diagnostics)
-	defer op.End(ctx)
+	r.open(ctx, adapter.Read, req.State, cloud.Privileged, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, state snapshotModel, snaps *Snapshots) {
+		id := state.ID.ValueString()
 
-	if !ok {
-		return
-	}
+		obs, err := snaps.Observe(ctx, id, state.Name.ValueString())
+		if err != nil {
+			op.Fail(adapter.Subject(state.Name.ValueString(), id, snaps), err)
+			return
+		}
 
-	id := state.ID.ValueString()
+		if obs.Image == nil {
+			tflog.Warn(ctx, "The snapshot image is gone; removing it from state", map[string]any{"image_id": id})
+			resp.State.RemoveResource(ctx)
 
-	obs, err := snaps.Observe(ctx, id, state.Name.ValueString())
-	if err != nil {
-		op.Fail(adapter.Subject(state.Name.ValueString(), id, snaps), err)
-		return
-	}
+			return
+		}
 
-	if obs.Image == nil {
-		tflog.Warn(ctx, "The snapshot image is gone; removing it from state", map[string]any{"image_id": id})
-		resp.State.RemoveResource(ctx)
+		if obs.RefoundFrom != "" {
+			resp.Diagnostics.AddWarning("Snapshot found again by name", fmt.Sprintf("The snapshot image %q recorded as %s is gone "+
+				"from %s; %s, the image of that name created %s, is taken for it. If it is not the one this configuration made, "+
+				"remove this resource from the state before applying.", obs.Image.Name, obs.RefoundFrom, snaps, obs.Image.ID,
+				when(obs.Image.CreatedAt)))
+		}
 
-		return
-	}
-
-	if obs.RefoundFrom != "" {
-		resp.Diagnostics.AddWarning("Snapshot found again by name", fmt.Sprintf("The snapshot image %q recorded as %s is gone "+
-			"from %s; %s, the image of that name created %s, is taken for it. If it is not the one this configuration made, "+
-			"remove this resource from the state before applying.", obs.Image.Name, obs.RefoundFrom, snaps, obs.Image.ID,
-			when(obs.Image.CreatedAt)))
-	}
-
-	flattenSnapshot(&state, snaps.Region(), SnapshotOf(obs.Image))
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+		flattenSnapshot(&state, snaps.Region(), SnapshotOf(obs.Image))
+		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	})
 }
 
 // Update publishes the image for another organization (one Glance patch).
 func (r *snapshotResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	ctx, plan, op, snaps, ok := r.open(ctx, adapter.Update, req.Plan, cloud.AsIdentity, &resp.Diagnostics)
-	defer op.End(ctx)
+	r.open(ctx, adapter.Update, req.Plan, cloud.AsIdentity, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, plan snapshotModel, snaps *Snapshots) {
+		id := plan.ID.ValueString()
+		subject := adapter.Subject(plan.Name.ValueString(), id, snaps)
 
-	if !ok {
-		return
-	}
+		img, err := snaps.Get(ctx, id)
+		if err == nil {
+			img, err = snaps.Publish(ctx, img, plan.OrganizationID.ValueString())
+		}
 
-	id := plan.ID.ValueString()
-	subject := adapter.Subject(plan.Name.ValueString(), id, snaps)
+		if err != nil {
+			op.Fail(subject, err)
+			return
+		}
 
-	img, err := snaps.Get(ctx, id)
-	if err == nil {
-		img, err = snaps.Publish(ctx, img, plan.OrganizationID.ValueString())
-	}
-
-	if err != nil {
-		op.Fail(subject, err)
-		return
-	}
-
-	flattenSnapshot(&plan, snaps.Region(), SnapshotOf(img))
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		flattenSnapshot(&plan, snaps.Region(), SnapshotOf(img))
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	})
 }
 
 // Delete deletes the recorded image; already gone is success, in use is a clear error.
 func (r *snapshotResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	ctx, state, op, snaps, ok := r.open(ctx, adapter.Delete, req.State, cloud.Privileged, &resp.Diagnostics)
-	defer op.End(ctx)
-
-	if !ok {
-		return
-	}
-
-	if err := snaps.Delete(ctx, state.ID.ValueString(), state.Name.ValueString()); err != nil {
-		op.Fail(adapter.Subject(state.Name.ValueString(), state.ID.ValueString(), snaps), err)
-	}
+	r.open(ctx, adapter.Delete, req.State, cloud.Privileged, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, state snapshotModel, snaps *Snapshots) {
+		if err := snaps.Delete(ctx, state.ID.ValueString(), state.Name.ValueString()); err != nil {
+			op.Fail(adapter.Subject(state.Name.ValueString(), state.ID.ValueString(), snaps), err)
+		}
+	})
 }
 
 // ImportState imports a snapshot image from `REGION/ID`, `REGION/name`, `ID` or `name`, in

@@ -54,7 +54,7 @@ var classes = adapter.CatalogListing[meta, Class, Filter]{
 
 		return m.VolumeClassCache().Classes(ctx, region, cinder)
 	},
-	Select: Select,
+	Match: Filter.Match,
 }
 
 // filterAttributes are the filters both data sources take.

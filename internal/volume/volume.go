@@ -10,7 +10,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/blockstorage/v3/volumetypes"
@@ -112,19 +111,6 @@ func (f Filter) Match(c Class) bool {
 	return true
 }
 
-// Select returns the classes that match the filter, in their input order.
-func Select(classes []Class, f Filter) []Class {
-	var out []Class
-
-	for _, c := range classes {
-		if f.Match(c) {
-			out = append(out, c)
-		}
-	}
-
-	return out
-}
-
 // label names c in a list of volume classes: "name (id)".
 func label(c Class) string { return fmt.Sprintf("%s (%s)", c.Name, c.ID) }
 
@@ -147,20 +133,7 @@ func NewCache(settings Settings) *Cache {
 func (c *Cache) Classes(ctx context.Context, region string, cinder *gophercloud.ServiceClient) ([]Class, error) {
 	ctx = tflog.SetField(ctx, "region", region)
 
-	return c.lists.Get(ctx, region, func(ctx context.Context) ([]Class, error) {
-		start := time.Now()
-
-		tflog.Debug(ctx, "Listing Cinder volume types (once per region and provider process)")
-
-		list, err := List(ctx, cinder, c.settings)
-		if err != nil {
-			return nil, err
-		}
-
-		tflog.Debug(ctx, "Listed Cinder volume types", map[string]any{
-			"volume_classes": len(list), "duration_ms": time.Since(start).Milliseconds(),
-		})
-
-		return list, nil
+	return cloud.ListOnce(ctx, &c.lists, region, "Cinder volume types", "volume_classes", nil, func(ctx context.Context) ([]Class, error) {
+		return List(ctx, cinder, c.settings)
 	})
 }

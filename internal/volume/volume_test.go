@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloudtest"
 )
 
@@ -93,7 +94,7 @@ func TestSelectAndExactlyOne(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 
-			if diff := cmp.Diff(tc.want, ids(Select(classes, tc.filter))); diff != "" {
+			if diff := cmp.Diff(tc.want, ids(adapter.Select(classes, tc.filter.Match))); diff != "" {
 				t.Errorf("Select (-want +got):\n%s", diff)
 			}
 		})
@@ -101,12 +102,12 @@ func TestSelectAndExactlyOne(t *testing.T) {
 
 	var diags diag.Diagnostics
 
-	if _, ok := singular.One(Select(classes, Filter{Media: MediaNVMe}), "R", "", "", &diags); ok || len(diags.Errors()) != 1 ||
+	if _, ok := singular.One(adapter.Select(classes, Filter{Media: MediaNVMe}.Match), "R", "", "", &diags); ok || len(diags.Errors()) != 1 ||
 		!strings.Contains(diags.Errors()[0].Detail(), "2 match the filters: fast (1), fast-plain (2)") {
 		t.Errorf("one of two: %v", diags)
 	}
 
-	if c, ok := singular.One(Select(classes, Filter{Media: MediaHDD}), "R", "", "", &diags); !ok || c.ID != "3" {
+	if c, ok := singular.One(adapter.Select(classes, Filter{Media: MediaHDD}.Match), "R", "", "", &diags); !ok || c.ID != "3" {
 		t.Errorf("one of one: %v, %v", c, ok)
 	}
 }
