@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/flavors"
+	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/quotasets"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
 	"github.com/gophercloud/gophercloud/v2/openstack/image/v2/images"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/networks"
@@ -25,6 +25,7 @@ import (
 // provider's own client (internal/cloud), authenticated once.
 type Cloud struct {
 	compute, network, image *gophercloud.ServiceClient
+	projectID               string // the service user's own project, where the direct boots go
 }
 
 // Connect authenticates as cloud (of the clouds.yaml file) in region.
@@ -34,7 +35,7 @@ func Connect(ctx context.Context, file, name, region string) (*Cloud, error) {
 		return nil, fmt.Errorf("authenticating as cloud %s of %s: %w", name, file, err)
 	}
 
-	out := &Cloud{}
+	out := &Cloud{projectID: c.Base().ProjectID()}
 
 	if out.compute, err = c.Base().Compute(region); err != nil {
 		return nil, err
@@ -113,10 +114,57 @@ func novaDirect(ctx context.Context, c *Cloud, o options, flavorID, imageID stri
 		each = append(each, s.Median)
 	}
 
+	if len(all) == 0 {
+		return fmt.Errorf("the direct Nova boots: no repetition booted its %d servers", o.novaDirect)
+	}
+
 	fmt.Printf("bench: Nova alone, %d servers: all ACTIVE after %s s, median per server %s s (min/med/max over repetitions)\n",
 		o.novaDirect, SpreadOf(all).Format("%.1f"), SpreadOf(each).Format("%.1f"))
 
 	return nil
+}
+
+// liftComputeQuota makes room for n more servers in the service user's own project (whose Nova
+// quota is the default 10 instances on a fresh cloud): instances, cores and RAM unlimited until
+// the returned restore puts the quotas it found back.
+func liftComputeQuota(ctx context.Context, c *Cloud) (restore func(), err error) {
+	before, err := quotasets.Get(ctx, c.compute, c.projectID).Extract()
+	if err != nil {
+		return nil, fmt.Errorf("reading the compute quota of project %s: %w", c.projectID, err)
+	}
+
+	unlimited := -1
+	if _, err := quotasets.Update(ctx, c.compute, c.projectID, quotasets.UpdateOpts{
+		Instances: &unlimited, Cores: &unlimited, RAM: &unlimited,
+	}).Extract(); err != nil {
+		return nil, fmt.Errorf("lifting the compute quota of project %s: %w", c.projectID, err)
+	}
+
+	return func() {
+		if _, err := quotasets.Update(context.WithoutCancel(ctx), c.compute, c.projectID, quotasets.UpdateOpts{
+			Instances: &before.Instances, Cores: &before.Cores, RAM: &before.RAM,
+		}).Extract(); err != nil {
+			fmt.Printf("bench:   restoring the compute quota of project %s: %v\n", c.projectID, err)
+		}
+	}, nil
+}
+
+// firstOf is errs (one per server, nil for those that booted) as one error: how many failed,
+// and the first failure.
+func firstOf(errs []error) error {
+	var failed []error
+
+	for _, err := range errs {
+		if err != nil {
+			failed = append(failed, err)
+		}
+	}
+
+	if len(failed) == 0 {
+		return nil
+	}
+
+	return fmt.Errorf("%d of %d servers failed to boot, the first: %w", len(failed), len(errs), failed[0])
 }
 
 // bootDirect makes a network and n servers on it, waits until all are ACTIVE, and removes them
@@ -132,6 +180,13 @@ func bootDirect(ctx context.Context, c *Cloud, name string, n int, flavorID, ima
 			fmt.Printf("bench:   deleting network %s (%s): %v\n", name, net.ID, err)
 		}
 	}()
+
+	restore, err := liftComputeQuota(ctx, c)
+	if err != nil {
+		return 0, nil, err
+	}
+
+	defer restore()
 
 	if _, err := subnets.Create(ctx, c.network, subnets.CreateOpts{
 		Name: name, NetworkID: net.ID, IPVersion: gophercloud.IPv4, CIDR: "10.61.0.0/22",
@@ -177,7 +232,7 @@ func bootDirect(ctx context.Context, c *Cloud, name string, n int, flavorID, ima
 
 	wg.Wait()
 
-	if err := errors.Join(errs...); err != nil {
+	if err := firstOf(errs); err != nil {
 		return 0, nil, fmt.Errorf("booting: %w", err)
 	}
 
