@@ -3,6 +3,7 @@ package federation
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -112,12 +113,12 @@ func (c *checker) object(path string, v any, required []string, allowed map[stri
 		}
 	}
 
-	for _, k := range sortedKeys(obj) {
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
 		check, known := allowed[k]
 
 		switch {
 		case !known:
-			c.add(path, "%q is not allowed here (allowed: %s)", k, strings.Join(sortedKeys(allowed), ", "))
+			c.add(path, "%q is not allowed here (allowed: %s)", k, strings.Join(slices.Sorted(maps.Keys(allowed)), ", "))
 		case check != nil:
 			check(path+"."+k, obj[k])
 		}
@@ -277,15 +278,4 @@ func (c *checker) placeholders(passing int) func(path string, v any) {
 			}
 		}
 	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-
-	slices.Sort(keys)
-
-	return keys
 }

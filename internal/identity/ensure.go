@@ -172,7 +172,7 @@ func (e *ensurer) run(ctx context.Context) error {
 		}
 	}
 
-	rolesChanged = rolesChanged || !sameSet(e.prior.Roles, e.spec.Roles)
+	rolesChanged = rolesChanged || !cloud.SameSet(e.prior.Roles, e.spec.Roles)
 	e.out.Roles = sortedUnique(e.spec.Roles)
 
 	// 6. Trust (which forgets the project's cached scopes itself whenever it changes a trust).
@@ -625,7 +625,7 @@ func (e *ensurer) ensureTrust(ctx context.Context, userID, projectID string) err
 		}
 	}
 
-	if len(found) == 1 && found[0].Impersonation && sameSet(trustRoleIDs(found[0]), want) {
+	if len(found) == 1 && found[0].Impersonation && cloud.SameSet(trustRoleIDs(found[0]), want) {
 		if found[0].ID != e.prior.TrustID {
 			e.notice(adoptedNotice("Keystone trust", "from user "+userID+" to the service user", found[0].ID,
 				"creation time not recorded by Keystone"))

@@ -405,10 +405,6 @@ func sortedUnique(in []string) []string {
 	return slices.Compact(out)
 }
 
-func sameSet(a, b []string) bool {
-	return slices.Equal(sortedUnique(a), sortedUnique(b))
-}
-
 func sameTime(a, b *time.Time) bool {
 	if a == nil || b == nil {
 		return a == nil && b == nil

@@ -126,7 +126,7 @@ func ensureProject(ctx context.Context, sc *gophercloud.ServiceClient, domainID 
 		changed = true
 	}
 
-	if !sameSet(p.Tags, wantTags) {
+	if !cloud.SameSet(p.Tags, wantTags) {
 		opts.Tags = &wantTags
 		changed = true
 	}

@@ -143,7 +143,7 @@ func (s *Service) convergePort(ctx context.Context, port *Port, spec Spec) (*Por
 
 	var opts ports.UpdateOpts
 
-	if !sameSet(port.SecurityGroupIDs, spec.SecurityGroupIDs) {
+	if !cloud.SameSet(port.SecurityGroupIDs, spec.SecurityGroupIDs) {
 		groups := slices.Clone(spec.SecurityGroupIDs)
 		if groups == nil {
 			groups = []string{}
@@ -302,8 +302,4 @@ func samePairs(have, want []AddressPair, portMAC string) bool {
 	}
 
 	return slices.Equal(norm(have), norm(want))
-}
-
-func sameSet(a, b []string) bool {
-	return slices.Equal(slices.Compact(slices.Sorted(slices.Values(a))), slices.Compact(slices.Sorted(slices.Values(b))))
 }
