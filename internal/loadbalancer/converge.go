@@ -184,13 +184,8 @@ func (s *Service) ensure(ctx context.Context, spec Spec, knownID string, onID fu
 		t.FloatingIP = fip.top.FloatingIP
 	}
 
-	// t is what Octavia holds: the memo of its members is taken again, with the updated_at
-	// the last change left (converge) and the member IDs the status tree names (settle).
-	t.Memo = nil
-
 	if steps == 0 && !created {
-		t.Memo = t.memo()
-		return t, nil // nothing changed
+		return t, nil // nothing changed: t is what Octavia holds
 	}
 
 	// Every change's answer is in t already, nothing is read again but the statuses of the
@@ -205,8 +200,6 @@ func (s *Service) ensure(ctx context.Context, spec Spec, knownID string, onID fu
 			return t, s.statusError(ctx, lb.ID, object, state, "checking "+lb.Name)
 		}
 	}
-
-	t.Memo = t.memo()
 
 	return t, nil
 }

@@ -195,8 +195,6 @@ func (s *Service) observe(ctx context.Context, lb *loadbalancers.LoadBalancer) (
 		return nil, err
 	}
 
-	t.Memo = t.memo()
-
 	return t, nil
 }
 

@@ -190,7 +190,7 @@ func (r *loadBalancerResource) Read(ctx context.Context, req resource.ReadReques
 	state.Region = types.StringValue(o.tenant.Region())
 	next := observed(o.ctx, state, top, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(o.ctx, &next)...)
-	adapter.SetPrivate(o.ctx, resp.Private, privateMembers, top.Memo, &resp.Diagnostics)
+	adapter.SetPrivate(o.ctx, resp.Private, privateMembers, top.memo(), &resp.Diagnostics)
 }
 
 func (r *loadBalancerResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -230,14 +230,16 @@ func (r *loadBalancerResource) Update(ctx context.Context, req resource.UpdateRe
 // privateMembers is the key of the resource's private state that keeps its MemberMemo.
 const privateMembers = "members"
 
-// memoOf is the member memo of t as a create or update (whose error is err) left it; nil when
-// there is no t, or the apply failed: what a failure left is listed again by the next read.
+// memoOf is the member memo of t as a create or update (whose error is err) left it: its
+// updated_at is the last change's (converge) and the IDs of a batch's members come from the
+// status tree (settle). nil when there is no t, or the apply failed: what a failure left is
+// listed again by the next read.
 func memoOf(t *Topology, err error) *MemberMemo {
 	if t == nil || err != nil {
 		return nil
 	}
 
-	return t.Memo
+	return t.memo()
 }
 
 func (r *loadBalancerResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

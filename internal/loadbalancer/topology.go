@@ -155,7 +155,7 @@ type Topology struct {
 	ProvisioningStatus string
 	OperatingStatus    string
 	CreatedAt          time.Time // zero when Octavia did not say
-	UpdatedAt          time.Time // zero when Octavia did not say
+	UpdatedAt          time.Time // as last seen: after a change, the one it left (converge); zero when Octavia did not say
 	// Adopted says that a create found this load balancer by name and took it over instead of
 	// making one (an interrupted apply's, or someone else's).
 	Adopted bool
@@ -171,10 +171,6 @@ type Topology struct {
 
 	// FloatingIP is the floating IP on the VIP port, nil if none.
 	FloatingIP *network.FloatingIP
-
-	// Memo is what this read found of the members, for the next read (MemberMemo); nil after
-	// a change, which leaves the load balancer's updated_at unknown.
-	Memo *MemberMemo
 }
 
 // ObservedListener is one listener's objects as Octavia has them.
