@@ -190,8 +190,9 @@ func (s *Service) ensure(ctx context.Context, spec Spec, knownID string, onID fu
 
 	// Every change's answer is in t already, nothing is read again but the statuses of the
 	// children a change left PENDING_* in t (the load balancer is ACTIVE again, so they should be
-	// too): one status tree, so that one left in ERROR fails the apply.
-	if object, _ := t.notActive(); object != "" {
+	// too): one status tree, so that one left in ERROR fails the apply. The same tree names the
+	// members a batch update made (it answers none), for the memo of the next read.
+	if object, _ := t.notActive(); object != "" || !t.membersKnown() {
 		if err := s.settle(ctx, t); err != nil {
 			return t, err
 		}
@@ -206,6 +207,8 @@ func (s *Service) ensure(ctx context.Context, spec Spec, knownID string, onID fu
 
 // topologyOf is the topology of a load balancer without children.
 func topologyOf(lb *loadbalancers.LoadBalancer) *Topology {
+	listenerIDs, poolIDs := childIDs(lb)
+
 	return &Topology{
 		ID:                 lb.ID,
 		Name:               lb.Name,
@@ -218,6 +221,8 @@ func topologyOf(lb *loadbalancers.LoadBalancer) *Topology {
 		OperatingStatus:    lb.OperatingStatus,
 		CreatedAt:          lb.CreatedAt,
 		UpdatedAt:          lb.UpdatedAt,
+		ListenerIDs:        listenerIDs,
+		PoolIDs:            poolIDs,
 	}
 }
 
@@ -380,7 +385,9 @@ func (s *Service) converge(ctx context.Context, spec Spec, subnetID string, t *T
 	defer func() {
 		steps = st.steps
 		if st.last != nil {
-			t.UpdatedAt = st.last.UpdatedAt // as the last change left it
+			// as the last change left it
+			t.UpdatedAt = st.last.UpdatedAt
+			t.ListenerIDs, t.PoolIDs = childIDs(st.last)
 		}
 	}()
 

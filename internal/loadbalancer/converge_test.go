@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
@@ -368,6 +369,34 @@ func TestEnsure_convergesInPlace(t *testing.T) {
 				t.Errorf("%s: listener %s has members %v after the apply, %v read again; want %v", c.name, l.Name,
 					next.Listeners[i].Members, got, sortMembers(l.Members))
 			}
+		}
+
+		// The memo the apply leaves is what the read found, and a read with it finds the same
+		// without listing the children.
+		memo := next.memo()
+		if memo == nil {
+			t.Fatalf("%s: the apply left no memo", c.name)
+		}
+
+		if diff := cmp.Diff(again.Listeners, memo.Listeners, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("%s: the apply's memo differs from a read (-read +memo):\n%s", c.name, diff)
+		}
+
+		memoed := f.service()
+		memoed.Memo = memo
+		before := f.requestCount()
+
+		fromMemo, err := memoed.Observe(t.Context(), top.ID, spec.Name)
+		if err != nil {
+			t.Fatalf("%s: observing with the memo: %v", c.name, err)
+		}
+
+		if diff := cmp.Diff(again, fromMemo, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("%s: a read with the memo differs from one without (-without +with):\n%s", c.name, diff)
+		}
+
+		if n := f.requestCount() - before; n > 2 {
+			t.Errorf("%s: a read with the memo took %d requests, want the load balancer and the floating IPs only", c.name, n)
 		}
 
 		// Put the topology back for the next case.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -24,6 +25,8 @@ import (
 //     is ACTIVE — or ERROR, when failOn names the change;
 //   - while the load balancer is PENDING_*, every change answers 409 (the immutability lock),
 //     and the fake counts them;
+//   - every change of the load balancer's provisioning status sets its updated_at, and the
+//     load balancer names its listeners' and pools' IDs, as in Octavia;
 //   - name filters match prefixes (fuzzy, like some releases), so callers must post-filter;
 //   - a single-call create with listeners inside works (the children go ACTIVE with the load
 //     balancer) when graphWorks is set, and leaves them PENDING_CREATE forever otherwise.
@@ -38,6 +41,7 @@ type fakeCloud struct {
 	conflicts  int
 	mutations  []string // the calls that changed something, "METHOD kind"
 	seq        int
+	ticks      int // the clock of updated_at: one second per change of a load balancer's status
 
 	lbs       map[string]*fakeLB
 	listeners map[string]map[string]any
@@ -188,7 +192,7 @@ func (f *fakeCloud) lock(w http.ResponseWriter, lb *fakeLB, change string) bool 
 	}
 
 	f.mutations = append(f.mutations, change)
-	lb.obj["provisioning_status"] = StatusPendingUpdate
+	f.setStatus(lb, StatusPendingUpdate)
 	lb.pending = f.settle
 	lb.fail = change == f.failOn
 
@@ -265,8 +269,37 @@ func (f *fakeCloud) poll(lb *fakeLB) {
 		settleChild(m)
 	}
 
-	lb.obj["provisioning_status"] = lbFinal
+	f.setStatus(lb, lbFinal)
 	lb.fail = false
+}
+
+// setStatus sets lb's provisioning status and, as Octavia's database does, its updated_at.
+func (f *fakeCloud) setStatus(lb *fakeLB, status string) {
+	f.ticks++
+	lb.obj["provisioning_status"] = status
+	lb.obj["updated_at"] = time.Date(2024, 5, 2, 10, 0, f.ticks, 0, time.UTC).Format("2006-01-02T15:04:05")
+}
+
+// served is lb as Octavia answers with it: naming its listeners and pools.
+func (f *fakeCloud) served(lb *fakeLB) map[string]any {
+	out := maps.Clone(lb.obj)
+	ls, ps := []any{}, []any{}
+
+	for _, id := range slices.Sorted(maps.Keys(f.listeners)) {
+		if f.lbOf(f.listeners[id]) == lb {
+			ls = append(ls, map[string]any{"id": id})
+		}
+	}
+
+	for _, id := range slices.Sorted(maps.Keys(f.pools)) {
+		if f.lbOf(f.pools[id]) == lb {
+			ps = append(ps, map[string]any{"id": id})
+		}
+	}
+
+	out["listeners"], out["pools"] = ls, ps
+
+	return out
 }
 
 func (f *fakeCloud) octavia(w http.ResponseWriter, r *http.Request, parts []string, body map[string]any) {
@@ -284,7 +317,7 @@ func (f *fakeCloud) octavia(w http.ResponseWriter, r *http.Request, parts []stri
 
 		for _, lb := range f.lbs {
 			if strings.HasPrefix(str(lb.obj["name"]), q.Get("name")) {
-				out = append(out, lb.obj)
+				out = append(out, f.served(lb))
 			}
 		}
 
@@ -308,7 +341,7 @@ func (f *fakeCloud) octavia(w http.ResponseWriter, r *http.Request, parts []stri
 			return
 		}
 
-		reply(w, http.StatusOK, map[string]any{"loadbalancer": lb.obj})
+		reply(w, http.StatusOK, map[string]any{"loadbalancer": f.served(lb)})
 
 	case kind == "loadbalancers" && r.Method == http.MethodDelete:
 		lb := f.lbs[id]

@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"time"
 
 	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/pools"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 )
@@ -22,19 +20,11 @@ import (
 func memberKey(m Member) string { return m.Address + ":" + strconv.Itoa(m.Port) }
 
 // readMembers reads the members of every pool in poolOf (pool ID → entry) at once, each pool's
-// by its member list, unless s.Memo still holds them (MemberMemo.members): listed are the
-// member IDs of each pool as the pool listing names them.
-func (s *Service) readMembers(ctx context.Context, t *Topology, poolOf map[string]*ObservedListener, listed map[string][]string) error {
+// by its member list (a member's weight is said nowhere else).
+func (s *Service) readMembers(ctx context.Context, poolOf map[string]*ObservedListener) error {
 	reads := make([]func() error, 0, len(poolOf))
 
 	for poolID, o := range poolOf {
-		if ms, ids, ok := s.Memo.members(t, poolID, listed[poolID]); ok {
-			tflog.Debug(ctx, "Took a pool's members from the memo of the last read", map[string]any{"pool_id": poolID, "members": len(ms)})
-			o.Members, o.MemberIDs = ms, ids
-
-			continue
-		}
-
 		reads = append(reads, func() (err error) {
 			o.Members, o.MemberIDs, err = s.listMembers(ctx, poolID)
 			return err
@@ -42,91 +32,6 @@ func (s *Service) readMembers(ctx context.Context, t *Topology, poolOf map[strin
 	}
 
 	return parallel(reads...)
-}
-
-// MemberMemo is what a read of a load balancer found of its pools' members, kept in the
-// resource's private state so that the next read need not list them again (a member's weight
-// is said only by its pool's member list, one request per pool): the load balancer's
-// updated_at then, and each pool's members with their IDs.
-//
-// Octavia puts the load balancer through PENDING_UPDATE for every change of a member (and of
-// any other child), which sets its updated_at: while the load balancer is ACTIVE with the same
-// updated_at, and the pool listing names the same member IDs, a pool's members are as memoed.
-// TestAccLoadBalancer_drift changes a weight out of band to hold Octavia to this.
-type MemberMemo struct {
-	UpdatedAt time.Time               `json:"updated_at"`
-	Pools     map[string][]MemoMember `json:"pools"`
-}
-
-// MemoMember is one member in a MemberMemo.
-type MemoMember struct {
-	ID      string `json:"id"`
-	Address string `json:"address"`
-	Port    int    `json:"port"`
-	Weight  int    `json:"weight"`
-}
-
-// members are the memoed members of pool poolID (sorted) and their IDs by memberKey; false
-// when the memo cannot answer for t as read now: none, another updated_at, a load balancer
-// not ACTIVE, or other member IDs (listed) than memoed.
-func (m *MemberMemo) members(t *Topology, poolID string, listed []string) ([]Member, map[string]string, bool) {
-	if m == nil || t.ProvisioningStatus != StatusActive || !m.UpdatedAt.Equal(t.UpdatedAt) {
-		return nil, nil, false
-	}
-
-	memoed, ok := m.Pools[poolID]
-	if !ok || len(memoed) != len(listed) {
-		return nil, nil, false
-	}
-
-	out := make([]Member, 0, len(memoed))
-	ids := make(map[string]string, len(memoed))
-
-	for _, mm := range memoed {
-		if !slices.Contains(listed, mm.ID) {
-			return nil, nil, false
-		}
-
-		member := Member{Address: mm.Address, Port: mm.Port, Weight: mm.Weight}
-		out = append(out, member)
-		ids[memberKey(member)] = mm.ID
-	}
-
-	return sortMembers(out), ids, true
-}
-
-// memo is what t says of its members, for the next read; nil when the load balancer is not
-// ACTIVE. A pool some of whose member IDs are unknown is left out (it is listed next time).
-func (t *Topology) memo() *MemberMemo {
-	if t.ProvisioningStatus != StatusActive {
-		return nil
-	}
-
-	m := &MemberMemo{UpdatedAt: t.UpdatedAt, Pools: map[string][]MemoMember{}}
-
-	for _, o := range t.Listeners {
-		if o.PoolID == "" {
-			continue
-		}
-
-		members := make([]MemoMember, 0, len(o.Members))
-
-		for _, member := range o.Members {
-			id := o.MemberIDs[memberKey(member)]
-			if id == "" {
-				members = nil
-				break
-			}
-
-			members = append(members, MemoMember{ID: id, Address: member.Address, Port: member.Port, Weight: member.Weight})
-		}
-
-		if members != nil {
-			m.Pools[o.PoolID] = members
-		}
-	}
-
-	return m
 }
 
 // listMembers lists the members of pool poolID, sorted, and their IDs by memberKey.
@@ -214,8 +119,9 @@ func (s *Service) convergeMembers(ctx context.Context, st *stepper, pool, subnet
 		return err
 	}
 
-	// The batch's answer has no body: the IDs of new members are read by the next refresh.
-	o.Members, o.MemberIDs = members, keepIDs(o.MemberIDs, members)
+	// The batch's answer has no body, and says nothing of which members Octavia kept and which
+	// it made anew: their IDs come from the status tree that ends the apply (settle).
+	o.Members, o.MemberIDs = members, nil
 
 	return nil
 }
@@ -254,19 +160,6 @@ func (s *Service) reweigh(ctx context.Context, st *stepper, pool string, m Membe
 			return record(got), nil
 		},
 	})
-}
-
-// keepIDs are the IDs of ids whose members are still in members.
-func keepIDs(ids map[string]string, members []Member) map[string]string {
-	out := map[string]string{}
-
-	for _, m := range members {
-		if id, ok := ids[memberKey(m)]; ok {
-			out[memberKey(m)] = id
-		}
-	}
-
-	return out
 }
 
 // createMembers are the members of the single-call create.

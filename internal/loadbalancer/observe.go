@@ -172,6 +172,13 @@ func (s *Service) observe(ctx context.Context, lb *loadbalancers.LoadBalancer) (
 
 	t := topologyOf(lb)
 
+	if s.Memo.answers(t) {
+		s.Memo.children(t)
+		t.FloatingIP, err = s.findFloatingIP(ctx, name, t.VIPPortID)
+
+		return t, err
+	}
+
 	var (
 		ls  []listeners.Listener
 		ps  []pools.Pool
@@ -287,7 +294,6 @@ func (s *Service) assemble(ctx context.Context, t *Topology, name string, ls []l
 	}
 
 	poolOf := map[string]*ObservedListener{} // pool ID → entry
-	memberIDs := map[string][]string{}       // pool ID → its members' IDs, as the pool listing names them
 
 	for _, p := range ps {
 		if !poolBelongsTo(p, t.ID) || p.ProvisioningStatus == StatusDeleted {
@@ -309,10 +315,6 @@ func (s *Service) assemble(ctx context.Context, t *Topology, name string, ls []l
 		o.PoolProtocol = p.Protocol
 		o.PoolStatus = p.ProvisioningStatus
 		poolOf[p.ID] = o
-
-		for _, m := range p.Members {
-			memberIDs[p.ID] = append(memberIDs[p.ID], m.ID)
-		}
 	}
 
 	if len(dup) > 0 {
@@ -331,7 +333,7 @@ func (s *Service) assemble(ctx context.Context, t *Topology, name string, ls []l
 		}
 	}
 
-	if err := s.readMembers(ctx, t, poolOf, memberIDs); err != nil {
+	if err := s.readMembers(ctx, poolOf); err != nil {
 		return err
 	}
 

@@ -146,7 +146,7 @@ func (r *loadBalancerResource) Create(ctx context.Context, req resource.CreateRe
 	if id != "" {
 		state := applied(ctx, plan, id, top, &resp.Diagnostics)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-		adapter.SetPrivate(ctx, resp.Private, privateMembers, memoOf(top, err), &resp.Diagnostics)
+		keepMemo(ctx, resp.Private, memoOf(top, err), &resp.Diagnostics)
 	}
 }
 
@@ -171,7 +171,7 @@ func (r *loadBalancerResource) Read(ctx context.Context, req resource.ReadReques
 		return
 	}
 
-	o.svc.Memo = adapter.GetPrivate[MemberMemo](o.ctx, req.Private, privateMembers)
+	o.svc.Memo = adapter.GetPrivate[Memo](o.ctx, req.Private, privateMemo)
 	top, err := o.svc.Observe(o.ctx, o.id, state.Name.ValueString())
 
 	switch {
@@ -190,7 +190,7 @@ func (r *loadBalancerResource) Read(ctx context.Context, req resource.ReadReques
 	state.Region = types.StringValue(o.tenant.Region())
 	next := observed(o.ctx, state, top, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(o.ctx, &next)...)
-	adapter.SetPrivate(o.ctx, resp.Private, privateMembers, top.memo(), &resp.Diagnostics)
+	keepMemo(o.ctx, resp.Private, top.memo(), &resp.Diagnostics)
 }
 
 func (r *loadBalancerResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -215,7 +215,7 @@ func (r *loadBalancerResource) Update(ctx context.Context, req resource.UpdateRe
 		return
 	}
 
-	o.svc.Memo = adapter.GetPrivate[MemberMemo](o.ctx, req.Private, privateMembers)
+	o.svc.Memo = adapter.GetPrivate[Memo](o.ctx, req.Private, privateMemo)
 
 	id, top, err := o.svc.Update(o.ctx, spec, o.id)
 	if o.id = id; err != nil {
@@ -224,17 +224,24 @@ func (r *loadBalancerResource) Update(ctx context.Context, req resource.UpdateRe
 
 	next := applied(o.ctx, plan, id, top, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(o.ctx, &next)...)
-	adapter.SetPrivate(o.ctx, resp.Private, privateMembers, memoOf(top, err), &resp.Diagnostics)
+	keepMemo(o.ctx, resp.Private, memoOf(top, err), &resp.Diagnostics)
 }
 
-// privateMembers is the key of the resource's private state that keeps its MemberMemo.
+// privateMembers is the key under which providers before the children's Memo kept a memo
+// of the members alone: dropped whenever the Memo is kept.
 const privateMembers = "members"
 
-// memoOf is the member memo of t as a create or update (whose error is err) left it: its
-// updated_at is the last change's (converge) and the IDs of a batch's members come from the
+// keepMemo keeps m (nil: none) in the resource's private state.
+func keepMemo(ctx context.Context, dst adapter.PrivateWriter, m *Memo, diags *diag.Diagnostics) {
+	adapter.SetPrivate(ctx, dst, privateMemo, m, diags)
+	adapter.SetPrivate[Memo](ctx, dst, privateMembers, nil, diags)
+}
+
+// memoOf is the memo of t as a create or update (whose error is err) left it: its updated_at
+// and child IDs are the last change's (converge) and the IDs of a batch's members come from the
 // status tree (settle). nil when there is no t, or the apply failed: what a failure left is
 // listed again by the next read.
-func memoOf(t *Topology, err error) *MemberMemo {
+func memoOf(t *Topology, err error) *Memo {
 	if t == nil || err != nil {
 		return nil
 	}

@@ -165,6 +165,11 @@ type Topology struct {
 	// listeners, then the others by name. An entry may lack its listener (only a pool is
 	// left), its pool or its monitor.
 	Listeners []ObservedListener
+	// ListenerIDs and PoolIDs are the IDs of the load balancer's listeners and pools as the load
+	// balancer object names them (sorted), when it was last seen: what a Memo is checked
+	// against.
+	ListenerIDs, PoolIDs []string
+
 	// Foreign are the listeners of the load balancer whose names do not follow the contract:
 	// the provider leaves them alone, but refuses to create a listener on a port they hold.
 	Foreign []ForeignListener
@@ -273,10 +278,9 @@ type Service struct {
 	// listings (listing.go) and writes are recorded for them; nil (tests on fakes): none.
 	Tenant *cloud.Tenant
 
-	// Memo is what the resource's last read found of the members (from its private state),
-	// nil when none: a read takes from it the members of the pools that cannot have changed
-	// since (MemberMemo).
-	Memo *MemberMemo
+	// Memo is what the resource's last read or apply found of the children (from its private
+	// state), nil when none: a read takes them from it while they cannot have changed since.
+	Memo *Memo
 }
 
 // NewService is the core of tenant t: its Octavia and Neutron clients. singleCallCreate is
