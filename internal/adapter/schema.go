@@ -17,6 +17,12 @@ import (
 
 // IDAttribute is a computed `id` that stays as it is across updates.
 func IDAttribute(description string) schema.StringAttribute {
+	return StableString(description)
+}
+
+// StableString is a computed string that the cloud sets once and that stays as it is across
+// updates (its state value is planned): a creation time, a checksum, a status.
+func StableString(description string) schema.StringAttribute {
 	return schema.StringAttribute{
 		Computed:            true,
 		MarkdownDescription: description,

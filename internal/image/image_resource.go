@@ -252,10 +252,6 @@ type resourceModel struct {
 	Visibility      types.String `tfsdk:"visibility"`
 }
 
-func stable() []planmodifier.String {
-	return []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
-}
-
 func (r *imageResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A Glance image of a region, made in the service user's own project and filled by Glance's " +
@@ -265,9 +261,7 @@ func (r *imageResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			"`unikorn_images` data sources accept the image. Deleting a protected image is a plan-time error unless the " +
 			"same change turns `protected` off.",
 		Attributes: map[string]schema.Attribute{
-			"checksum": schema.StringAttribute{
-				Computed: true, MarkdownDescription: "Glance's MD5 checksum of the image data.", PlanModifiers: stable(),
-			},
+			"checksum": adapter.StableString("Glance's MD5 checksum of the image data."),
 			"container_format": schema.StringAttribute{
 				Optional: true, Computed: true, Default: stringdefault.StaticString("bare"),
 				MarkdownDescription: "Container format: one of `" + strings.Join(containerFormats, "`, `") + "`. Default `bare`. " +
@@ -275,9 +269,7 @@ func (r *imageResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 				Validators:    []validator.String{stringvalidator.OneOf(containerFormats...)},
 			},
-			"created_at": schema.StringAttribute{
-				Computed: true, MarkdownDescription: "When Glance made the image (RFC 3339).", PlanModifiers: stable(),
-			},
+			"created_at": adapter.StableString("When Glance made the image (RFC 3339)."),
 			"disk_format": schema.StringAttribute{
 				Required: true,
 				MarkdownDescription: "Disk format of the data at `source_url`: one of `" + strings.Join(diskFormats, "`, `") +
@@ -335,9 +327,7 @@ func (r *imageResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 					"A new source URL replaces the image.", "A new source URL replaces the image.")},
 				Validators: []validator.String{sourceURL()},
 			},
-			"status": schema.StringAttribute{
-				Computed: true, MarkdownDescription: "Glance's status of the image (`active` once imported).", PlanModifiers: stable(),
-			},
+			"status": adapter.StableString("Glance's status of the image (`active` once imported)."),
 			"tags": schema.SetAttribute{
 				Optional: true, ElementType: types.StringType,
 				MarkdownDescription: "Glance tags of the image. Change in place.",

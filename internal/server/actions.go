@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"maps"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -17,12 +18,12 @@ import (
 )
 
 // The actions on a server (Terraform 1.14 and later): unikorn_server_reboot and
-// unikorn_server_snapshot_now. Each runs as the identity's own user, tells Terraform its
-// progress, and takes at most actionTimeout.
+// unikorn_server_snapshot_now. Each is a serverAction: it runs as the identity's own user,
+// tells Terraform its progress, and takes at most actionTimeout.
 
 var (
-	_ action.ActionWithConfigure = (*rebootAction)(nil)
-	_ action.ActionWithConfigure = (*snapshotNowAction)(nil)
+	_ action.ActionWithConfigure = (*serverAction[rebootModel])(nil)
+	_ action.ActionWithConfigure = (*serverAction[snapshotNowModel])(nil)
 )
 
 // actionTimeout bounds one invocation of a server action (actions have no timeouts argument).
@@ -32,49 +33,51 @@ const actionTimeout = 30 * time.Minute
 const actionsNote = " Actions need Terraform 1.14 or later; they are invoked by an `action_trigger` of a resource's " +
 	"`lifecycle` or by `terraform apply -invoke`, and take at most 30 minutes."
 
-// NewRebootAction is the constructor the provider lists: unikorn_server_reboot.
-func NewRebootAction() action.Action {
-	return &rebootAction{ActionBase: adapter.NewActionBase[meta](adapter.Kind{TypeName: "server_reboot", Noun: "server"}, actionTimeout)}
-}
-
-// rebootAction is unikorn_server_reboot.
-type rebootAction struct {
+// serverAction is an action on one existing server whose configuration is the model M (which
+// embeds serverRef): its schema is the server reference's attributes plus its own, its
+// description ends with actionsNote, and an invocation binds the server's tenant as the
+// identity's own user, then runs invoke, each failure reported under one summary and naming
+// the server.
+type serverAction[M interface{ reference() serverRef }] struct {
 	adapter.ActionBase[meta]
+
+	summary, description string
+	attributes           map[string]schema.Attribute
+	invoke               func(ctx context.Context, t *cloud.Tenant, m M, progress Progress) error
 }
 
-// rebootModel is unikorn_server_reboot's configuration.
-type rebootModel struct {
-	serverRef
-
-	Hard types.Bool `tfsdk:"hard"`
+// newServerAction is the action unikorn_<typeName> on a server.
+func newServerAction[M interface{ reference() serverRef }](typeName, summary, description string,
+	attributes map[string]schema.Attribute, invoke func(ctx context.Context, t *cloud.Tenant, m M, progress Progress) error,
+) action.Action {
+	return &serverAction[M]{
+		ActionBase: adapter.NewActionBase[meta](adapter.Kind{TypeName: typeName, Noun: "server"}, actionTimeout),
+		summary:    summary, description: description, attributes: attributes, invoke: invoke,
+	}
 }
 
-func (a *rebootAction) Schema(_ context.Context, _ action.SchemaRequest, resp *action.SchemaResponse) {
+// reference is the server the operation is on.
+func (ref serverRef) reference() serverRef { return ref }
+
+func (a *serverAction[M]) Schema(_ context.Context, _ action.SchemaRequest, resp *action.SchemaResponse) {
 	attributes := refActionAttributes()
-	attributes["hard"] = schema.BoolAttribute{
-		Optional: true,
-		MarkdownDescription: "Power-cycle the server (which also starts a stopped one) instead of asking its operating " +
-			"system to restart. Default `false`.",
-	}
+	maps.Copy(attributes, a.attributes)
 
-	resp.Schema = schema.Schema{
-		MarkdownDescription: "Reboots a server, soft (the guest is asked to restart) or hard (a power cycle), as the " +
-			"identity's own user: it waits for the server to be idle, asks Nova to reboot it and waits until the server is " +
-			"`ACTIVE` again, reporting each step." + actionsNote,
-		Attributes: attributes,
-	}
+	resp.Schema = schema.Schema{MarkdownDescription: a.description + actionsNote, Attributes: attributes}
 }
 
-// Invoke reboots the server.
-func (a *rebootAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
-	adapter.Run(ctx, &a.ActionBase, "Error rebooting server", req, resp, func(ctx context.Context, inv *adapter.Invocation, m rebootModel) {
-		svc, ok := m.service(ctx, a.Cloud(), cloud.AsIdentity, "Error rebooting server", &resp.Diagnostics)
+// Invoke binds the server's tenant and runs the action on it.
+func (a *serverAction[M]) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
+	adapter.Run(ctx, &a.ActionBase, a.summary, req, resp, func(ctx context.Context, inv *adapter.Invocation, m M) {
+		ref := m.reference()
+
+		t, ok := ref.tenant(ctx, a.Cloud(), cloud.AsIdentity, a.summary, &resp.Diagnostics)
 		if !ok {
 			return
 		}
 
-		if err := svc.Reboot(ctx, m.ServerID.ValueString(), m.Hard.ValueBool(), progressOf(ctx, inv)); err != nil {
-			inv.Fail(m.subject(nil), err)
+		if err := a.invoke(ctx, t, m, progressOf(ctx, inv)); err != nil {
+			inv.Fail(ref.subject(t), err)
 		}
 	})
 }
@@ -84,14 +87,34 @@ func progressOf(ctx context.Context, inv *adapter.Invocation) Progress {
 	return func(message string) { inv.Progress(ctx, message) }
 }
 
-// NewSnapshotNowAction is the constructor the provider lists: unikorn_server_snapshot_now.
-func NewSnapshotNowAction() action.Action {
-	return &snapshotNowAction{ActionBase: adapter.NewActionBase[meta](adapter.Kind{TypeName: "server_snapshot_now", Noun: "server"}, actionTimeout)}
+// rebootModel is unikorn_server_reboot's configuration.
+type rebootModel struct {
+	serverRef
+
+	Hard types.Bool `tfsdk:"hard"`
 }
 
-// snapshotNowAction is unikorn_server_snapshot_now.
-type snapshotNowAction struct {
-	adapter.ActionBase[meta]
+// NewRebootAction is the constructor the provider lists: unikorn_server_reboot.
+func NewRebootAction() action.Action {
+	return newServerAction("server_reboot", "Error rebooting server",
+		"Reboots a server, soft (the guest is asked to restart) or hard (a power cycle), as the "+
+			"identity's own user: it waits for the server to be idle, asks Nova to reboot it and waits until the server is "+
+			"`ACTIVE` again, reporting each step.",
+		map[string]schema.Attribute{
+			"hard": schema.BoolAttribute{
+				Optional: true,
+				MarkdownDescription: "Power-cycle the server (which also starts a stopped one) instead of asking its operating " +
+					"system to restart. Default `false`.",
+			},
+		},
+		func(ctx context.Context, t *cloud.Tenant, m rebootModel, progress Progress) error {
+			svc, err := NewService(t)
+			if err != nil {
+				return err
+			}
+
+			return svc.Reboot(ctx, m.ServerID.ValueString(), m.Hard.ValueBool(), progress)
+		})
 }
 
 // snapshotNowModel is unikorn_server_snapshot_now's configuration.
@@ -102,49 +125,37 @@ type snapshotNowModel struct {
 	OrganizationID types.String `tfsdk:"organization_id"`
 }
 
-func (a *snapshotNowAction) Schema(_ context.Context, _ action.SchemaRequest, resp *action.SchemaResponse) {
-	attributes := refActionAttributes()
-	attributes["name"] = schema.StringAttribute{
-		Required: true,
-		MarkdownDescription: "Glance name of the snapshot image. It must not be in use in the identity's project: give " +
-			"each snapshot a name of its own (for example with `formatdate` and `timestamp()`).",
-		Validators: []validator.String{adapter.Name(naming.KindSnapshot)},
-	}
-	attributes["organization_id"] = schema.StringAttribute{
-		Required: true,
-		MarkdownDescription: "The organization the image is published for (its `" + image.PropertyOrganizationID +
-			"`): the image data sources return it for this `organization_id`.",
-		Validators: []validator.String{stringvalidator.LengthBetween(1, 255)},
-	}
+// NewSnapshotNowAction is the constructor the provider lists: unikorn_server_snapshot_now.
+func NewSnapshotNowAction() action.Action {
+	return newServerAction("server_snapshot_now", "Error snapshotting server",
+		"Takes a snapshot of a server now and publishes it as an organization image, like "+
+			"`unikorn_server_snapshot` but without keeping it in the state: nothing deletes the image afterwards. Nova "+
+			"makes the image as the identity's own user, the action waits until Glance says it is `active` (reporting each "+
+			"status), then makes it private with `unikorn:organization:id`.",
+		map[string]schema.Attribute{
+			"name": schema.StringAttribute{
+				Required: true,
+				MarkdownDescription: "Glance name of the snapshot image. It must not be in use in the identity's project: give " +
+					"each snapshot a name of its own (for example with `formatdate` and `timestamp()`).",
+				Validators: []validator.String{adapter.Name(naming.KindSnapshot)},
+			},
+			"organization_id": schema.StringAttribute{
+				Required: true,
+				MarkdownDescription: "The organization the image is published for (its `" + image.PropertyOrganizationID +
+					"`): the image data sources return it for this `organization_id`.",
+				Validators: []validator.String{stringvalidator.LengthBetween(1, 255)},
+			},
+		},
+		func(ctx context.Context, t *cloud.Tenant, m snapshotNowModel, progress Progress) error {
+			snaps, err := NewSnapshots(t)
+			if err != nil {
+				return err
+			}
 
-	resp.Schema = schema.Schema{
-		MarkdownDescription: "Takes a snapshot of a server now and publishes it as an organization image, like " +
-			"`unikorn_server_snapshot` but without keeping it in the state: nothing deletes the image afterwards. Nova " +
-			"makes the image as the identity's own user, the action waits until Glance says it is `active` (reporting each " +
-			"status), then makes it private with `unikorn:organization:id`." + actionsNote,
-		Attributes: attributes,
-	}
-}
-
-// Invoke takes the snapshot.
-func (a *snapshotNowAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
-	const summary = "Error snapshotting server"
-
-	adapter.Run(ctx, &a.ActionBase, summary, req, resp, func(ctx context.Context, inv *adapter.Invocation, m snapshotNowModel) {
-		t, ok := m.tenant(ctx, a.Cloud(), cloud.AsIdentity, summary, &resp.Diagnostics)
-		if !ok {
-			return
-		}
-
-		snaps, err := NewSnapshots(t)
-		if err == nil {
 			_, err = snaps.Snap(ctx, SnapshotSpec{
 				Name: m.Name.ValueString(), ServerID: m.ServerID.ValueString(), OrganizationID: m.OrganizationID.ValueString(),
-			}, progressOf(ctx, inv))
-		}
+			}, progress)
 
-		if err != nil {
-			inv.Fail(m.subject(t), err)
-		}
-	})
+			return err
+		})
 }

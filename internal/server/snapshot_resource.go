@@ -59,10 +59,6 @@ type snapshotModel struct {
 }
 
 func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	computed := func(description string) schema.StringAttribute {
-		return schema.StringAttribute{Computed: true, MarkdownDescription: description, PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}}
-	}
-
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A snapshot of a server's disk, published as an organization image: Nova's create-image " +
 			"(as the identity's own user), polled until Glance says the image is `active`, then made private with " +
@@ -75,7 +71,7 @@ func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"**Import** with `REGION/ID` or `REGION/name` (a bare `ID` or `name` means the provider's default region); the " +
 			"provider's configured scope must see every project's images, as an admin's does.",
 		Attributes: map[string]schema.Attribute{
-			"created_at":  computed("When Glance made the image (RFC 3339)."),
+			"created_at":  adapter.StableString("When Glance made the image (RFC 3339)."),
 			"id":          adapter.IDAttribute("Glance ID of the snapshot image."),
 			"identity_id": adapter.IdentityIDAttribute("snapshot"),
 			"min_disk_gb": schema.Int64Attribute{Computed: true, MarkdownDescription: "Smallest root disk, in GB, that Nova boots the image on (the server's flavor's)."},
