@@ -88,11 +88,7 @@ func (r *loadBalancerResource) Schema(ctx context.Context, _ resource.SchemaRequ
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplaceIfConfigured()},
 				Validators:    []validator.String{adapter.IPAddress(adapter.IPv4)},
 			},
-			"vip_port_id": schema.StringAttribute{
-				Computed:            true,
-				MarkdownDescription: "ID of the Neutron port of the VIP.",
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
+			"vip_port_id": adapter.StableString("ID of the Neutron port of the VIP."),
 		},
 	}
 }

@@ -107,12 +107,8 @@ func (r *networkResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				"Name of the network; the Neutron network, subnet and router are called `network-<name>`."),
 			"project_id": projectID,
 			"region":     adapter.RegionAttribute("network"),
-			"router_id": schema.StringAttribute{
-				Computed: true,
-				MarkdownDescription: "ID of the router `network-<name>` attached to the subnet. Null when the router or its " +
-					"interface has gone missing, which the next apply restores.",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
+			"router_id": adapter.StableString("ID of the router `network-<name>` attached to the subnet. Null when the router or its " +
+				"interface has gone missing, which the next apply restores."),
 			"routes": schema.MapAttribute{
 				Optional:    true,
 				ElementType: types.StringType,
@@ -139,12 +135,8 @@ func (r *networkResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 					},
 				},
 			},
-			"subnet_id": schema.StringAttribute{
-				Computed:            true,
-				MarkdownDescription: "ID of the subnet `network-<name>`. Null when it has gone missing, which the next apply restores.",
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
-			"timeouts": adapter.TimeoutsAttribute(ctx),
+			"subnet_id": adapter.StableString("ID of the subnet `network-<name>`. Null when it has gone missing, which the next apply restores."),
+			"timeouts":  adapter.TimeoutsAttribute(ctx),
 			"vlan_id": schema.Int64Attribute{
 				Computed: true,
 				MarkdownDescription: "Segmentation ID of a VLAN provider network (see the provider's `provider_network`); null " +

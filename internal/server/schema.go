@@ -94,11 +94,7 @@ func (r *serverResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 					"the flavor fits it. Changing it rebuilds the server in place.",
 				Validators: []validator.String{adapter.UUID()},
 			},
-			"mac_address": schema.StringAttribute{
-				Computed:            true,
-				MarkdownDescription: "MAC address of the server's port.",
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
+			"mac_address": adapter.StableString("MAC address of the server's port."),
 			"metadata": schema.MapAttribute{
 				Computed:    true,
 				ElementType: types.StringType,
@@ -115,11 +111,7 @@ func (r *serverResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 				Validators:    []validator.String{adapter.UUID()},
 			},
-			"port_id": schema.StringAttribute{
-				Computed:            true,
-				MarkdownDescription: "ID of the server's Neutron port `server-<name>`.",
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
+			"port_id": adapter.StableString("ID of the server's Neutron port `server-<name>`."),
 			"power_state": schema.StringAttribute{
 				Optional: true,
 				Computed: true,
@@ -128,17 +120,9 @@ func (r *serverResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 					"found in another state (paused, suspended, ...) is left alone; `status` shows it.",
 				Validators: []validator.String{stringvalidator.OneOf(PowerStates...)},
 			},
-			"private_ip": schema.StringAttribute{
-				Computed:            true,
-				MarkdownDescription: "The port's fixed IP address (IPv4 first).",
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
-			"provider_id": schema.StringAttribute{
-				Computed: true,
-				MarkdownDescription: "`openstack://REGION/ID`, the form a Kubernetes node's `spec.providerID` takes on " +
-					"OpenStack.",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
+			"private_ip": adapter.StableString("The port's fixed IP address (IPv4 first)."),
+			"provider_id": adapter.StableString("`openstack://REGION/ID`, the form a Kubernetes node's `spec.providerID` takes on " +
+				"OpenStack."),
 			"public_ip": schema.BoolAttribute{
 				Optional: true,
 				Computed: true,
