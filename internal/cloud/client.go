@@ -48,6 +48,8 @@ type Client struct {
 	identityProjects OnceCache[string, *projects.Project]
 	// humanProjects holds the projects checked to be unikorn_project's (CheckHumanProject).
 	humanProjects OnceCache[string, struct{}]
+	// trustors holds the trustors of identity trusts, as recorded by resources and as found.
+	trustors trustorMemory
 	// runs holds the per-run listings, what the process wrote, and the polling rounds.
 	runs runState
 }

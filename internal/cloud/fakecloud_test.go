@@ -359,6 +359,23 @@ func (f *fakeCloud) issueToken(w http.ResponseWriter, r *http.Request) {
 	case s["OS-TRUST:trust"] != nil:
 		id, _ := s["OS-TRUST:trust"]["id"].(string)
 		scope = "trust:" + id
+
+		// As Keystone: a trust-scoped token names the trust's project (as GET /v3/projects/ID
+		// answers it), with its domain.
+		f.mu.Lock()
+		for _, t := range f.trusts {
+			if t["id"] == id {
+				project := fmt.Sprint(t["project_id"])
+				name := "unikorn-identity-" + project
+				if p := f.projects[project]; p != nil {
+					name = fmt.Sprint(p["name"])
+				}
+
+				token["project"] = map[string]any{"id": project, "name": name,
+					"domain": map[string]any{"id": "dom-managed-id", "name": "managed"}}
+			}
+		}
+		f.mu.Unlock()
 	}
 
 	if scope != "unscoped" {

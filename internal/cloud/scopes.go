@@ -140,12 +140,19 @@ func (c *Client) Identity(ctx context.Context, projectID string) (*Session, erro
 	}
 
 	return c.sessions.Get(ctx, sessionKey{kind: scopeIdentity, project: projectID}, func(ctx context.Context) (*Session, error) {
+		if trustID, trustor := c.recordedTrust(ctx, projectID); trustID != "" {
+			if sess, err := c.trustSession(ctx, projectID, trustID); err == nil {
+				c.trustorProven(projectID, trustor)
+				return sess, nil
+			}
+		}
+
 		trustID, err := c.findTrust(ctx, projectID)
 		if err != nil {
 			return nil, err
 		}
 
-		sess, err := c.newSession(ctx, scopeIdentity, projectID, &gophercloud.AuthScope{TrustID: trustID})
+		sess, err := c.trustSession(ctx, projectID, trustID)
 		if err == nil {
 			return sess, nil
 		}
@@ -158,7 +165,7 @@ func (c *Client) Identity(ctx context.Context, projectID string) (*Session, erro
 			return nil, errors.Join(err, findErr)
 		}
 
-		return c.newSession(ctx, scopeIdentity, projectID, &gophercloud.AuthScope{TrustID: again})
+		return c.trustSession(ctx, projectID, again)
 	})
 }
 
@@ -424,11 +431,13 @@ func (c *Client) findTrust(ctx context.Context, projectID string) (string, error
 	}
 
 	switch len(ids) {
+	case 1:
+		c.trustorProven(projectID, trustor)
+
+		return ids[0], nil
 	case 0:
 		return "", fmt.Errorf("no Keystone trust to the service user %s on project %s: the identity's trust is missing "+
 			"or expired (re-create the unikorn_identity that owns the project)", c.serviceUserID, projectID)
-	case 1:
-		return ids[0], nil
 	}
 
 	return "", fmt.Errorf("%d Keystone trusts to the service user %s on project %s (%s): expected exactly one; "+

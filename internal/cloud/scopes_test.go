@@ -415,3 +415,79 @@ func TestIdentityScopeNeedsTheIdentitysOwnTrust(t *testing.T) {
 		t.Fatalf("session %v err %v; want the identity's own trust t-own only", sess, err)
 	}
 }
+
+// TestRecordedTrustorSparesTheManagerScope: with the trustor a resource recorded, binding the
+// identity scope acts through that user's live trust, whose token shows the project to be an
+// identity's in the managed domain: no manager-scope token, no lookup of the identity's user, no
+// read of the project. A project the token shows to be no identity is checked in the manager
+// scope, and refused. A recorded trustor that
+// holds no trust on the project is not acted on: the user is looked up as before, and another
+// user's trust is never authenticated with.
+func TestRecordedTrustorSparesTheManagerScope(t *testing.T) {
+	t.Parallel()
+
+	const users, project = "GET /v3/users", "GET /v3/projects/p1"
+
+	t.Run("recorded", func(t *testing.T) {
+		t.Parallel()
+
+		f := newFakeCloud(t, map[string][]string{"RegionOne": allServices})
+		f.setTrusts(fakeTrust("t-p1", "p1"))
+
+		c := mustClient(t, f, nil)
+		c.RecordedTrustor("p1", "identity-user")
+
+		if _, err := c.Tenant(t.Context(), "p1", "", AsIdentity); err != nil {
+			t.Fatal(err)
+		}
+
+		if f.posts("domain:dom-managed-id") != 0 || f.api.Count(users) != 0 || f.posts("trust:t-p1") != 1 || f.api.Count(project) != 0 {
+			t.Errorf("%d manager tokens, %d user lookups, %d trust tokens, %d project reads; want 0, 0, 1, 0",
+				f.posts("domain:dom-managed-id"), f.api.Count(users), f.posts("trust:t-p1"), f.api.Count(project))
+		}
+
+		if got := c.Trustor("p1"); got != "identity-user" {
+			t.Errorf("Trustor = %q, want identity-user", got)
+		}
+	})
+
+	t.Run("not the project's identity", func(t *testing.T) {
+		t.Parallel()
+
+		f := newFakeCloud(t, map[string][]string{"RegionOne": allServices})
+		f.setTrusts(fakeTrust("t-p1", "p1"))
+		f.projects = map[string]map[string]any{"p1": {"id": "p1", "name": "someone-elses", "domain_id": "dom-managed-id"}}
+
+		c := mustClient(t, f, nil)
+		c.RecordedTrustor("p1", "identity-user")
+
+		if _, err := c.Tenant(t.Context(), "p1", "", AsIdentity); err == nil || !strings.Contains(err.Error(), "is not an identity") {
+			t.Fatalf("err %v; want the project refused as no identity", err)
+		}
+	})
+
+	t.Run("recorded wrongly", func(t *testing.T) {
+		t.Parallel()
+
+		f := newFakeCloud(t, map[string][]string{"RegionOne": allServices})
+		foreign := fakeTrust("t-foreign", "p1")
+		foreign["trustor_user_id"] = "someone-else"
+		f.setTrusts(foreign, fakeTrust("t-own", "p1"))
+
+		c := mustClient(t, f, nil)
+		c.RecordedTrustor("p1", "a-deleted-user")
+
+		if _, err := c.Tenant(t.Context(), "p1", "", AsIdentity); err != nil {
+			t.Fatal(err)
+		}
+
+		if f.api.Count(users) != 1 || f.posts("trust:t-own") != 1 || f.posts("trust:t-foreign") != 0 {
+			t.Errorf("%d user lookups, %d own and %d foreign trust tokens; want 1, 1, 0",
+				f.api.Count(users), f.posts("trust:t-own"), f.posts("trust:t-foreign"))
+		}
+
+		if got := c.Trustor("p1"); got != "identity-user" {
+			t.Errorf("Trustor = %q, want the user looked up", got)
+		}
+	})
+}

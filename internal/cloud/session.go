@@ -30,9 +30,12 @@ type Session struct {
 	projectID string
 	provider  *gophercloud.ProviderClient
 	// domainID and roles are what the manager scope's token says: the managed domain's ID and
-	// the service user's roles on it.
-	domainID string
-	roles    []string
+	// the service user's roles on it. An identity scope's token names its project and the
+	// project's domain, kept in projectName, domainID and domainName (identityByToken).
+	projectName string
+	domainID    string
+	domainName  string
+	roles       []string
 
 	services OnceCache[serviceKey, *gophercloud.ServiceClient]
 }

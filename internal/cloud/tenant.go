@@ -73,6 +73,15 @@ func (c *Client) bind(ctx context.Context, projectID, region string, scope Scope
 		return nil, err
 	}
 
+	if scope == AsIdentity && !human {
+		sess, err := c.checkedIdentity(ctx, projectID)
+		if err != nil {
+			return nil, err
+		}
+
+		return &Tenant{session: sess, projectID: projectID, region: resolved}, nil
+	}
+
 	check := c.CheckIdentityProject
 	if human {
 		check = c.CheckHumanProject

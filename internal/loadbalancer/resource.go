@@ -147,6 +147,7 @@ func (r *loadBalancerResource) Create(ctx context.Context, req resource.CreateRe
 		state := applied(ctx, plan, id, top, &resp.Diagnostics)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 		keepMemo(ctx, resp.Private, memoOf(top, err), &resp.Diagnostics)
+		adapter.KeepTrustor(ctx, r.Cloud(), resp.Private, plan.IdentityID.ValueString(), &resp.Diagnostics)
 	}
 }
 
@@ -208,6 +209,8 @@ func (r *loadBalancerResource) Update(ctx context.Context, req resource.UpdateRe
 
 	plan.ID, plan.Region = state.ID, state.Region
 
+	adapter.RecallTrustor(ctx, r.Cloud(), req.Private, plan.IdentityID.ValueString())
+
 	o, ok := r.open(ctx, adapter.Update, plan, cloud.AsIdentity, &resp.Diagnostics)
 	defer o.end()
 
@@ -225,6 +228,7 @@ func (r *loadBalancerResource) Update(ctx context.Context, req resource.UpdateRe
 	next := applied(o.ctx, plan, id, top, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(o.ctx, &next)...)
 	keepMemo(o.ctx, resp.Private, memoOf(top, err), &resp.Diagnostics)
+	adapter.KeepTrustor(o.ctx, r.Cloud(), resp.Private, plan.IdentityID.ValueString(), &resp.Diagnostics)
 }
 
 // privateMembers is the key under which providers before the children's Memo kept a memo

@@ -179,6 +179,7 @@ func (r *serverResource) Create(ctx context.Context, req resource.CreateRequest,
 	state.UserDataSHA256 = userDataHash(config.UserData)
 
 	record(ctx, op, &resp.State, resp.Private, state, out, svc, err, &resp.Diagnostics)
+	adapter.KeepTrustor(ctx, r.Cloud(), resp.Private, plan.IdentityID.ValueString(), &resp.Diagnostics)
 }
 
 func (r *serverResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -270,6 +271,8 @@ func (r *serverResource) Update(ctx context.Context, req resource.UpdateRequest,
 		}
 	}
 
+	adapter.RecallTrustor(ctx, r.Cloud(), req.Private, plan.IdentityID.ValueString())
+
 	svc, err := r.makingService(ctx, plan)
 	if err != nil {
 		op.Fail(subject, err)
@@ -292,6 +295,7 @@ func (r *serverResource) Update(ctx context.Context, req resource.UpdateRequest,
 
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateUserDataUnknown, nil)...)
 	record(ctx, op, &resp.State, resp.Private, newState, out, svc, err, &resp.Diagnostics)
+	adapter.KeepTrustor(ctx, r.Cloud(), resp.Private, plan.IdentityID.ValueString(), &resp.Diagnostics)
 }
 
 func (r *serverResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

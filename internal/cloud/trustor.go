@@ -1,0 +1,182 @@
+package cloud
+
+import (
+	"context"
+	"strings"
+	"sync"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/projects"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
+)
+
+// An identity's trust is acted through only when its trustor is the identity's own user
+// (DESIGN.md §4). Finding that user costs a lookup by name in the manager scope (a token and a
+// request), and reading the project to check it is an identity costs the same token: in an
+// apply that only changes a load balancer, more than a third of its requests. A resource that
+// acted as an identity keeps the trustor it found (in its private state, adapter.Trustor), and
+// gives it to the next run: that run then acts through the live trust from that user, which the
+// run's trust listing names, and reads the project with the trust's own token. A trustor
+// recorded wrongly finds no trust (the old user's trusts went with it) and the run looks the
+// user up as before; no other user's trust is ever authenticated with.
+
+// trustorMemory is what a run knows of the trustors of identity trusts, by project ID: those
+// given by resources (recorded by an earlier run) and those found by this run.
+type trustorMemory struct {
+	mu     sync.Mutex
+	given  map[string]string
+	proven map[string]string
+}
+
+// RecordedTrustor tells the run that userID was the trustor of the identity trust of projectID
+// when a resource last acted as that identity (its private state). It is a hint, never trusted
+// alone: it is used only while the run's trust listing holds a live trust from userID on the
+// project to the service user.
+func (c *Client) RecordedTrustor(projectID, userID string) {
+	if projectID == "" || userID == "" {
+		return
+	}
+
+	c.trustors.mu.Lock()
+	defer c.trustors.mu.Unlock()
+
+	if c.trustors.given == nil {
+		c.trustors.given = map[string]string{}
+	}
+
+	c.trustors.given[projectID] = userID
+}
+
+// Trustor is the trustor of the identity trust of projectID that this run acted through ("" when
+// it did not act as that identity through a trust): for the resource to record.
+func (c *Client) Trustor(projectID string) string {
+	c.trustors.mu.Lock()
+	defer c.trustors.mu.Unlock()
+
+	return c.trustors.proven[projectID]
+}
+
+// trustorProven records that the run acts through a trust of projectID from userID.
+func (c *Client) trustorProven(projectID, userID string) {
+	c.trustors.mu.Lock()
+	defer c.trustors.mu.Unlock()
+
+	if c.trustors.proven == nil {
+		c.trustors.proven = map[string]string{}
+	}
+
+	c.trustors.proven[projectID] = userID
+}
+
+// recordedTrust is the one live trust on projectID from the trustor a resource recorded for it,
+// and that trustor; "" when there is no recorded trustor, or the listing holds no such trust or
+// several.
+func (c *Client) recordedTrust(ctx context.Context, projectID string) (trustID, trustor string) {
+	c.trustors.mu.Lock()
+	trustor = c.trustors.given[projectID]
+	c.trustors.mu.Unlock()
+
+	if trustor == "" {
+		return "", ""
+	}
+
+	live, err := c.liveTrusts(ctx, false)
+	if err != nil {
+		return "", ""
+	}
+
+	var ids []string
+
+	for _, t := range live {
+		if t.ProjectID == projectID && t.TrustorUserID == trustor {
+			ids = append(ids, t.ID)
+		}
+	}
+
+	if len(ids) != 1 {
+		return "", ""
+	}
+
+	return ids[0], trustor
+}
+
+// checkedIdentity is the identity scope of projectID once the project passed its check
+// (CheckIdentityProject). When the run has not read the project yet (the trust was found from a
+// recorded trustor), it reads it with the identity scope's own token, which may read its own
+// project, so that acting as an identity takes no manager-scope token. A project the identity
+// scope cannot be had for is checked in the manager scope first, which says best why a project
+// is no identity.
+func (c *Client) checkedIdentity(ctx context.Context, projectID string) (*Session, error) {
+	if projectID == c.baseProjectID {
+		return nil, c.CheckIdentityProject(ctx, projectID)
+	}
+
+	sess, err := c.Identity(ctx, projectID)
+	if err != nil {
+		if checkErr := c.CheckIdentityProject(ctx, projectID); checkErr != nil {
+			return nil, checkErr
+		}
+
+		return nil, err
+	}
+
+	if c.identityByToken(sess) {
+		return sess, nil
+	}
+
+	if _, err := c.identityProjects.Get(ctx, projectID, func(ctx context.Context) (*projects.Project, error) {
+		return c.checkIdentityProjectAs(ctx, sess, projectID)
+	}); err != nil {
+		return nil, err
+	}
+
+	return sess, nil
+}
+
+// identityByToken tells whether the token of sess, an identity scope, shows by itself what
+// CheckIdentityProject checks: its project is named like an identity's and is in the managed
+// domain as configured (by ID or name). Keystone's token says it as surely as the project read
+// in the manager scope does; that read still comes when the run wants the project (its tags).
+func (c *Client) identityByToken(sess *Session) bool {
+	return sess.domainID != "" && strings.HasPrefix(sess.projectName, naming.IdentityPrefix) &&
+		(c.settings.domain == sess.domainID || c.settings.domain == sess.domainName)
+}
+
+// checkIdentityProjectAs is checkIdentityProject with the token of sess, an identity scope of
+// projectID: when the token named the project's domain and it is the managed domain as
+// configured (by ID or name), the project is read with sess. Anything else, a read refused or a
+// project that fails the check included, is left to the manager scope, which says why.
+func (c *Client) checkIdentityProjectAs(ctx context.Context, sess *Session, projectID string) (*projects.Project, error) {
+	if sess.domainID != "" && (c.settings.domain == sess.domainID || c.settings.domain == sess.domainName) {
+		if sc, err := sess.Keystone(); err == nil {
+			p, err := projects.Get(ctx, sc, projectID).Extract()
+			if err == nil && p != nil && p.ID == projectID && p.DomainID == sess.domainID && strings.HasPrefix(p.Name, naming.IdentityPrefix) {
+				return p, nil
+			}
+		}
+	}
+
+	return c.checkIdentityProject(ctx, projectID)
+}
+
+// trustSession authenticates through trust trustID as the identity scope of projectID, and keeps
+// the name and domain of the project the token names (identityByToken, checkIdentityProjectAs).
+func (c *Client) trustSession(ctx context.Context, projectID, trustID string) (*Session, error) {
+	pc, res, err := c.authenticate(ctx, &gophercloud.AuthScope{TrustID: trustID})
+	if err != nil {
+		return nil, err
+	}
+
+	sess := &Session{client: c, kind: scopeIdentity, projectID: projectID, provider: pc}
+	if p, err := res.ExtractProject(); err == nil && p != nil && p.ID == projectID {
+		sess.projectName, sess.domainID, sess.domainName = p.Name, p.Domain.ID, p.Domain.Name
+	}
+
+	tflog.SubsystemDebug(logContext(ctx), LogSubsystem, "Authenticated a credential scope", map[string]any{
+		"scope": scopeIdentity.String(), "project_id": projectID,
+	})
+
+	return sess, nil
+}
