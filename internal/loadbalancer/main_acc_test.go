@@ -91,25 +91,7 @@ const lbAddress = "unikorn_loadbalancer.test"
 
 // baseConfig is the identity and network a load balancer test needs, both called name.
 func baseConfig(name string) string {
-	return identityHCL("test", name) + networkHCL("test", "test", name, "10.0.0.0/24", "")
-}
-
-// identityHCL is a unikorn_identity "label" called name.
-func identityHCL(label, name string) string {
-	return fmt.Sprintf("\nresource \"unikorn_identity\" %q {\n  name = %q\n}\n", label, name)
-}
-
-// networkHCL is a unikorn_network "label" of the identity "identity", called name, on cidr,
-// with the extra arguments.
-func networkHCL(label, identity, name, cidr, extra string) string {
-	return fmt.Sprintf(`
-resource "unikorn_network" %[1]q {
-  identity_id = unikorn_identity.%[2]s.id
-  name        = %[3]q
-  cidr        = %[4]q
-  %[5]s
-}
-`, label, identity, name, cidr, extra)
+	return acctest.IdentityHCL("test", name, "") + acctest.NetworkHCL("test", "test", name, "10.0.0.0/24", "")
 }
 
 // lbConfig is baseConfig with the load balancer "test" called name on its network, with the
@@ -133,16 +115,16 @@ resource "unikorn_loadbalancer" "test" {
 
 // attr reads an attribute of a resource in the state.
 func attr(s *terraform.State, address, key string) (string, error) {
-	rs, ok := s.RootModule().Resources[address]
-	if !ok {
-		return "", fmt.Errorf("%s is not in the state", address)
+	p, err := acctest.Primary(s, address)
+	if err != nil {
+		return "", err
 	}
 
 	if key == "id" {
-		return rs.Primary.ID, nil
+		return p.ID, nil
 	}
 
-	return rs.Primary.Attributes[key], nil
+	return p.Attributes[key], nil
 }
 
 // checkOctavia reads the load balancer of the state from Octavia and Neutron and hands it to
