@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -27,7 +28,7 @@ func (f *fakeNeutron) named(store map[string]map[string]any, name string) []stri
 
 	var ids []string
 
-	for _, id := range sortedKeys(store) {
+	for _, id := range slices.Sorted(maps.Keys(store)) {
 		if store[id]["name"] == name {
 			ids = append(ids, id)
 		}
@@ -43,7 +44,7 @@ func (f *fakeNeutron) interfaces(subnetID string) []string {
 
 	var ids []string
 
-	for _, id := range sortedKeys(f.ports) {
+	for _, id := range slices.Sorted(maps.Keys(f.ports)) {
 		p := f.ports[id]
 		for _, ip := range asList(p["fixed_ips"]) {
 			if m, ok := ip.(map[string]any); ok && m["subnet_id"] == subnetID && p["device_owner"] == "network:router_interface" {
