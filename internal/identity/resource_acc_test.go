@@ -358,7 +358,7 @@ func TestAccIdentity_adopt(t *testing.T) {
 // last served region) and names it; with force_destroy the network goes, then the identity.
 func TestAccIdentity_forceDestroy(t *testing.T) {
 	name := acctest.IdentityName()
-	region := lastRegion()
+	region := acctest.LastRegion()
 	netName := acctest.RandomName() + "-leftover"
 
 	config := func(force bool) string { return identityArgs{forceDestroy: force}.config(name) }
@@ -625,16 +625,6 @@ func checkOneOfEach(t *testing.T, name string) resource.TestCheckFunc {
 
 		return nil
 	}
-}
-
-// lastRegion is the last served region ("" before the environment is checked).
-func lastRegion() string {
-	regions := acctest.Regions()
-	if len(regions) == 0 {
-		return ""
-	}
-
-	return regions[len(regions)-1]
 }
 
 func sameStrings(a, b []string) bool {
