@@ -97,14 +97,10 @@ func checkCredentials(t *testing.T, n int) resource.TestCheckFunc {
 	return func(s *terraform.State) error {
 		userID := s.RootModule().Resources[address].Primary.Attributes["user_id"]
 
-		pages, err := applicationcredentials.List(acctest.AdminKeystone(t), userID, nil).AllPages(context.Background())
+		all, err := acctest.AllPages(context.Background(), applicationcredentials.List(acctest.AdminKeystone(t), userID, nil),
+			applicationcredentials.ExtractApplicationCredentials)
 		if err != nil {
 			return fmt.Errorf("listing the application credentials of user %s: %w", userID, err)
-		}
-
-		all, err := applicationcredentials.ExtractApplicationCredentials(pages)
-		if err != nil {
-			return err
 		}
 
 		if len(all) != n {

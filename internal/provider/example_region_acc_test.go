@@ -204,12 +204,7 @@ func checkRegionMade(t *testing.T, prefix string, ids map[string]string) resourc
 			return fmt.Errorf("external network: %+v", net)
 		}
 
-		pages, err := subnets.List(cl.neutron, subnets.ListOpts{NetworkID: ids["network"]}).AllPages(ctx)
-		if err != nil {
-			return err
-		}
-
-		subs, err := subnets.ExtractSubnets(pages)
+		subs, err := acctest.AllPages(ctx, subnets.List(cl.neutron, subnets.ListOpts{NetworkID: ids["network"]}), subnets.ExtractSubnets)
 		if err != nil || len(subs) != 1 || subs[0].CIDR != "198.51.100.0/24" || subs[0].GatewayIP != "198.51.100.1" ||
 			len(subs[0].AllocationPools) != 1 || subs[0].AllocationPools[0].Start != "198.51.100.10" {
 			return fmt.Errorf("subnets of the external network: %+v %v", subs, err)

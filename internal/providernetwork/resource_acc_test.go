@@ -72,12 +72,7 @@ func checkCloud(t *testing.T, netType string, isExternal bool, wantSubnets map[s
 			return fmt.Errorf("network %s: router:external %v, want %v", n.ID, n.External, isExternal)
 		}
 
-		pages, err := subnets.List(sc, subnets.ListOpts{NetworkID: n.ID}).AllPages(context.Background())
-		if err != nil {
-			return err
-		}
-
-		subs, err := subnets.ExtractSubnets(pages)
+		subs, err := acctest.AllPages(context.Background(), subnets.List(sc, subnets.ListOpts{NetworkID: n.ID}), subnets.ExtractSubnets)
 		if err != nil {
 			return err
 		}
