@@ -89,7 +89,7 @@ func AdminNeutron(t *testing.T, region string) *gophercloud.ServiceClient {
 	return clientOf(t, "Neutron", region, Client(t).Base().Network)
 }
 
-// adminClient is the client of service in region that client hands out; it fails the test
+// clientOf is the client of service in region that client hands out; it fails the test
 // when there is none.
 func clientOf(t *testing.T, service, region string, client func(region string) (*gophercloud.ServiceClient, error)) *gophercloud.ServiceClient {
 	t.Helper()

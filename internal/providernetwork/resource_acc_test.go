@@ -37,12 +37,7 @@ const address = "unikorn_provider_network.test"
 func neutron(t *testing.T) *gophercloud.ServiceClient {
 	t.Helper()
 
-	sc, err := acctest.Client(t).Base().Network(acctest.Client(t).DefaultRegion())
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	return sc
+	return acctest.AdminNeutron(t, acctest.Client(t).DefaultRegion())
 }
 
 type fullNetwork struct {
