@@ -59,7 +59,7 @@ func CreateImage(t *testing.T, spec ImageSpec) images.Image {
 
 	ctx := t.Context()
 
-	client := clientOf(t, "Glance", spec.Region, Client(t).Base().Image)
+	client := AdminGlance(t, spec.Region)
 
 	if spec.Name == "" {
 		spec.Name = RandomName()
@@ -195,7 +195,7 @@ func CreateFlavor(t *testing.T, spec FlavorSpec) string {
 
 	ctx := t.Context()
 
-	client := clientOf(t, "Nova", spec.Region, Client(t).Base().Compute)
+	client := AdminCompute(t, spec.Region)
 
 	if spec.Name == "" {
 		spec.Name = RandomName()
