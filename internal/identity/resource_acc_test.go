@@ -298,11 +298,9 @@ func TestAccIdentity_disappears(t *testing.T) {
 				Check: resource.ComposeAggregateTestCheckFunc(checkCredentialUsable(t), checkTrustUsable(t)),
 			},
 			{
-				PreConfig: func() { acctest.DeleteProject(t, projectID) },
-				Config:    config,
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(address, plancheck.ResourceActionCreate)},
-				},
+				PreConfig:        func() { acctest.DeleteProject(t, projectID) },
+				Config:           config,
+				ConfigPlanChecks: acctest.Expect(address, plancheck.ResourceActionCreate),
 				Check: resource.ComposeAggregateTestCheckFunc(
 					func(s *terraform.State) error {
 						if got := s.RootModule().Resources[address].Primary.ID; got == projectID {
@@ -398,10 +396,8 @@ func TestAccIdentity_forceDestroy(t *testing.T) {
 				ExpectError: regexp.MustCompile(`(?s)still holds.*` + regexp.QuoteMeta(region) + `.*network "` + regexp.QuoteMeta(netName) + `"`),
 			},
 			{
-				Config: config(true),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(address, plancheck.ResourceActionUpdate)},
-				},
+				Config:           config(true),
+				ConfigPlanChecks: acctest.Expect(address, plancheck.ResourceActionUpdate),
 				Check: func(*terraform.State) error {
 					exists, err := acctest.NetworkExists(t, region, networkID)
 					if err != nil || !exists {
@@ -434,11 +430,9 @@ func TestAccIdentity_failedCreateIsRecorded(t *testing.T) {
 				ExpectError: regexp.MustCompile(`(?s)Error creating identity.*project\s+[0-9a-f]+\).*keypair`),
 			},
 			{
-				Config: config(acctest.SSHPublicKey(t)),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(address, plancheck.ResourceActionDestroyBeforeCreate)},
-				},
-				Check: resource.ComposeAggregateTestCheckFunc(checkOneOfEach(t, name), checkCredentialUsable(t)),
+				Config:           config(acctest.SSHPublicKey(t)),
+				ConfigPlanChecks: acctest.Expect(address, plancheck.ResourceActionDestroyBeforeCreate),
+				Check:            resource.ComposeAggregateTestCheckFunc(checkOneOfEach(t, name), checkCredentialUsable(t)),
 			},
 		},
 	})

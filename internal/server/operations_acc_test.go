@@ -143,11 +143,9 @@ func TestAccServer_operations(t *testing.T) {
 			},
 			resource.TestStep{
 				// Deleted out of band: the refresh drops it and the plan takes it again.
-				PreConfig: func() { acctest.DeleteImage(t, f.region, imageID) },
-				Config:    f.operationsConfig(org2, false),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(snapshotAddress, plancheck.ResourceActionCreate)},
-				},
+				PreConfig:         func() { acctest.DeleteImage(t, f.region, imageID) },
+				Config:            f.operationsConfig(org2, false),
+				ConfigPlanChecks:  acctest.Expect(snapshotAddress, plancheck.ResourceActionCreate),
 				ConfigStateChecks: []statecheck.StateCheck{snapshotID.AddStateValue(snapshotAddress, tfjsonpath.New("id"))},
 				Check:             glance(t, org2, &imageID),
 			},
