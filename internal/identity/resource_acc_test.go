@@ -384,10 +384,7 @@ func TestAccIdentity_forceDestroy(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config: config(false),
-				Check: func(s *terraform.State) error {
-					projectID = s.RootModule().Resources[address].Primary.ID
-					return nil
-				},
+				Check:  acctest.CaptureID(address, &projectID),
 			},
 			{
 				PreConfig:   func() { networkID = acctest.CreateNetwork(t, projectID, region, netName) },
