@@ -94,8 +94,8 @@ data "probe_token" "test" {}
 func checkCredentials(t *testing.T, n int) resource.TestCheckFunc {
 	t.Helper()
 
-	return func(s *terraform.State) error {
-		userID := s.RootModule().Resources[address].Primary.Attributes["user_id"]
+	return acctest.CheckAttributes(address, func(a map[string]string) error {
+		userID := a["user_id"]
 
 		all, err := acctest.AllPages(context.Background(), applicationcredentials.List(acctest.AdminKeystone(t), userID, nil),
 			applicationcredentials.ExtractApplicationCredentials)
@@ -113,7 +113,7 @@ func checkCredentials(t *testing.T, n int) resource.TestCheckFunc {
 		}
 
 		return nil
-	}
+	})
 }
 
 // checkNoSecretInState asserts that no attribute of any resource in the state holds a secret

@@ -468,8 +468,7 @@ func TestAccIdentity_validation(t *testing.T) {
 // checkIdentityInCloud asks Keystone, Nova, Neutron, Cinder and Octavia about the identity in
 // the state.
 func checkIdentityInCloud(t *testing.T, want cloudExpect) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		a := s.RootModule().Resources[address].Primary.Attributes
+	return acctest.CheckAttributes(address, func(a map[string]string) error {
 		projectID, userID := a["id"], a["user_id"]
 		ctx := context.Background()
 		c := acctest.Client(t)
@@ -562,25 +561,23 @@ func checkIdentityInCloud(t *testing.T, want cloudExpect) resource.TestCheckFunc
 		}
 
 		return nil
-	}
+	})
 }
 
 // checkCredentialUsable authenticates with the exported clouds.yaml and lists servers.
 func checkCredentialUsable(t *testing.T) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		a := s.RootModule().Resources[address].Primary.Attributes
+	return acctest.CheckAttributes(address, func(a map[string]string) error {
 
 		_, err := acctest.ListServersWithCloudsYAML(context.Background(), a["clouds_yaml"], naming.IdentityProject(a["name"]), acctest.Regions()[0])
 
 		return err
-	}
+	})
 }
 
 // checkTrustUsable acts in the identity scope (through the trust) and checks that what it
 // makes belongs to the identity's user.
 func checkTrustUsable(t *testing.T) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		a := s.RootModule().Resources[address].Primary.Attributes
+	return acctest.CheckAttributes(address, func(a map[string]string) error {
 
 		for _, region := range acctest.Regions() {
 			owner, err := acctest.KeypairOwnerThroughTrust(t, a["id"], region)
@@ -594,7 +591,7 @@ func checkTrustUsable(t *testing.T) resource.TestCheckFunc {
 		}
 
 		return nil
-	}
+	})
 }
 
 // checkOneOfEach: exactly one project and one user carry the identity's name.
