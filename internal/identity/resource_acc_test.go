@@ -210,7 +210,7 @@ func TestAccIdentity_basic(t *testing.T) {
 	testSteps := make([]resource.TestStep, 0, len(steps)+2)
 
 	for _, st := range steps {
-		checks := []resource.TestCheckFunc{checkIdentityInCloud(t, st.cloud), checkCredentialUsable(t)}
+		checks := []resource.TestCheckFunc{checkIdentityInCloud(t, st.cloud), checkCredentialUsable()}
 		if st.trustUsed {
 			checks = append(checks, checkTrustUsable(t))
 		}
@@ -295,7 +295,7 @@ func TestAccIdentity_disappears(t *testing.T) {
 					credential.AddStateValue(address, tfjsonpath.New("application_credential_id")),
 					statecheck.ExpectKnownValue(address, tfjsonpath.New("trust_id"), knownvalue.NotNull()),
 				},
-				Check: resource.ComposeAggregateTestCheckFunc(checkCredentialUsable(t), checkTrustUsable(t)),
+				Check: resource.ComposeAggregateTestCheckFunc(checkCredentialUsable(), checkTrustUsable(t)),
 			},
 			{
 				PreConfig:        func() { acctest.DeleteProject(t, projectID) },
@@ -309,7 +309,7 @@ func TestAccIdentity_disappears(t *testing.T) {
 
 						return nil
 					},
-					checkCredentialUsable(t),
+					checkCredentialUsable(),
 					checkTrustUsable(t),
 					checkOneOfEach(t, name),
 				),
@@ -344,7 +344,7 @@ func TestAccIdentity_adopt(t *testing.T) {
 					},
 					checkOneOfEach(t, name),
 					checkIdentityInCloud(t, cloudExpect{description: "adopted", userRoles: []string{"load-balancer_member", "member"}}),
-					checkCredentialUsable(t),
+					checkCredentialUsable(),
 					checkTrustUsable(t),
 				),
 			},
@@ -429,7 +429,7 @@ func TestAccIdentity_failedCreateIsRecorded(t *testing.T) {
 			{
 				Config:           config(acctest.SSHPublicKey(t)),
 				ConfigPlanChecks: acctest.Expect(address, plancheck.ResourceActionDestroyBeforeCreate),
-				Check:            resource.ComposeAggregateTestCheckFunc(checkOneOfEach(t, name), checkCredentialUsable(t)),
+				Check:            resource.ComposeAggregateTestCheckFunc(checkOneOfEach(t, name), checkCredentialUsable()),
 			},
 		},
 	})
@@ -565,9 +565,8 @@ func checkIdentityInCloud(t *testing.T, want cloudExpect) resource.TestCheckFunc
 }
 
 // checkCredentialUsable authenticates with the exported clouds.yaml and lists servers.
-func checkCredentialUsable(t *testing.T) resource.TestCheckFunc {
+func checkCredentialUsable() resource.TestCheckFunc {
 	return acctest.CheckAttributes(address, func(a map[string]string) error {
-
 		_, err := acctest.ListServersWithCloudsYAML(context.Background(), a["clouds_yaml"], naming.IdentityProject(a["name"]), acctest.Regions()[0])
 
 		return err
@@ -578,7 +577,6 @@ func checkCredentialUsable(t *testing.T) resource.TestCheckFunc {
 // makes belongs to the identity's user.
 func checkTrustUsable(t *testing.T) resource.TestCheckFunc {
 	return acctest.CheckAttributes(address, func(a map[string]string) error {
-
 		for _, region := range acctest.Regions() {
 			owner, err := acctest.KeypairOwnerThroughTrust(t, a["id"], region)
 			if err != nil {
