@@ -68,6 +68,16 @@ func Regions() []string {
 	return regions
 }
 
+// LastRegion is the last of Regions, or "" when the environment serves none (a test case may
+// be built before PreCheck has checked the environment).
+func LastRegion() string {
+	if regions := Regions(); len(regions) > 0 {
+		return regions[len(regions)-1]
+	}
+
+	return ""
+}
+
 var (
 	clientOnce sync.Once
 	client     *cloud.Client

@@ -59,10 +59,7 @@ func CreateImage(t *testing.T, spec ImageSpec) images.Image {
 
 	ctx := t.Context()
 
-	client, err := Client(t).Base().Image(spec.Region)
-	if err != nil {
-		t.Fatalf("image client: %v", err)
-	}
+	client := AdminGlance(t, spec.Region)
 
 	if spec.Name == "" {
 		spec.Name = RandomName()
@@ -198,10 +195,7 @@ func CreateFlavor(t *testing.T, spec FlavorSpec) string {
 
 	ctx := t.Context()
 
-	client, err := Client(t).Base().Compute(spec.Region)
-	if err != nil {
-		t.Fatalf("compute client: %v", err)
-	}
+	client := AdminCompute(t, spec.Region)
 
 	if spec.Name == "" {
 		spec.Name = RandomName()

@@ -234,12 +234,7 @@ func UserTrusts(t *testing.T, userID string) []trusts.Trust {
 func TrustsBetween(t *testing.T, trusteeID, userID string) []trusts.Trust {
 	t.Helper()
 
-	base, err := Client(t).Base().Keystone()
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	all, err := AllPages(context.Background(), trusts.List(base, trusts.ListOpts{TrusteeUserID: trusteeID}), trusts.ExtractTrusts)
+	all, err := AllPages(context.Background(), trusts.List(AdminKeystone(t), trusts.ListOpts{TrusteeUserID: trusteeID}), trusts.ExtractTrusts)
 	if err != nil {
 		t.Fatalf("listing trusts: %v", err)
 	}
@@ -444,10 +439,7 @@ func FreshClient(t *testing.T) *cloud.Client {
 func UserID(t *testing.T, name string) string {
 	t.Helper()
 
-	sc, err := Client(t).Base().Keystone()
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc := AdminKeystone(t)
 
 	list := func(opts users.ListOpts) []users.User {
 		all, err := AllPages(context.Background(), users.List(sc, opts), users.ExtractUsers)

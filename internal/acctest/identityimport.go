@@ -14,6 +14,10 @@ import (
 // IdentityCLI is the version check of the resource identity tests.
 var IdentityCLI = []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_12_0)}
 
+// EphemeralCLI is the version check of the tests that open an ephemeral resource, which needs
+// Terraform 1.10 (CI runs 1.11): a version guard only.
+var EphemeralCLI = []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_10_0)}
+
 // ExpectIdentity checks that the state's resource identity of address is its `id` and, for a
 // regional resource, its `region`.
 func ExpectIdentity(address string, regional bool) []statecheck.StateCheck {

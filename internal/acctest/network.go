@@ -91,19 +91,6 @@ func TenantNeutron(t *testing.T, projectID, region string) *gophercloud.ServiceC
 	return nil
 }
 
-// baseNeutron is the Neutron client of region in the provider's configured scope (an admin
-// one: it sees every project).
-func baseNeutron(t *testing.T, region string) *gophercloud.ServiceClient {
-	t.Helper()
-
-	sc, err := Client(t).Base().Network(region)
-	if err != nil {
-		t.Fatalf("the Neutron client of %s: %v", region, err)
-	}
-
-	return sc
-}
-
 // purgeNeutron deletes every Neutron object of projectID reachable through sc.
 func purgeNeutron(ctx context.Context, sc *gophercloud.ServiceClient, projectID string) error {
 	var errs []string
@@ -237,7 +224,7 @@ func NeutronNetworkVLAN(t *testing.T, region, id string) (physnet string, vlan i
 	t.Helper()
 
 	var n provider.NetworkProviderExt
-	if err := networks.Get(context.Background(), baseNeutron(t, region), id).ExtractInto(&n); err != nil {
+	if err := networks.Get(context.Background(), AdminNeutron(t, region), id).ExtractInto(&n); err != nil {
 		t.Fatalf("reading network %s: %v", id, err)
 	}
 
@@ -270,7 +257,7 @@ func NeutronCreateVLANNetwork(t *testing.T, projectID, region, physnet string, v
 func ExternalSubnetCIDR(t *testing.T, region, networkID string) string {
 	t.Helper()
 
-	all, err := AllPages(context.Background(), subnets.List(baseNeutron(t, region), subnets.ListOpts{NetworkID: networkID}), subnets.ExtractSubnets)
+	all, err := AllPages(context.Background(), subnets.List(AdminNeutron(t, region), subnets.ListOpts{NetworkID: networkID}), subnets.ExtractSubnets)
 	if err != nil || len(all) == 0 {
 		t.Fatalf("the subnets of external network %s in %s: %v (%d)", networkID, region, err, len(all))
 	}

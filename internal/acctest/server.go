@@ -38,7 +38,7 @@ const (
 func ImageID(t *testing.T, region, name string) string {
 	t.Helper()
 
-	sc := clientOf(t, "Glance", region, Client(t).Base().Image)
+	sc := AdminGlance(t, region)
 
 	return idOf(t, region, "image", name, images.List(sc, images.ListOpts{Name: name}), images.ExtractImages,
 		func(i images.Image) (string, string) { return i.Name, i.ID })
@@ -89,7 +89,7 @@ func AdminNeutron(t *testing.T, region string) *gophercloud.ServiceClient {
 	return clientOf(t, "Neutron", region, Client(t).Base().Network)
 }
 
-// adminClient is the client of service in region that client hands out; it fails the test
+// clientOf is the client of service in region that client hands out; it fails the test
 // when there is none.
 func clientOf(t *testing.T, service, region string, client func(region string) (*gophercloud.ServiceClient, error)) *gophercloud.ServiceClient {
 	t.Helper()
@@ -203,7 +203,7 @@ func ServerLeftovers(t *testing.T, region, project, name string) error {
 func SetImageMinRAM(t *testing.T, region, id string, mib int) {
 	t.Helper()
 
-	client := clientOf(t, "Glance", region, Client(t).Base().Image)
+	client := AdminGlance(t, region)
 
 	if _, err := images.Update(t.Context(), client, id, images.UpdateOpts{images.ReplaceImageMinRam{NewMinRam: mib}}).Extract(); err != nil {
 		t.Fatalf("setting min_ram of image %s: %v", id, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/layer3/floatingips"
 	"github.com/gophercloud/gophercloud/v2/pagination"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
@@ -21,6 +22,11 @@ func Compute(c *cloud.Client, region string) (*gophercloud.ServiceClient, error)
 // Neutron is Neutron's client of a region, for sweepers.
 func Neutron(c *cloud.Client, region string) (*gophercloud.ServiceClient, error) {
 	return c.Base().Network(region)
+}
+
+// Octavia is Octavia's client of a region, for sweepers.
+func Octavia(c *cloud.Client, region string) (*gophercloud.ServiceClient, error) {
+	return c.Base().LoadBalancer(region)
 }
 
 // PagedSweep is the sweeper step of one kind of object of one service, listed with a
@@ -60,4 +66,15 @@ func Deleted[R interface{ ExtractErr() error }](del func(context.Context, *gophe
 	return func(ctx context.Context, sc *gophercloud.ServiceClient, id string) error {
 		return del(ctx, sc, id).ExtractErr()
 	}
+}
+
+// FloatingIPSweep is the sweeper step of the floating IPs whose description carries prefix
+// (the provider describes a floating IP by what it was made for).
+func FloatingIPSweep(prefix string) SweepFunc {
+	return PagedSweep(Neutron, "floating IP", prefix,
+		func(sc *gophercloud.ServiceClient) pagination.Pager {
+			return floatingips.List(sc, floatingips.ListOpts{})
+		},
+		floatingips.ExtractFloatingIPs, func(f floatingips.FloatingIP) (string, string) { return f.Description, f.ID },
+		Deleted(floatingips.Delete))
 }

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloudtest"
 )
 
 // thing is an object of a test kind: found by its ID and its name.
@@ -187,11 +189,6 @@ func roundsOf(calls *atomic.Int32, list func(names []string) []thing) Rounds[thi
 	}
 }
 
-// instant is a context whose Sleep waits for nothing.
-func instant(t *testing.T) context.Context {
-	return WithSleeper(t.Context(), func(ctx context.Context, _ time.Duration) error { return ctx.Err() })
-}
-
 // TestRoundsServeManyWaitersWithOneListing: waiters that wait together share each round's one
 // listing; each gets the objects of its own name.
 func TestRoundsServeManyWaitersWithOneListing(t *testing.T) {
@@ -278,7 +275,7 @@ func TestRoundsPoll(t *testing.T) {
 	state := func(o thing) (string, string) { return o.Status, "" }
 	spec := PollSpec{Pending: []string{"BUILD"}, Target: []string{"ACTIVE"}}
 
-	got, err := r.Poll(instant(t), tenant, "a", "id-a", spec, state, func(context.Context) (thing, error) {
+	got, err := r.Poll(WithSleeper(t.Context(), cloudtest.Instant), tenant, "a", "id-a", spec, state, func(context.Context) (thing, error) {
 		gets.Add(1)
 		return thing{}, nil
 	})
@@ -288,7 +285,7 @@ func TestRoundsPoll(t *testing.T) {
 
 	notFound := gophercloud.ErrUnexpectedResponseCode{Actual: http.StatusNotFound}
 
-	_, err = r.Poll(instant(t), tenant, "gone", "id-gone", PollSpec{Pending: []string{"deleting"}, NotFoundIsTarget: true}, state,
+	_, err = r.Poll(WithSleeper(t.Context(), cloudtest.Instant), tenant, "gone", "id-gone", PollSpec{Pending: []string{"deleting"}, NotFoundIsTarget: true}, state,
 		func(context.Context) (thing, error) { gets.Add(1); return thing{}, notFound })
 	if err != nil || gets.Load() != 1 {
 		t.Errorf("Poll for a deletion = %v after %d gets; want done after the object was not listed and read 404", err, gets.Load())
@@ -300,7 +297,7 @@ func TestRoundsPoll(t *testing.T) {
 
 	gets.Store(0)
 
-	got, err = failed.Poll(instant(t), tenant, "a", "id-a", spec, state, func(context.Context) (thing, error) {
+	got, err = failed.Poll(WithSleeper(t.Context(), cloudtest.Instant), tenant, "a", "id-a", spec, state, func(context.Context) (thing, error) {
 		gets.Add(1)
 		return thing{"id-a", "a", "ACTIVE"}, nil
 	})
@@ -313,7 +310,7 @@ func TestRoundsPoll(t *testing.T) {
 		t.Error("Next served a tenant without a cloud")
 	}
 
-	got, err = r.Poll(instant(t), NewTenant(nil, "p1", "RegionOne"), "a", "id-a", spec, state, func(context.Context) (thing, error) {
+	got, err = r.Poll(WithSleeper(t.Context(), cloudtest.Instant), NewTenant(nil, "p1", "RegionOne"), "a", "id-a", spec, state, func(context.Context) (thing, error) {
 		return thing{"id-a", "a", "ACTIVE"}, nil
 	})
 	if err != nil || got.Status != "ACTIVE" {
@@ -354,7 +351,7 @@ func TestGrantsFromTokens(t *testing.T) {
 	f.roles = map[string][]string{"domain:dom-managed-id": {"admin"}}
 	c2 := mustClient(t, f, nil)
 
-	_, _ = c2.CheckGrants(instant(t), FeatureQuotas)
+	_, _ = c2.CheckGrants(WithSleeper(t.Context(), cloudtest.Instant), FeatureQuotas)
 
 	if n := f.api.Count("GET /v3/role_assignments"); n == 0 {
 		t.Errorf("%d role assignment listings without admin in the token, want some", n)

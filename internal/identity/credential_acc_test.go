@@ -14,7 +14,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
-	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/acctest"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
@@ -49,7 +48,7 @@ data "probe_token" "test" {}
 `, name, naming.IdentityProject(name))
 
 	resource.ParallelTest(t, resource.TestCase{
-		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_10_0)},
+		TerraformVersionChecks:   acctest.EphemeralCLI,
 		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: acctest.WithProbe(),
 		CheckDestroy:             acctest.CheckIdentityDestroy(t),
@@ -95,17 +94,13 @@ data "probe_token" "test" {}
 func checkCredentials(t *testing.T, n int) resource.TestCheckFunc {
 	t.Helper()
 
-	return func(s *terraform.State) error {
-		userID := s.RootModule().Resources[address].Primary.Attributes["user_id"]
+	return acctest.CheckAttributes(address, func(a map[string]string) error {
+		userID := a["user_id"]
 
-		pages, err := applicationcredentials.List(acctest.AdminKeystone(t), userID, nil).AllPages(context.Background())
+		all, err := acctest.AllPages(context.Background(), applicationcredentials.List(acctest.AdminKeystone(t), userID, nil),
+			applicationcredentials.ExtractApplicationCredentials)
 		if err != nil {
 			return fmt.Errorf("listing the application credentials of user %s: %w", userID, err)
-		}
-
-		all, err := applicationcredentials.ExtractApplicationCredentials(pages)
-		if err != nil {
-			return err
 		}
 
 		if len(all) != n {
@@ -118,7 +113,7 @@ func checkCredentials(t *testing.T, n int) resource.TestCheckFunc {
 		}
 
 		return nil
-	}
+	})
 }
 
 // checkNoSecretInState asserts that no attribute of any resource in the state holds a secret

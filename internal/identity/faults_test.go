@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloudtest"
@@ -20,11 +19,6 @@ import (
 // on recorded IDs only (3), a tainted identity can be destroyed (4), adoption is announced and
 // never a takeover (7), the trust is the identity user's own (8), quotas record what the cloud
 // holds (11), and lost creates are recovered (12, 6).
-
-// noWaits makes cloud.Create's waits for a lost create instant.
-func noWaits() context.Context {
-	return cloud.WithSleeper(context.Background(), func(context.Context, time.Duration) error { return nil })
-}
 
 // adoptable is a fake cloud holding what adoptableIdentity says.
 func adoptable(t *testing.T) (*cloudtest.API, *cloud.Client) {
@@ -345,7 +339,7 @@ func TestEnsureReplacesACredentialWhoseAnswerWasLost(t *testing.T) {
 	creds := &credentialStore{failPOSTs: 1}
 	creds.serve(f)
 
-	out, err := NewService(c, nil).Ensure(noWaits(), Spec{Name: "foo", Roles: DefaultRoles, Quotas: UnlimitedQuotas()}, Prior{})
+	out, err := NewService(c, nil).Ensure(cloud.WithSleeper(t.Context(), cloudtest.Instant), Spec{Name: "foo", Roles: DefaultRoles, Quotas: UnlimitedQuotas()}, Prior{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -394,7 +388,7 @@ func TestEnsureRecoversALostProjectCreate(t *testing.T) {
 	f.Sequence("GET", "/v3/users", map[string]any{"users": []any{}}, map[string]any{"users": []any{}})
 	f.Reply("POST", "/v3/users", 201, map[string]any{"user": map[string]any{"id": "u-1", "name": "unikorn-identity-foo", "domain_id": fakeDomainID}})
 
-	out, err := NewService(c, nil).Ensure(noWaits(), Spec{Name: "foo", Roles: DefaultRoles, Quotas: UnlimitedQuotas()}, Prior{})
+	out, err := NewService(c, nil).Ensure(cloud.WithSleeper(t.Context(), cloudtest.Instant), Spec{Name: "foo", Roles: DefaultRoles, Quotas: UnlimitedQuotas()}, Prior{})
 	if err != nil {
 		t.Fatal(err)
 	}

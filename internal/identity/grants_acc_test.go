@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/acctest"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/identity"
@@ -39,8 +38,7 @@ func TestAccIdentity_inheritedAdmin(t *testing.T) {
 // checkMadeBy checks, as the shared cloud-admin user, an identity that serviceUser made: the
 // service user's manager role and trust on its project, and quotas in every region.
 func checkMadeBy(t *testing.T, serviceUser string, want map[string]map[string]int64) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		a := s.RootModule().Resources[address].Primary.Attributes
+	return acctest.CheckAttributes(address, func(a map[string]string) error {
 		projectID, userID := a["id"], a["user_id"]
 		serviceUserID := acctest.UserID(t, serviceUser)
 
@@ -68,5 +66,5 @@ func checkMadeBy(t *testing.T, serviceUser string, want map[string]map[string]in
 		}
 
 		return nil
-	}
+	})
 }

@@ -210,7 +210,7 @@ func TestAccIdentity_basic(t *testing.T) {
 	testSteps := make([]resource.TestStep, 0, len(steps)+2)
 
 	for _, st := range steps {
-		checks := []resource.TestCheckFunc{checkIdentityInCloud(t, st.cloud), checkCredentialUsable(t)}
+		checks := []resource.TestCheckFunc{checkIdentityInCloud(t, st.cloud), checkCredentialUsable()}
 		if st.trustUsed {
 			checks = append(checks, checkTrustUsable(t))
 		}
@@ -295,14 +295,12 @@ func TestAccIdentity_disappears(t *testing.T) {
 					credential.AddStateValue(address, tfjsonpath.New("application_credential_id")),
 					statecheck.ExpectKnownValue(address, tfjsonpath.New("trust_id"), knownvalue.NotNull()),
 				},
-				Check: resource.ComposeAggregateTestCheckFunc(checkCredentialUsable(t), checkTrustUsable(t)),
+				Check: resource.ComposeAggregateTestCheckFunc(checkCredentialUsable(), checkTrustUsable(t)),
 			},
 			{
-				PreConfig: func() { acctest.DeleteProject(t, projectID) },
-				Config:    config,
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(address, plancheck.ResourceActionCreate)},
-				},
+				PreConfig:        func() { acctest.DeleteProject(t, projectID) },
+				Config:           config,
+				ConfigPlanChecks: acctest.Expect(address, plancheck.ResourceActionCreate),
 				Check: resource.ComposeAggregateTestCheckFunc(
 					func(s *terraform.State) error {
 						if got := s.RootModule().Resources[address].Primary.ID; got == projectID {
@@ -311,7 +309,7 @@ func TestAccIdentity_disappears(t *testing.T) {
 
 						return nil
 					},
-					checkCredentialUsable(t),
+					checkCredentialUsable(),
 					checkTrustUsable(t),
 					checkOneOfEach(t, name),
 				),
@@ -346,7 +344,7 @@ func TestAccIdentity_adopt(t *testing.T) {
 					},
 					checkOneOfEach(t, name),
 					checkIdentityInCloud(t, cloudExpect{description: "adopted", userRoles: []string{"load-balancer_member", "member"}}),
-					checkCredentialUsable(t),
+					checkCredentialUsable(),
 					checkTrustUsable(t),
 				),
 			},
@@ -358,7 +356,7 @@ func TestAccIdentity_adopt(t *testing.T) {
 // last served region) and names it; with force_destroy the network goes, then the identity.
 func TestAccIdentity_forceDestroy(t *testing.T) {
 	name := acctest.IdentityName()
-	region := lastRegion()
+	region := acctest.LastRegion()
 	netName := acctest.RandomName() + "-leftover"
 
 	config := func(force bool) string { return identityArgs{forceDestroy: force}.config(name) }
@@ -386,10 +384,7 @@ func TestAccIdentity_forceDestroy(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config: config(false),
-				Check: func(s *terraform.State) error {
-					projectID = s.RootModule().Resources[address].Primary.ID
-					return nil
-				},
+				Check:  acctest.CaptureID(address, &projectID),
 			},
 			{
 				PreConfig:   func() { networkID = acctest.CreateNetwork(t, projectID, region, netName) },
@@ -398,10 +393,8 @@ func TestAccIdentity_forceDestroy(t *testing.T) {
 				ExpectError: regexp.MustCompile(`(?s)still holds.*` + regexp.QuoteMeta(region) + `.*network "` + regexp.QuoteMeta(netName) + `"`),
 			},
 			{
-				Config: config(true),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(address, plancheck.ResourceActionUpdate)},
-				},
+				Config:           config(true),
+				ConfigPlanChecks: acctest.Expect(address, plancheck.ResourceActionUpdate),
 				Check: func(*terraform.State) error {
 					exists, err := acctest.NetworkExists(t, region, networkID)
 					if err != nil || !exists {
@@ -434,11 +427,9 @@ func TestAccIdentity_failedCreateIsRecorded(t *testing.T) {
 				ExpectError: regexp.MustCompile(`(?s)Error creating identity.*project\s+[0-9a-f]+\).*keypair`),
 			},
 			{
-				Config: config(acctest.SSHPublicKey(t)),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(address, plancheck.ResourceActionDestroyBeforeCreate)},
-				},
-				Check: resource.ComposeAggregateTestCheckFunc(checkOneOfEach(t, name), checkCredentialUsable(t)),
+				Config:           config(acctest.SSHPublicKey(t)),
+				ConfigPlanChecks: acctest.Expect(address, plancheck.ResourceActionDestroyBeforeCreate),
+				Check:            resource.ComposeAggregateTestCheckFunc(checkOneOfEach(t, name), checkCredentialUsable()),
 			},
 		},
 	})
@@ -477,8 +468,7 @@ func TestAccIdentity_validation(t *testing.T) {
 // checkIdentityInCloud asks Keystone, Nova, Neutron, Cinder and Octavia about the identity in
 // the state.
 func checkIdentityInCloud(t *testing.T, want cloudExpect) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		a := s.RootModule().Resources[address].Primary.Attributes
+	return acctest.CheckAttributes(address, func(a map[string]string) error {
 		projectID, userID := a["id"], a["user_id"]
 		ctx := context.Background()
 		c := acctest.Client(t)
@@ -571,26 +561,22 @@ func checkIdentityInCloud(t *testing.T, want cloudExpect) resource.TestCheckFunc
 		}
 
 		return nil
-	}
+	})
 }
 
 // checkCredentialUsable authenticates with the exported clouds.yaml and lists servers.
-func checkCredentialUsable(t *testing.T) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		a := s.RootModule().Resources[address].Primary.Attributes
-
+func checkCredentialUsable() resource.TestCheckFunc {
+	return acctest.CheckAttributes(address, func(a map[string]string) error {
 		_, err := acctest.ListServersWithCloudsYAML(context.Background(), a["clouds_yaml"], naming.IdentityProject(a["name"]), acctest.Regions()[0])
 
 		return err
-	}
+	})
 }
 
 // checkTrustUsable acts in the identity scope (through the trust) and checks that what it
 // makes belongs to the identity's user.
 func checkTrustUsable(t *testing.T) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		a := s.RootModule().Resources[address].Primary.Attributes
-
+	return acctest.CheckAttributes(address, func(a map[string]string) error {
 		for _, region := range acctest.Regions() {
 			owner, err := acctest.KeypairOwnerThroughTrust(t, a["id"], region)
 			if err != nil {
@@ -603,7 +589,7 @@ func checkTrustUsable(t *testing.T) resource.TestCheckFunc {
 		}
 
 		return nil
-	}
+	})
 }
 
 // checkOneOfEach: exactly one project and one user carry the identity's name.
@@ -625,16 +611,6 @@ func checkOneOfEach(t *testing.T, name string) resource.TestCheckFunc {
 
 		return nil
 	}
-}
-
-// lastRegion is the last served region ("" before the environment is checked).
-func lastRegion() string {
-	regions := acctest.Regions()
-	if len(regions) == 0 {
-		return ""
-	}
-
-	return regions[len(regions)-1]
 }
 
 func sameStrings(a, b []string) bool {

@@ -1,14 +1,12 @@
 package loadbalancer
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"net/netip"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
@@ -201,7 +199,7 @@ func TestCreate_lostAnswer(t *testing.T) {
 			f := newFakeCloud(t)
 			f.api.On(http.MethodPost, "/octavia/v2/lbaas/loadbalancers", func(w http.ResponseWriter, r *http.Request) { c.post(f, w, r) })
 
-			id, top, err := f.service().Create(noWaits(t), Spec{Name: "web", NetworkID: "net-1"}, nil)
+			id, top, err := f.service().Create(cloud.WithSleeper(t.Context(), cloudtest.Instant), Spec{Name: "web", NetworkID: "net-1"}, nil)
 
 			var lost *CreateError
 			if c.wantErr != errors.As(err, &lost) || (!c.wantErr && err != nil) {
@@ -239,13 +237,6 @@ func (f *fakeCloud) commitOnLookup(n int) {
 
 		f.serve(w, r)
 	})
-}
-
-// noWaits is the test's context, on which cloud.Create's pauses take no time.
-func noWaits(t *testing.T) context.Context {
-	t.Helper()
-
-	return cloud.WithSleeper(t.Context(), func(ctx context.Context, _ time.Duration) error { return ctx.Err() })
 }
 
 // discard is a ResponseWriter that forgets the answer.

@@ -48,8 +48,8 @@ func TestAccLoadBalancer_badInputStopsAtPlan(t *testing.T) {
 	name := acctest.IdentityName()
 	other := name + "-o"
 
-	base := baseConfig(name) + networkHCL("two", "test", name, "10.0.1.0/24", `region = "RegionTwo"`) +
-		identityHCL("other", other) + networkHCL("other", "other", other, "10.0.0.0/24", "")
+	base := baseConfig(name) + acctest.NetworkHCL("two", "test", name, "10.0.1.0/24", acctest.RegionLine("RegionTwo")) +
+		acctest.IdentityHCL("other", other, "") + acctest.NetworkHCL("other", "other", other, "10.0.0.0/24", "")
 
 	planFails := func(network, extra, want string) resource.TestStep {
 		return resource.TestStep{
@@ -59,7 +59,7 @@ func TestAccLoadBalancer_badInputStopsAtPlan(t *testing.T) {
 		}
 	}
 
-	late := base + networkHCL("late", "test", name+"-late", "10.0.2.0/24", "")
+	late := base + acctest.NetworkHCL("late", "test", name+"-late", "10.0.2.0/24", "")
 
 	resource.ParallelTest(t, lbCase(t, []resource.TestStep{
 		{Config: base},
@@ -95,7 +95,7 @@ func TestAccLoadBalancer_regionRule(t *testing.T) {
 	name := acctest.IdentityName()
 	// The network's region is set, so that only the load balancer's rule is under test here
 	// (the network's own test proves the network's).
-	config := identityHCL("test", name) + networkHCL("test", "test", name, "10.0.0.0/24", `region = "RegionOne"`) +
+	config := acctest.IdentityHCL("test", name, "") + acctest.NetworkHCL("test", "test", name, "10.0.0.0/24", acctest.RegionLine("RegionOne")) +
 		lbOn(name, "unikorn_network.test.id", oneListener)
 
 	var id string
@@ -186,18 +186,12 @@ resource "unikorn_server" "test" {
 // networksGone checks, as an admin, that Neutron has none of the state's networks anymore
 // (acctest.CheckNetworkDestroy asks inside the identity's project, which is gone with it here).
 func networksGone(t *testing.T) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		for _, rs := range s.RootModule().Resources {
-			if rs.Type != "unikorn_network" {
-				continue
-			}
-
-			exists, err := acctest.NetworkExists(t, rs.Primary.Attributes["region"], rs.Primary.ID)
-			if err != nil || exists {
-				return fmt.Errorf("network %s still exists (err %v)", rs.Primary.ID, err)
-			}
+	return acctest.CheckEach("unikorn_network", func(a map[string]string) error {
+		exists, err := acctest.NetworkExists(t, a["region"], a["id"])
+		if err != nil || exists {
+			return fmt.Errorf("network %s still exists (err %v)", a["id"], err)
 		}
 
 		return nil
-	}
+	})
 }

@@ -173,7 +173,7 @@ func TestEnsure_lostAnswersOfChanges(t *testing.T) {
 
 			f.api.On(c.method, c.path(top), f.failOnce(c.fault(f)))
 
-			got, err := svc.Ensure(noWaits(t), spec, top.ID, nil)
+			got, err := svc.Ensure(cloud.WithSleeper(t.Context(), cloudtest.Instant), spec, top.ID, nil)
 			if err != nil {
 				t.Fatalf("the change failed: %v", err)
 			}
@@ -188,7 +188,7 @@ func TestEnsure_lostAnswersOfChanges(t *testing.T) {
 				t.Errorf("%d requests met the lock", conflicts)
 			}
 
-			again, err := svc.Ensure(noWaits(t), spec, top.ID, nil)
+			again, err := svc.Ensure(cloud.WithSleeper(t.Context(), cloudtest.Instant), spec, top.ID, nil)
 			if err != nil || len(again.Listeners) != len(spec.Listeners) || len(got.Listeners) != len(spec.Listeners) {
 				t.Fatalf("converging again: %v, %d listeners, want %d", err, len(again.Listeners), len(spec.Listeners))
 			}
@@ -216,7 +216,7 @@ func TestEnsure_foreignConflictStays(t *testing.T) {
 	spec := threeListeners(false)
 	spec.Listeners[1].Members = []Member{{"10.0.0.9", 22, 1}}
 
-	_, err := svc.Ensure(noWaits(t), spec, top.ID, nil)
+	_, err := svc.Ensure(cloud.WithSleeper(t.Context(), cloudtest.Instant), spec, top.ID, nil)
 
 	var conflict *ConflictError
 	if !errors.As(err, &conflict) {
@@ -244,7 +244,7 @@ func TestDelete_lostAnswer(t *testing.T) {
 			f, svc, top := ensured(t, false)
 			f.api.On(http.MethodDelete, "/octavia/v2/lbaas/loadbalancers/"+top.ID, f.failOnce(fault(f)))
 
-			if err := svc.Delete(noWaits(t), top.ID, "web"); err != nil {
+			if err := svc.Delete(cloud.WithSleeper(t.Context(), cloudtest.Instant), top.ID, "web"); err != nil {
 				t.Fatalf("delete: %v", err)
 			}
 
@@ -275,7 +275,7 @@ func TestCreate_twins(t *testing.T) {
 
 		recorded := ""
 
-		id, _, err := f.service().Create(noWaits(t), Spec{Name: "web", NetworkID: "net-1"}, func(got string) { recorded = got })
+		id, _, err := f.service().Create(cloud.WithSleeper(t.Context(), cloudtest.Instant), Spec{Name: "web", NetworkID: "net-1"}, func(got string) { recorded = got })
 
 		var twin *cloud.TwinError
 		if !errors.As(err, &twin) || twin.Kept != other || twin.Removed == "" || !strings.Contains(err.Error(), other) ||
@@ -320,7 +320,7 @@ func TestCreate_twins(t *testing.T) {
 		spec := threeListeners(false)
 		spec.Listeners = append(spec.Listeners, ListenerSpec{Name: "smtp", Protocol: ProtocolTCP, Port: 25})
 
-		_, err := svc.Ensure(noWaits(t), spec, top.ID, nil)
+		_, err := svc.Ensure(cloud.WithSleeper(t.Context(), cloudtest.Instant), spec, top.ID, nil)
 
 		var twin *cloud.TwinError
 		if !errors.As(err, &twin) || twin.Kept != other || !strings.Contains(err.Error(), twin.Removed) {

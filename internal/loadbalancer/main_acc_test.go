@@ -6,13 +6,13 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/loadbalancers"
-	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/layer3/floatingips"
+	"github.com/gophercloud/gophercloud/v2/pagination"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/acctest"
-	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/loadbalancer"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
@@ -24,55 +24,23 @@ func TestMain(m *testing.M) {
 	prefix := naming.LoadBalancer(acctest.NamePrefix)
 
 	acctest.Main(m, "unikorn_loadbalancer", nil,
-		acctest.Sweep[loadbalancers.LoadBalancer]{
-			What:   "load balancer",
-			Prefix: prefix,
-			List: func(ctx context.Context, c *cloud.Client, region string) ([]loadbalancers.LoadBalancer, error) {
-				octavia, err := c.Base().LoadBalancer(region)
-				if err != nil {
-					return nil, err
-				}
-
-				all, err := acctest.AllPages(ctx, loadbalancers.List(octavia, loadbalancers.ListOpts{}), loadbalancers.ExtractLoadBalancers)
+		acctest.PagedSweep(acctest.Octavia, "load balancer", prefix,
+			func(sc *gophercloud.ServiceClient) pagination.Pager {
+				return loadbalancers.List(sc, loadbalancers.ListOpts{})
+			},
+			func(p pagination.Page) ([]loadbalancers.LoadBalancer, error) {
+				all, err := loadbalancers.ExtractLoadBalancers(p)
 
 				// Those being deleted are on their way.
 				return slices.DeleteFunc(all, func(lb loadbalancers.LoadBalancer) bool {
 					return lb.ProvisioningStatus == loadbalancer.StatusPendingDelete || lb.ProvisioningStatus == loadbalancer.StatusDeleted
 				}), err
 			},
-			Name: func(lb loadbalancers.LoadBalancer) string { return lb.Name },
-			ID:   func(lb loadbalancers.LoadBalancer) string { return lb.ID },
-			Delete: func(ctx context.Context, c *cloud.Client, region, id string) error {
-				octavia, err := c.Base().LoadBalancer(region)
-				if err != nil {
-					return err
-				}
-
-				return loadbalancers.Delete(ctx, octavia, id, loadbalancers.DeleteOpts{Cascade: true}).ExtractErr()
-			},
-		}.Run,
-		acctest.Sweep[floatingips.FloatingIP]{
-			What:   "floating IP",
-			Prefix: prefix,
-			List: func(ctx context.Context, c *cloud.Client, region string) ([]floatingips.FloatingIP, error) {
-				neutron, err := c.Base().Network(region)
-				if err != nil {
-					return nil, err
-				}
-
-				return acctest.AllPages(ctx, floatingips.List(neutron, floatingips.ListOpts{}), floatingips.ExtractFloatingIPs)
-			},
-			Name: func(f floatingips.FloatingIP) string { return f.Description },
-			ID:   func(f floatingips.FloatingIP) string { return f.ID },
-			Delete: func(ctx context.Context, c *cloud.Client, region, id string) error {
-				neutron, err := c.Base().Network(region)
-				if err != nil {
-					return err
-				}
-
-				return floatingips.Delete(ctx, neutron, id).ExtractErr()
-			},
-		}.Run,
+			func(lb loadbalancers.LoadBalancer) (string, string) { return lb.Name, lb.ID },
+			func(ctx context.Context, sc *gophercloud.ServiceClient, id string) error {
+				return loadbalancers.Delete(ctx, sc, id, loadbalancers.DeleteOpts{Cascade: true}).ExtractErr()
+			}),
+		acctest.FloatingIPSweep(prefix),
 	)
 }
 
@@ -91,25 +59,7 @@ const lbAddress = "unikorn_loadbalancer.test"
 
 // baseConfig is the identity and network a load balancer test needs, both called name.
 func baseConfig(name string) string {
-	return identityHCL("test", name) + networkHCL("test", "test", name, "10.0.0.0/24", "")
-}
-
-// identityHCL is a unikorn_identity "label" called name.
-func identityHCL(label, name string) string {
-	return fmt.Sprintf("\nresource \"unikorn_identity\" %q {\n  name = %q\n}\n", label, name)
-}
-
-// networkHCL is a unikorn_network "label" of the identity "identity", called name, on cidr,
-// with the extra arguments.
-func networkHCL(label, identity, name, cidr, extra string) string {
-	return fmt.Sprintf(`
-resource "unikorn_network" %[1]q {
-  identity_id = unikorn_identity.%[2]s.id
-  name        = %[3]q
-  cidr        = %[4]q
-  %[5]s
-}
-`, label, identity, name, cidr, extra)
+	return acctest.IdentityHCL("test", name, "") + acctest.NetworkHCL("test", "test", name, "10.0.0.0/24", "")
 }
 
 // lbConfig is baseConfig with the load balancer "test" called name on its network, with the
@@ -133,16 +83,16 @@ resource "unikorn_loadbalancer" "test" {
 
 // attr reads an attribute of a resource in the state.
 func attr(s *terraform.State, address, key string) (string, error) {
-	rs, ok := s.RootModule().Resources[address]
-	if !ok {
-		return "", fmt.Errorf("%s is not in the state", address)
+	p, err := acctest.Primary(s, address)
+	if err != nil {
+		return "", err
 	}
 
 	if key == "id" {
-		return rs.Primary.ID, nil
+		return p.ID, nil
 	}
 
-	return rs.Primary.Attributes[key], nil
+	return p.Attributes[key], nil
 }
 
 // checkOctavia reads the load balancer of the state from Octavia and Neutron and hands it to

@@ -200,10 +200,8 @@ func TestAccLoadBalancer_basic(t *testing.T) {
 			}),
 		},
 		{
-			Config: lbConfig(name, updatedListeners),
-			ConfigPlanChecks: resource.ConfigPlanChecks{
-				PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(lbAddress, plancheck.ResourceActionUpdate)},
-			},
+			Config:           lbConfig(name, updatedListeners),
+			ConfigPlanChecks: acctest.Expect(lbAddress, plancheck.ResourceActionUpdate),
 			ConfigStateChecks: []statecheck.StateCheck{
 				sameID.AddStateValue(lbAddress, tfjsonpath.New("id")),
 				sameHTTPSListener.AddStateValue(lbAddress, tfjsonpath.New("listeners").AtSliceIndex(0).AtMapKey("listener_id")),
@@ -234,10 +232,8 @@ func TestAccLoadBalancer_basic(t *testing.T) {
 			}),
 		},
 		{
-			Config: lbConfig(name, reshapedListeners(true, 443)),
-			ConfigPlanChecks: resource.ConfigPlanChecks{
-				PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(lbAddress, plancheck.ResourceActionUpdate)},
-			},
+			Config:           lbConfig(name, reshapedListeners(true, 443)),
+			ConfigPlanChecks: acctest.Expect(lbAddress, plancheck.ResourceActionUpdate),
 			ConfigStateChecks: []statecheck.StateCheck{
 				sameID.AddStateValue(lbAddress, tfjsonpath.New("id")),
 				sameHTTPSListener.AddStateValue(lbAddress, tfjsonpath.New("listeners").AtSliceIndex(0).AtMapKey("listener_id")),
@@ -270,10 +266,8 @@ func TestAccLoadBalancer_basic(t *testing.T) {
 			ExpectError: regexp.MustCompile(`(?s)Listener port cannot change.*new name`),
 		},
 		{
-			Config: lbConfig(name, reshapedListeners(false, 443)),
-			ConfigPlanChecks: resource.ConfigPlanChecks{
-				PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(lbAddress, plancheck.ResourceActionUpdate)},
-			},
+			Config:           lbConfig(name, reshapedListeners(false, 443)),
+			ConfigPlanChecks: acctest.Expect(lbAddress, plancheck.ResourceActionUpdate),
 			ConfigStateChecks: []statecheck.StateCheck{
 				sameID.AddStateValue(lbAddress, tfjsonpath.New("id")),
 				statecheck.ExpectKnownValue(lbAddress, tfjsonpath.New("public_ip_address"), knownvalue.Null()),
@@ -442,10 +436,8 @@ func TestAccLoadBalancer_drift(t *testing.T) {
 	// Octavia repaired; then next changes it out of band again.
 	repaired := func(check func(lb *acctest.LBSnapshot) error, next resource.TestCheckFunc) resource.TestStep {
 		return resource.TestStep{
-			Config: config,
-			ConfigPlanChecks: resource.ConfigPlanChecks{
-				PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(lbAddress, plancheck.ResourceActionUpdate)},
-			},
+			Config:            config,
+			ConfigPlanChecks:  acctest.Expect(lbAddress, plancheck.ResourceActionUpdate),
 			ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(lbAddress, tfjsonpath.New("id"))},
 			Check: resource.ComposeAggregateTestCheckFunc(
 				checkOctavia(t, func(_ *terraform.State, lb *acctest.LBSnapshot) error { return check(lb) }), next),
@@ -513,10 +505,8 @@ func TestAccLoadBalancer_drift(t *testing.T) {
 			return nil
 		}),
 		{
-			Config: config,
-			ConfigPlanChecks: resource.ConfigPlanChecks{
-				PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(lbAddress, plancheck.ResourceActionCreate)},
-			},
+			Config:           config,
+			ConfigPlanChecks: acctest.Expect(lbAddress, plancheck.ResourceActionCreate),
 			ConfigStateChecks: []statecheck.StateCheck{
 				sameAddress.AddStateValue(lbAddress, tfjsonpath.New("public_ip_address")),
 			},

@@ -327,7 +327,7 @@ func (f *fakeNeutron) serve(w http.ResponseWriter, r *http.Request) {
 	case len(parts) == 1 && r.Method == http.MethodGet:
 		out := []any{}
 
-		for _, id := range sortedKeys(s.store) {
+		for _, id := range slices.Sorted(maps.Keys(s.store)) {
 			obj := s.store[id]
 			if matches(obj, r.URL.Query()) {
 				out = append(out, f.view(parts[0], obj))
@@ -379,17 +379,6 @@ func (f *fakeNeutron) serve(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func sortedKeys(m map[string]map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-
-	slices.Sort(keys)
-
-	return keys
-}
-
 // view is what the API shows of an object: security groups carry their rules.
 func (f *fakeNeutron) view(coll string, obj map[string]any) map[string]any {
 	out := map[string]any{}
@@ -400,7 +389,7 @@ func (f *fakeNeutron) view(coll string, obj map[string]any) map[string]any {
 	if coll == "security-groups" {
 		rules := []any{}
 
-		for _, id := range sortedKeys(f.rules) {
+		for _, id := range slices.Sorted(maps.Keys(f.rules)) {
 			if f.rules[id]["security_group_id"] == obj["id"] {
 				rules = append(rules, f.rules[id])
 			}

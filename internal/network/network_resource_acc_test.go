@@ -77,9 +77,7 @@ func TestAccNetwork_basic(t *testing.T) {
   description     = "updated"
   allocation_pool = { start = "192.168.10.100", end = "192.168.10.200" }
 `),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(networkAddress, plancheck.ResourceActionUpdate)},
-				},
+				ConfigPlanChecks: acctest.Expect(networkAddress, plancheck.ResourceActionUpdate),
 				ConfigStateChecks: []statecheck.StateCheck{
 					sameID.AddStateValue(networkAddress, tfjsonpath.New("id")),
 					sameSubnet.AddStateValue(networkAddress, tfjsonpath.New("subnet_id")),
@@ -95,9 +93,7 @@ func TestAccNetwork_basic(t *testing.T) {
   cidr        = "192.168.20.0/24"
   description = "updated"
 `),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(networkAddress, plancheck.ResourceActionReplace)},
-				},
+				ConfigPlanChecks: acctest.Expect(networkAddress, plancheck.ResourceActionReplace),
 				ConfigStateChecks: []statecheck.StateCheck{
 					newID.AddStateValue(networkAddress, tfjsonpath.New("id")),
 					statecheck.ExpectKnownValue(networkAddress, tfjsonpath.New("gateway_ip"), knownvalue.StringExact("192.168.20.1")),
@@ -423,10 +419,8 @@ func TestAccTenant_regionRule(t *testing.T) {
 					Check: resource.ComposeAggregateTestCheckFunc(k.check(t, address), inRegion("RegionOne")),
 				},
 				{
-					Config: acctest.ProviderRegion("RegionOne") + k.config(project, name, "test", k.args+"\n  region = \"RegionTwo\""),
-					ConfigPlanChecks: resource.ConfigPlanChecks{
-						PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(address, plancheck.ResourceActionReplace)},
-					},
+					Config:           acctest.ProviderRegion("RegionOne") + k.config(project, name, "test", k.args+"\n  region = \"RegionTwo\""),
+					ConfigPlanChecks: acctest.Expect(address, plancheck.ResourceActionReplace),
 					ConfigStateChecks: []statecheck.StateCheck{
 						newID.AddStateValue(address, tfjsonpath.New("id")),
 						statecheck.ExpectKnownValue(address, tfjsonpath.New("region"), knownvalue.StringExact("RegionTwo")),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -12,17 +13,13 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/layer3/floatingips"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloudtest"
 )
 
 // These tests make the fake Neutron misbehave as a cloud behind a lossy proxy does (issue 12):
 // an answer lost after Neutron acted (502, or the connection closed), a 503 before it acted, a
 // request repeated under us, and a concurrent create of the same name between the POST and the
 // re-list.
-
-// noWait is a context whose pauses (cloud.Sleep, as cloud.Create's settle window) return at once.
-func noWait() context.Context {
-	return cloud.WithSleeper(context.Background(), func(context.Context, time.Duration) error { return nil })
-}
 
 // named are the IDs of the objects of store called exactly name.
 func (f *fakeNeutron) named(store map[string]map[string]any, name string) []string {
@@ -31,7 +28,7 @@ func (f *fakeNeutron) named(store map[string]map[string]any, name string) []stri
 
 	var ids []string
 
-	for _, id := range sortedKeys(store) {
+	for _, id := range slices.Sorted(maps.Keys(store)) {
 		if store[id]["name"] == name {
 			ids = append(ids, id)
 		}
@@ -47,7 +44,7 @@ func (f *fakeNeutron) interfaces(subnetID string) []string {
 
 	var ids []string
 
-	for _, id := range sortedKeys(f.ports) {
+	for _, id := range slices.Sorted(maps.Keys(f.ports)) {
 		p := f.ports[id]
 		for _, ip := range asList(p["fixed_ips"]) {
 			if m, ok := ip.(map[string]any); ok && m["subnet_id"] == subnetID && p["device_owner"] == "network:router_interface" {
@@ -88,7 +85,7 @@ func TestEnsureNetwork_recoversEveryLostCreateInTheSameApply(t *testing.T) {
 			svc := f.service(t, nil)
 			f.inject(tt.fault)
 
-			out, err := svc.EnsureNetwork(noWait(), testSpec(t, "a"), Ref{})
+			out, err := svc.EnsureNetwork(cloud.WithSleeper(t.Context(), cloudtest.Instant), testSpec(t, "a"), Ref{})
 			if err != nil {
 				t.Fatalf("the lost create was not recovered: %v", err)
 			}
@@ -125,7 +122,7 @@ func TestEnsureNetwork_twinOfAConcurrentCreateIsRemovedWithAnErrorNamingBoth(t *
 			svc := f.service(t, nil)
 			f.inject(fault{tt.call, twin})
 
-			_, err := svc.EnsureNetwork(noWait(), testSpec(t, "a"), Ref{})
+			_, err := svc.EnsureNetwork(cloud.WithSleeper(t.Context(), cloudtest.Instant), testSpec(t, "a"), Ref{})
 
 			var tw *cloud.TwinError
 			if !errors.As(err, &tw) || tw.Kind != tt.kind {
@@ -163,7 +160,7 @@ func TestEnsureSecurityGroup_recoversLostCreates(t *testing.T) {
 
 			rules := []Rule{tcp(22, "10.0.0.0/8"), tcp(443, "0.0.0.0/0")}
 
-			out, err := svc.EnsureSecurityGroup(noWait(), SecurityGroupSpec{Name: "web", Rules: rules}, "")
+			out, err := svc.EnsureSecurityGroup(cloud.WithSleeper(t.Context(), cloudtest.Instant), SecurityGroupSpec{Name: "web", Rules: rules}, "")
 			if err != nil {
 				t.Fatalf("the lost create was not recovered: %v", err)
 			}
@@ -185,7 +182,7 @@ func TestEnsureSecurityGroup_twinOfAConcurrentCreateIsRemoved(t *testing.T) {
 	f, svc, _ := groupFake(t)
 	f.inject(fault{"POST /security-groups", twin})
 
-	_, err := svc.EnsureSecurityGroup(noWait(), SecurityGroupSpec{Name: "web"}, "")
+	_, err := svc.EnsureSecurityGroup(cloud.WithSleeper(t.Context(), cloudtest.Instant), SecurityGroupSpec{Name: "web"}, "")
 
 	var tw *cloud.TwinError
 	if !errors.As(err, &tw) {
@@ -214,7 +211,7 @@ func TestEnsureFloatingIP_recoversALostCreate(t *testing.T) {
 
 			want := PublicAddress{ProjectID: fakeProject, PortID: port, NetworkID: out.ID, SubnetID: out.Subnet.ID, Description: "unikorn_server server-web"}
 
-			fip, err := EnsureFloatingIP(noWait(), svc.sc, want)
+			fip, err := EnsureFloatingIP(cloud.WithSleeper(t.Context(), cloudtest.Instant), svc.sc, want)
 			if err != nil {
 				t.Fatalf("the lost create was not recovered: %v", err)
 			}

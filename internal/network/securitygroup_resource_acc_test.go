@@ -161,10 +161,8 @@ func TestAccSecurityGroup_basic(t *testing.T) {
 			acctest.ImportStep(groupAddress, acctest.ImportID(groupAddress, "id")),
 			acctest.ImportStep(groupAddress, acctest.ImportedAs(name)),
 			{
-				Config: second,
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(groupAddress, plancheck.ResourceActionUpdate)},
-				},
+				Config:            second,
+				ConfigPlanChecks:  acctest.Expect(groupAddress, plancheck.ResourceActionUpdate),
 				ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(groupAddress, tfjsonpath.New("id"))},
 				Check: resource.ComposeAggregateTestCheckFunc(
 					func(s *terraform.State) error {

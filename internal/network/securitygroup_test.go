@@ -3,6 +3,7 @@ package network
 import (
 	"context"
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -45,7 +46,7 @@ func neutronRulesOf(f *fakeNeutron, group string) []map[string]any {
 
 	var out []map[string]any
 
-	for _, id := range sortedKeys(f.rules) {
+	for _, id := range slices.Sorted(maps.Keys(f.rules)) {
 		if f.rules[id]["security_group_id"] == group {
 			out = append(out, f.rules[id])
 		}

@@ -175,8 +175,7 @@ func TestAccProject_basic(t *testing.T) {
 // checkKeystone asks Keystone for the project and its group: the state's ID, name, domain and
 // tags (with the provider's mark), and the group <name>-members in the same domain.
 func checkKeystone(t *testing.T, name, domainID string, tags []string) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		a := s.RootModule().Resources[address].Primary.Attributes
+	return acctest.CheckAttributes(address, func(a map[string]string) error {
 		ctx := context.Background()
 		sc := acctest.AdminKeystone(t)
 
@@ -199,7 +198,7 @@ func checkKeystone(t *testing.T, name, domainID string, tags []string) resource.
 		}
 
 		return nil
-	}
+	})
 }
 
 // checkAssignments asks Keystone for the role assignments on the project: want (names of

@@ -3,12 +3,8 @@ package provider_test
 import (
 	"context"
 	"fmt"
-	"os"
-	"slices"
-	"strings"
 	"testing"
 
-	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/flavors"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/domains"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/roles"
@@ -30,41 +26,6 @@ import (
 // physical network name for flat ones).
 const exampleRegionPhysnet = "physnet-example"
 
-// exampleConfig is the example's main.tf without its terraform block: the test serves the
-// provider itself (under the address the testing framework expects).
-func exampleConfig(t *testing.T, file string) string {
-	t.Helper()
-
-	raw, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	text := string(raw)
-
-	start := strings.Index(text, "terraform {")
-	if start < 0 {
-		t.Fatalf("%s has no terraform block", file)
-	}
-
-	depth := 0
-
-	for i := start; i < len(text); i++ {
-		switch text[i] {
-		case '{':
-			depth++
-		case '}':
-			if depth--; depth == 0 {
-				return text[:start] + text[i+1:]
-			}
-		}
-	}
-
-	t.Fatalf("%s: the terraform block does not end", file)
-
-	return ""
-}
-
 // TestAccExample_region applies examples/region as a user would (names prefixed for the test,
 // the image served from 127.0.0.1), checks every object in the cloud, plans again (the
 // framework fails a step whose plan after the apply is not empty), destroys it and checks that
@@ -73,74 +34,18 @@ func TestAccExample_region(t *testing.T) {
 	prefix := acctest.RandomName()
 	ids := map[string]string{}
 
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             checkRegionGone(t, ids),
-		Steps: []resource.TestStep{{
-			Config: exampleConfig(t, "../../examples/region/main.tf"),
-			ConfigVariables: config.Variables{
-				"prefix":           config.StringVariable(prefix),
-				"image_url":        config.StringVariable(acctest.ImageServer(t) + "/1mib/" + prefix),
-				"physical_network": config.StringVariable(exampleRegionPhysnet),
-			},
-			Check: resource.ComposeAggregateTestCheckFunc(
-				recordIDs(ids, map[string]string{
-					"domain": "unikorn_domain.customers", "observer": "unikorn_role.observer", "operator": "unikorn_role.operator",
-					"general": "unikorn_flavor.general", "reserved": "unikorn_flavor.reserved", "image": "unikorn_image.os",
-					"network": "unikorn_provider_network.external",
-				}),
-				checkRegionMade(t, prefix, ids),
-			),
-		}},
-	})
-}
-
-// recordIDs copies the IDs of the resources (key → address) out of the state.
-func recordIDs(ids, addresses map[string]string) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		for key, address := range addresses {
-			p, err := acctest.Primary(s, address)
-			if err != nil {
-				return err
-			}
-
-			ids[key] = p.ID
-		}
-
-		return nil
-	}
-}
-
-// regionClients are the admin clients of the provider's default region.
-type regionClients struct {
-	keystone, nova, glance, neutron *gophercloud.ServiceClient
-}
-
-func clientsOfDefaultRegion(t *testing.T) regionClients {
-	t.Helper()
-
-	c := acctest.Client(t)
-	region := c.DefaultRegion()
-	base := c.Base()
-
-	var (
-		out  regionClients
-		errs [4]error
-	)
-
-	out.keystone, errs[0] = base.Keystone()
-	out.nova, errs[1] = base.Compute(region)
-	out.glance, errs[2] = base.Image(region)
-	out.neutron, errs[3] = base.Network(region)
-
-	for _, err := range errs {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-
-	return out
+	applyExample(t, "region", config.Variables{
+		"prefix":           config.StringVariable(prefix),
+		"image_url":        config.StringVariable(acctest.ImageServer(t) + "/1mib/" + prefix),
+		"physical_network": config.StringVariable(exampleRegionPhysnet),
+	}, resource.ComposeAggregateTestCheckFunc(
+		recordIDs(ids, map[string]string{
+			"domain": "unikorn_domain.customers", "observer": "unikorn_role.observer", "operator": "unikorn_role.operator",
+			"general": "unikorn_flavor.general", "reserved": "unikorn_flavor.reserved", "image": "unikorn_image.os",
+			"network": "unikorn_provider_network.external",
+		}),
+		checkRegionMade(t, prefix, ids),
+	), checkRegionGone(t, ids))
 }
 
 // checkRegionMade asks Keystone, Nova, Glance and Neutron for what the example made.
@@ -204,12 +109,7 @@ func checkRegionMade(t *testing.T, prefix string, ids map[string]string) resourc
 			return fmt.Errorf("external network: %+v", net)
 		}
 
-		pages, err := subnets.List(cl.neutron, subnets.ListOpts{NetworkID: ids["network"]}).AllPages(ctx)
-		if err != nil {
-			return err
-		}
-
-		subs, err := subnets.ExtractSubnets(pages)
+		subs, err := acctest.AllPages(ctx, subnets.List(cl.neutron, subnets.ListOpts{NetworkID: ids["network"]}), subnets.ExtractSubnets)
 		if err != nil || len(subs) != 1 || subs[0].CIDR != "198.51.100.0/24" || subs[0].GatewayIP != "198.51.100.1" ||
 			len(subs[0].AllocationPools) != 1 || subs[0].AllocationPools[0].Start != "198.51.100.10" {
 			return fmt.Errorf("subnets of the external network: %+v %v", subs, err)
@@ -235,23 +135,6 @@ func checkRegionGone(t *testing.T, ids map[string]string) resource.TestCheckFunc
 			"network":  func() error { return networks.Get(ctx, cl.neutron, ids["network"]).Err },
 		}
 
-		var left []string
-
-		for key, get := range gets {
-			if ids[key] == "" {
-				return fmt.Errorf("no %s ID was recorded", key)
-			}
-
-			if err := get(); !gophercloud.ResponseCodeIs(err, 404) {
-				left = append(left, fmt.Sprintf("%s %s (%v)", key, ids[key], err))
-			}
-		}
-
-		if len(left) > 0 {
-			slices.Sort(left)
-			return fmt.Errorf("left after destroy: %s", strings.Join(left, "; "))
-		}
-
-		return nil
+		return goneAfterDestroy(ids, gets)
 	}
 }

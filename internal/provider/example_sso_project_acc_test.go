@@ -5,10 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 	"testing"
 
-	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/domains"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/federation"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/groups"
@@ -35,27 +33,18 @@ func TestAccExample_ssoProject(t *testing.T) {
 	prefix := acctest.RandomName()
 	ids := map[string]string{}
 
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             checkSSOProjectGone(t, ids),
-		Steps: []resource.TestStep{{
-			Config: exampleConfig(t, "../../examples/sso-project/main.tf"),
-			ConfigVariables: config.Variables{
-				"prefix": config.StringVariable(prefix),
-				"issuer": config.StringVariable("https://" + prefix + ".idp.example/realms/research"),
-			},
-			Check: resource.ComposeAggregateTestCheckFunc(
-				recordIDs(ids, map[string]string{
-					"domain": "unikorn_domain.people", "federation": "unikorn_federation.oidc", "project": "unikorn_project.research",
-					"network": "unikorn_network.research", "security_group": "unikorn_security_group.allow_ssh",
-				}),
-				recordAttributes(ids, "unikorn_project.research", "group_id"),
-				recordAttributes(ids, "unikorn_network.research", "router_id"),
-				checkSSOProjectMade(t, prefix, ids),
-			),
-		}},
-	})
+	applyExample(t, "sso-project", config.Variables{
+		"prefix": config.StringVariable(prefix),
+		"issuer": config.StringVariable("https://" + prefix + ".idp.example/realms/research"),
+	}, resource.ComposeAggregateTestCheckFunc(
+		recordIDs(ids, map[string]string{
+			"domain": "unikorn_domain.people", "federation": "unikorn_federation.oidc", "project": "unikorn_project.research",
+			"network": "unikorn_network.research", "security_group": "unikorn_security_group.allow_ssh",
+		}),
+		recordAttributes(ids, "unikorn_project.research", "group_id"),
+		recordAttributes(ids, "unikorn_network.research", "router_id"),
+		checkSSOProjectMade(t, prefix, ids),
+	), checkSSOProjectGone(t, ids))
 }
 
 // recordAttributes copies attributes of the resource at address out of the state.
@@ -196,23 +185,7 @@ func checkSSOProjectGone(t *testing.T, ids map[string]string) resource.TestCheck
 			"mapping": func() error { return federation.GetMapping(ctx, cl.keystone, naming.FederationMapping(idp)).Err },
 		}
 
-		var left []string
-
-		for key, get := range gets {
-			if ids[key] == "" && key != "mapping" {
-				return fmt.Errorf("no %s ID was recorded", key)
-			}
-
-			if err := get(); !gophercloud.ResponseCodeIs(err, 404) {
-				left = append(left, fmt.Sprintf("%s (%v)", key, err))
-			}
-		}
-
-		if len(left) > 0 {
-			slices.Sort(left)
-			return fmt.Errorf("left after destroy: %s", strings.Join(left, "; "))
-		}
-
-		return nil
+		// The mapping is found by the identity provider's ID.
+		return goneAfterDestroy(ids, gets, "mapping")
 	}
 }

@@ -50,12 +50,12 @@ func TestAccProvider_configure(t *testing.T) {
 			name: "clouds.yaml arguments",
 			arguments: func(t *testing.T) string {
 				return fmt.Sprintf("  cloud = \"acc-copy\"\n  clouds_yaml = %[1]q\n  region = %[2]q\n  regions = [%[2]q]",
-					copyCloudsYAML(t, "acc-copy"), lastRegion())
+					copyCloudsYAML(t, "acc-copy"), acctest.LastRegion())
 			},
 			check: resource.ComposeAggregateTestCheckFunc(
-				resource.TestCheckResourceAttr("data.unikorn_regions.test", "default_region", lastRegion()),
+				resource.TestCheckResourceAttr("data.unikorn_regions.test", "default_region", acctest.LastRegion()),
 				resource.TestCheckResourceAttr("data.unikorn_regions.test", "regions.#", "1"),
-				resource.TestCheckResourceAttr("data.unikorn_regions.test", "regions.0.name", lastRegion()),
+				resource.TestCheckResourceAttr("data.unikorn_regions.test", "regions.0.name", acctest.LastRegion()),
 			),
 		},
 		{
@@ -109,7 +109,7 @@ func TestAccProvider_environment(t *testing.T) {
 		"OS_USER_DOMAIN_NAME":    entry.Auth.UserDomainName,
 		"OS_PROJECT_NAME":        entry.Auth.ProjectName,
 		"OS_PROJECT_DOMAIN_NAME": entry.Auth.ProjectDomainName,
-		"OS_REGION_NAME":         lastRegion(),
+		"OS_REGION_NAME":         acctest.LastRegion(),
 	} {
 		t.Setenv(name, value)
 	}
@@ -117,7 +117,7 @@ func TestAccProvider_environment(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{regionsStep("", resource.ComposeAggregateTestCheckFunc(
-			resource.TestCheckResourceAttr("data.unikorn_regions.test", "default_region", lastRegion()),
+			resource.TestCheckResourceAttr("data.unikorn_regions.test", "default_region", acctest.LastRegion()),
 			resource.TestCheckResourceAttr("data.unikorn_regions.test", "regions.#", fmt.Sprint(len(acctest.Regions()))),
 		), "")},
 	})
@@ -153,14 +153,6 @@ func TestAccCloud_wrongPasswordHasNoSecret(t *testing.T) {
 func firstRegion() string {
 	if regions := acctest.Regions(); len(regions) > 0 {
 		return regions[0]
-	}
-
-	return ""
-}
-
-func lastRegion() string {
-	if regions := acctest.Regions(); len(regions) > 0 {
-		return regions[len(regions)-1]
 	}
 
 	return ""

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloudtest"
@@ -20,7 +19,7 @@ func fake(t *testing.T) (*cloudtest.API, *Service, context.Context) {
 	t.Helper()
 
 	api := cloudtest.New(t)
-	ctx := cloud.WithSleeper(context.Background(), func(context.Context, time.Duration) error { return nil })
+	ctx := cloud.WithSleeper(t.Context(), cloudtest.Instant)
 
 	return api, &Service{Client: api.ServiceClient("/", "/v2.0/"), ProjectID: project}, ctx
 }

@@ -37,12 +37,7 @@ const address = "unikorn_provider_network.test"
 func neutron(t *testing.T) *gophercloud.ServiceClient {
 	t.Helper()
 
-	sc, err := acctest.Client(t).Base().Network(acctest.Client(t).DefaultRegion())
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	return sc
+	return acctest.AdminNeutron(t, acctest.Client(t).DefaultRegion())
 }
 
 type fullNetwork struct {
@@ -72,12 +67,7 @@ func checkCloud(t *testing.T, netType string, isExternal bool, wantSubnets map[s
 			return fmt.Errorf("network %s: router:external %v, want %v", n.ID, n.External, isExternal)
 		}
 
-		pages, err := subnets.List(sc, subnets.ListOpts{NetworkID: n.ID}).AllPages(context.Background())
-		if err != nil {
-			return err
-		}
-
-		subs, err := subnets.ExtractSubnets(pages)
+		subs, err := acctest.AllPages(context.Background(), subnets.List(sc, subnets.ListOpts{NetworkID: n.ID}), subnets.ExtractSubnets)
 		if err != nil {
 			return err
 		}

@@ -100,15 +100,3 @@ func checkKeystoneRole(t *testing.T, address string) resource.TestCheckFunc {
 		return nil
 	})
 }
-
-// roleID is the ID of the global role name.
-func roleID(t *testing.T, name string) string {
-	t.Helper()
-
-	r, err := service(t).Find(context.Background(), name, "")
-	if err != nil || r == nil {
-		t.Fatalf("global role %s: %+v, %v", name, r, err)
-	}
-
-	return r.ID
-}

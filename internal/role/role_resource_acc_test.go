@@ -97,11 +97,11 @@ func TestAccRole_basic(t *testing.T) {
 				// Drift: another tool removes one rule and adds another; the plan undoes both in place.
 				PreConfig: func() {
 					ctx := context.Background()
-					if err := roles.DeleteRoleInferenceRule(ctx, acctest.AdminKeystone(t), id, roleID(t, "member")).ExtractErr(); err != nil {
+					if err := roles.DeleteRoleInferenceRule(ctx, acctest.AdminKeystone(t), id, acctest.RoleID(t, "member")).ExtractErr(); err != nil {
 						t.Fatal(err)
 					}
 
-					if _, err := roles.CreateRoleInferenceRule(ctx, acctest.AdminKeystone(t), id, roleID(t, "reader")).Extract(); err != nil {
+					if _, err := roles.CreateRoleInferenceRule(ctx, acctest.AdminKeystone(t), id, acctest.RoleID(t, "reader")).Extract(); err != nil {
 						t.Fatal(err)
 					}
 				},

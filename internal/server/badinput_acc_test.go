@@ -92,9 +92,9 @@ func TestAccServer_tenantChecks(t *testing.T) {
 	other := acctest.IdentityName()
 
 	around := identityHCL("other", other, other, "") +
-		networkHCL("other", "other", regionArg(f.region), other, "10.43.0.0/24") +
-		groupHCL("other", "other", regionArg(f.region), other, 22) +
-		networkHCL("far", "test", regionArg(regions[1]), f.name+"-far", "10.44.0.0/24")
+		acctest.NetworkHCL("other", "other", other, "10.43.0.0/24", acctest.RegionLine(f.region)) +
+		groupHCL("other", "other", acctest.RegionLine(f.region), other, 22) +
+		acctest.NetworkHCL("far", "test", f.name+"-far", "10.44.0.0/24", acctest.RegionLine(regions[1]))
 
 	// late is a terraform_data made by the step's apply, whose output the plan cannot know.
 	late := func(name, input string) string {

@@ -61,40 +61,20 @@ func (f fixture) regionLine() string {
 		return ""
 	}
 
-	return regionArg(f.region)
+	return acctest.RegionLine(f.region)
 }
 
-// regionArg is the region argument line of a tenant resource.
-func regionArg(region string) string {
-	return fmt.Sprintf("  region      = %q\n", region)
-}
-
-// identityHCL is the unikorn_identity label called name, of Unikorn's organization org-<org>
-// and project proj-<org>, with the further argument lines extra.
+// identityHCL is acctest.IdentityHCL of Unikorn's organization org-<org> and project
+// proj-<org>, with the further argument lines extra.
 func identityHCL(label, name, org, extra string) string {
-	return fmt.Sprintf(`
-resource "unikorn_identity" %[1]q {
-  name               = %[2]q
-  organization_id    = "org-%[3]s"
-  unikorn_project_id = "proj-%[3]s"
-%[4]s}
-`, label, name, org, extra)
-}
+	unikorn := fmt.Sprintf("  organization_id    = \"org-%[1]s\"\n  unikorn_project_id = \"proj-%[1]s\"\n", org)
 
-// networkHCL is the unikorn_network label of the identity owner (a label), called name, with
-// cidr; region is its region argument line (regionArg, or "" for the provider's default).
-func networkHCL(label, owner, region, name, cidr string) string {
-	return fmt.Sprintf(`
-resource "unikorn_network" %[1]q {
-  identity_id = unikorn_identity.%[2]s.id
-%[3]s  name        = %[4]q
-  cidr        = %[5]q
-}
-`, label, owner, region, name, cidr)
+	return acctest.IdentityHCL(label, name, unikorn+extra)
 }
 
 // groupHCL is the unikorn_security_group label of the identity owner, called name, that lets in
-// TCP on port; region as for networkHCL.
+// TCP on port; region is its region argument line (acctest.RegionLine, or "" for the
+// provider's default).
 func groupHCL(label, owner, region, name string, port int) string {
 	return fmt.Sprintf(`
 resource "unikorn_security_group" %[1]q {
@@ -118,7 +98,7 @@ func (f fixture) config(servers ...srv) string {
 	region := f.regionLine()
 
 	b.WriteString(identityHCL("test", f.name, f.name, nova) +
-		networkHCL("test", "test", region, f.name, "10.42.0.0/24") +
+		acctest.NetworkHCL("test", "test", f.name, "10.42.0.0/24", region) +
 		groupHCL("a", "test", region, f.name+"-a", 22) +
 		groupHCL("b", "test", region, f.name+"-b", 443))
 

@@ -6,7 +6,6 @@ import (
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
 	"github.com/gophercloud/gophercloud/v2/openstack/image/v2/images"
-	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/layer3/floatingips"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/ports"
 	"github.com/gophercloud/gophercloud/v2/pagination"
 
@@ -27,12 +26,7 @@ func TestMain(m *testing.M) {
 			},
 			servers.ExtractServers, func(s servers.Server) (string, string) { return s.Name, s.ID },
 			acctest.Deleted(servers.Delete)),
-		acctest.PagedSweep(acctest.Neutron, "floating IP", "unikorn_server "+naming.ServerPort(acctest.NamePrefix),
-			func(sc *gophercloud.ServiceClient) pagination.Pager {
-				return floatingips.List(sc, floatingips.ListOpts{})
-			},
-			floatingips.ExtractFloatingIPs, func(f floatingips.FloatingIP) (string, string) { return f.Description, f.ID },
-			acctest.Deleted(floatingips.Delete)),
+		acctest.FloatingIPSweep("unikorn_server "+naming.ServerPort(acctest.NamePrefix)),
 		acctest.PagedSweep(acctest.Neutron, "port", naming.ServerPort(acctest.NamePrefix),
 			func(sc *gophercloud.ServiceClient) pagination.Pager { return ports.List(sc, ports.ListOpts{}) },
 			ports.ExtractPorts, func(p ports.Port) (string, string) { return p.Name, p.ID },

@@ -19,7 +19,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
-	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/acctest"
 )
@@ -100,8 +99,7 @@ func TestAccServer_operations(t *testing.T) {
 	var imageID string
 
 	resource.ParallelTest(t, resource.TestCase{
-		// Ephemeral resources need Terraform 1.10 (CI runs 1.11): a version guard only.
-		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_10_0)},
+		TerraformVersionChecks:   acctest.EphemeralCLI,
 		ProtoV6ProviderFactories: withEcho(),
 		CheckDestroy:             resource.ComposeAggregateTestCheckFunc(checkDestroy(t), acctest.CheckImagesDestroyed(t, "unikorn_server_snapshot")),
 		Steps: append([]resource.TestStep{
@@ -145,11 +143,9 @@ func TestAccServer_operations(t *testing.T) {
 			},
 			resource.TestStep{
 				// Deleted out of band: the refresh drops it and the plan takes it again.
-				PreConfig: func() { acctest.DeleteImage(t, f.region, imageID) },
-				Config:    f.operationsConfig(org2, false),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(snapshotAddress, plancheck.ResourceActionCreate)},
-				},
+				PreConfig:         func() { acctest.DeleteImage(t, f.region, imageID) },
+				Config:            f.operationsConfig(org2, false),
+				ConfigPlanChecks:  acctest.Expect(snapshotAddress, plancheck.ResourceActionCreate),
 				ConfigStateChecks: []statecheck.StateCheck{snapshotID.AddStateValue(snapshotAddress, tfjsonpath.New("id"))},
 				Check:             glance(t, org2, &imageID),
 			},

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloudtest"
@@ -17,11 +16,6 @@ import (
 // This file holds the tests of the server's fault safety (issue 12): lost creates recovered
 // by name, twins removed, a server adopted on a port Neutron has not bound yet, re-finds by
 // name announced, and deletes by recorded IDs only.
-
-// noWait is a context whose pauses (cloud.Sleep, as cloud.Create's) end at once.
-func noWait() context.Context {
-	return cloud.WithSleeper(context.Background(), func(ctx context.Context, _ time.Duration) error { return ctx.Err() })
-}
 
 // lossyCreate is a fake create: its POSTs fail or succeed as its faults say, in turn (the last
 // one repeated), and its list answers the objects made so far.
@@ -124,7 +118,7 @@ func TestEnsureServerCreateFailures(t *testing.T) {
 			echoMetadata(f)
 			f.Reply("DELETE", "/network/v2.0/ports/port-1", 204, nil)
 
-			out, err := service(f).Ensure(noWait(), baseSpec(), Known{})
+			out, err := service(f).Ensure(cloud.WithSleeper(t.Context(), cloudtest.Instant), baseSpec(), Known{})
 
 			switch {
 			case tt.wantServer && (err != nil || out == nil || out.ID != "srv-1" || out.Port == nil || out.Port.ID != "port-1"):
@@ -154,7 +148,7 @@ func TestEnsurePortCreateLostAnswer(t *testing.T) {
 	serverReads(f, map[string]any{"server": novaServer("srv-1", "web", "ACTIVE", nil)})
 	echoMetadata(f)
 
-	out, err := service(f).Ensure(noWait(), baseSpec(), Known{})
+	out, err := service(f).Ensure(cloud.WithSleeper(t.Context(), cloudtest.Instant), baseSpec(), Known{})
 	if err != nil || out.Port.ID != "port-1" || out.ID != "srv-1" {
 		t.Fatalf("Ensure = %+v, %v; want server srv-1 on the recovered port-1", out, err)
 	}
@@ -202,7 +196,7 @@ func TestEnsureTwins(t *testing.T) {
 			tt.fake(f)
 			f.Reply("DELETE", "/network/v2.0/ports/port-1", 204, nil)
 
-			out, err := service(f).Ensure(noWait(), baseSpec(), Known{})
+			out, err := service(f).Ensure(cloud.WithSleeper(t.Context(), cloudtest.Instant), baseSpec(), Known{})
 
 			var twin *cloud.TwinError
 			if !errors.As(err, &twin) || twin.Kept != tt.kept || twin.Removed != tt.removed || out != nil {
@@ -274,7 +268,7 @@ func TestEnsureAdoptsServerOnUnboundPort(t *testing.T) {
 				f.Sequence("GET", "/network/v2.0/ports/port-1", bodies(tt.ports, "port")...)
 			}
 
-			out, err := service(f).Ensure(noWait(), baseSpec(), Known{FlavorID: "flavor-tiny", FlavorName: "m1.tiny"})
+			out, err := service(f).Ensure(cloud.WithSleeper(t.Context(), cloudtest.Instant), baseSpec(), Known{FlavorID: "flavor-tiny", FlavorName: "m1.tiny"})
 
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {

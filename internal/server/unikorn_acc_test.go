@@ -35,9 +35,9 @@ func TestAccUnikorn_importTenant(t *testing.T) {
 
 	listUnikornObjects(t, o, u.ProjectID)
 
-	region := regionArg(f.region)
+	region := acctest.RegionLine(f.region)
 	config := identityHCL("test", u.Name, f.name, "") +
-		networkHCL("test", "test", region, f.name, o.CIDR) +
+		acctest.NetworkHCL("test", "test", f.name, o.CIDR, region) +
 		groupHCL("test", "test", region, f.name, 22) + fmt.Sprintf(`
 resource "unikorn_server" "test" {
   identity_id        = unikorn_identity.test.id
