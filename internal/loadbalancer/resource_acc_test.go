@@ -395,7 +395,7 @@ resource "unikorn_loadbalancer" "dup" {
 
 // TestAccLoadBalancer_drift deletes a listener out of band, changes members and then a member's
 // weight alone out of band (each time the plan shows an update that repairs it: the last one
-// holds the refresh's memo of the members to Octavia's updated_at, MemberMemo), then deletes
+// holds the refresh's memo of the children to Octavia's updated_at, Memo), then deletes
 // the whole load balancer
 // out of band (the plan re-creates it, and its floating IP, left on no port by Neutron, is
 // re-attached instead of leaked).
@@ -483,7 +483,7 @@ func TestAccLoadBalancer_drift(t *testing.T) {
 			return nil
 		}, change(func(ctx context.Context, lb *acctest.LBSnapshot, octavia *gophercloud.ServiceClient) error {
 			// A weight alone: the member keeps its ID, so only Octavia's updated_at of the load
-			// balancer tells the refresh that its memo of the members is stale.
+			// balancer tells the refresh that its memo of the children is stale.
 			pool := lb.Pools[lbName+"-a-pool"]
 			if len(pool.Members) != 1 {
 				return fmt.Errorf("pool a has members %v, want one", pool.Members)
