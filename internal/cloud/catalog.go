@@ -54,7 +54,7 @@ func catalogRegionNames(cat *tokens.ServiceCatalog) []string {
 
 	for _, entry := range cat.Entries {
 		for _, ep := range entry.Endpoints {
-			if name := firstNonEmpty(ep.Region, ep.RegionID); name != "" && !slices.Contains(names, name) {
+			if name := cmp.Or(ep.Region, ep.RegionID); name != "" && !slices.Contains(names, name) {
 				names = append(names, name)
 			}
 		}

@@ -1,6 +1,7 @@
 package cloud
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -239,7 +240,7 @@ func describeScope(scope *gophercloud.AuthScope) string {
 	case scope.ProjectID != "":
 		return fmt.Sprintf("project %q", scope.ProjectID)
 	case scope.ProjectName != "":
-		return fmt.Sprintf("project %q in domain %q", scope.ProjectName, firstNonEmpty(scope.DomainName, scope.DomainID))
+		return fmt.Sprintf("project %q in domain %q", scope.ProjectName, cmp.Or(scope.DomainName, scope.DomainID))
 	case scope.DomainID != "":
 		return fmt.Sprintf("domain %q", scope.DomainID)
 	case scope.DomainName != "":

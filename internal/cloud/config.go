@@ -2,6 +2,7 @@ package cloud
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
@@ -344,7 +345,7 @@ func (s *settings) userDisplay() string {
 		return s.userID
 	}
 
-	return s.userName + "@" + firstNonEmpty(s.userDomainName, s.userDomainID)
+	return s.userName + "@" + cmp.Or(s.userDomainName, s.userDomainID)
 }
 
 // authOptions are the password credentials of the service user with the given scope.
@@ -437,16 +438,6 @@ func setIf(dst *string, v string) {
 	if v != "" {
 		*dst = v
 	}
-}
-
-func firstNonEmpty(values ...string) string {
-	for _, v := range values {
-		if v != "" {
-			return v
-		}
-	}
-
-	return ""
 }
 
 // uniqueStrings drops empty and repeated entries, keeping the first occurrence's order.

@@ -1,6 +1,7 @@
 package cloud
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -120,7 +121,7 @@ type RegionError struct {
 func (e *RegionError) Error() string {
 	if len(e.MissingServices) > 0 {
 		return fmt.Sprintf("region %q has no %s endpoint in the Keystone catalog for: %s",
-			e.Region, firstNonEmpty(e.Interface, "public"), strings.Join(e.MissingServices, ", "))
+			e.Region, cmp.Or(e.Interface, "public"), strings.Join(e.MissingServices, ", "))
 	}
 
 	known := "none: is the token scoped to a project (project_name / project_id)?"
@@ -129,4 +130,14 @@ func (e *RegionError) Error() string {
 	}
 
 	return fmt.Sprintf("region %q is not in the Keystone catalog (regions in the catalog: %s)", e.Region, known)
+}
+
+// Gone is the outcome of a delete: nil when it succeeded or the object was gone already (404),
+// else err wrapped as what (a format with args) says: "deleting network n-1: ...".
+func Gone(err error, what string, args ...any) error {
+	if err == nil || gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
+		return nil
+	}
+
+	return fmt.Errorf("%s: %w", fmt.Sprintf(what, args...), err)
 }

@@ -1,6 +1,7 @@
 package cloud
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -344,7 +345,7 @@ func (c *Client) roleAddAdmin(target string) string {
 	user := "--user " + shellWord(c.settings.userName)
 	if c.settings.userName == "" {
 		user = "--user " + c.serviceUserID
-	} else if d := firstNonEmpty(c.settings.userDomainName, c.settings.userDomainID); d != "" {
+	} else if d := cmp.Or(c.settings.userDomainName, c.settings.userDomainID); d != "" {
 		user += " --user-domain " + shellWord(d)
 	}
 

@@ -65,7 +65,7 @@ func NewService(c *cloud.Client) (*Service, error) {
 // *domain.ExistsError. On a later error the returned Federation holds what exists, for the
 // caller to record.
 func (s *Service) Ensure(ctx context.Context, spec Spec, priorProtocol string) (*Federation, error) {
-	want := identityProvider{DomainID: spec.DomainID, Description: spec.Description, Enabled: spec.Enabled, RemoteIDs: sortedUnique(spec.RemoteIDs)}
+	want := identityProvider{DomainID: spec.DomainID, Description: spec.Description, Enabled: spec.Enabled, RemoteIDs: cloud.SortedSet(spec.RemoteIDs)}
 
 	var (
 		idp *identityProvider
@@ -83,7 +83,7 @@ func (s *Service) Ensure(ctx context.Context, spec Spec, priorProtocol string) (
 	}
 
 	out := &Federation{IDPID: spec.IDPID, Description: idp.Description, DomainID: idp.DomainID, Enabled: idp.Enabled,
-		RemoteIDs: sortedUnique(idp.RemoteIDs), Protocol: priorProtocol}
+		RemoteIDs: cloud.SortedSet(idp.RemoteIDs), Protocol: priorProtocol}
 	if err != nil {
 		return out, err
 	}
@@ -152,7 +152,7 @@ func (s *Service) convergeIDP(ctx context.Context, id string, want identityProvi
 		return nil, err
 	case idp == nil:
 		return nil, fmt.Errorf("identity provider %s is gone: refresh, and the next plan makes it again", id)
-	case idp.Description == want.Description && idp.Enabled == want.Enabled && slices.Equal(sortedUnique(idp.RemoteIDs), want.RemoteIDs):
+	case idp.Description == want.Description && idp.Enabled == want.Enabled && slices.Equal(cloud.SortedSet(idp.RemoteIDs), want.RemoteIDs):
 		return idp, nil
 	}
 
@@ -196,7 +196,7 @@ func (s *Service) Observe(ctx context.Context, idpID, protocol string) (*Federat
 	}
 
 	out := &Federation{IDPID: idpID, Description: idp.Description, DomainID: idp.DomainID, Enabled: idp.Enabled,
-		RemoteIDs: sortedUnique(idp.RemoteIDs)}
+		RemoteIDs: cloud.SortedSet(idp.RemoteIDs)}
 
 	var p *protocolObject
 

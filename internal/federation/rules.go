@@ -3,7 +3,6 @@ package federation
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 )
 
 // Rule is the common case of a mapping rule: the value of one assertion attribute becomes the
@@ -182,12 +181,4 @@ func sameRules(a, b string) bool {
 	cb, errB := Canonical(b)
 
 	return errA == nil && errB == nil && ca == cb
-}
-
-// sortedUnique is in sorted and without repeats.
-func sortedUnique(in []string) []string {
-	out := slices.Clone(in)
-	slices.Sort(out)
-
-	return slices.Compact(out)
 }

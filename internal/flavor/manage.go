@@ -273,7 +273,7 @@ func (a *Admin) convergeAccess(ctx context.Context, out *Managed, want []string)
 
 		switch {
 		case gophercloud.ResponseCodeIs(err, http.StatusConflict): // given already
-			out.Access = sortedUnique(append(out.Access, p))
+			out.Access = cloud.SortedSet(append(out.Access, p))
 		case err != nil:
 			return out, a.fail(fmt.Sprintf("giving flavor %s to project %s", out.ID, p), err)
 		default:
@@ -312,12 +312,7 @@ func tenants(list []flavors.FlavorAccess) []string {
 		out = append(out, fa.TenantID)
 	}
 
-	return sortedUnique(out)
-}
-
-func sortedUnique(s []string) []string {
-	slices.Sort(s)
-	return slices.Compact(s)
+	return cloud.SortedSet(out)
 }
 
 // access is the access list of the private flavor id.

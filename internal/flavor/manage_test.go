@@ -458,7 +458,7 @@ func TestConverge(t *testing.T) {
 		t.Errorf("specs %v, Nova %v, want %v", out.ExtraSpecs, f.Specs, want)
 	}
 
-	if !slices.Equal(out.Access, []string{"p2", "p3"}) || !slices.Equal(sortedUnique(slices.Clone(f.Access)), []string{"p2", "p3"}) {
+	if !slices.Equal(out.Access, []string{"p2", "p3"}) || !slices.Equal(cloud.SortedSet(slices.Clone(f.Access)), []string{"p2", "p3"}) {
 		t.Errorf("access %v, Nova %v", out.Access, f.Access)
 	}
 

@@ -173,7 +173,7 @@ func (e *ensurer) run(ctx context.Context) error {
 	}
 
 	rolesChanged = rolesChanged || !cloud.SameSet(e.prior.Roles, e.spec.Roles)
-	e.out.Roles = sortedUnique(e.spec.Roles)
+	e.out.Roles = cloud.SortedSet(e.spec.Roles)
 
 	// 6. Trust (which forgets the project's cached scopes itself whenever it changes a trust).
 	if err := e.ensureTrust(ctx, user.ID, project.ID); err != nil {
@@ -267,7 +267,7 @@ func (e *ensurer) refuseTakeover(ctx context.Context, p *projects.Project) error
 // ids maps role names onto the resolved role IDs.
 func (e *ensurer) ids(names []string) []string {
 	out := make([]string, 0, len(names))
-	for _, n := range sortedUnique(names) {
+	for _, n := range cloud.SortedSet(names) {
 		out = append(out, e.roleIDs[n])
 	}
 
@@ -296,7 +296,7 @@ func (e *ensurer) revokeDropped(ctx context.Context, userID, projectID string, s
 		return false, err
 	}
 
-	for _, r := range sortedUnique(dropped) {
+	for _, r := range cloud.SortedSet(dropped) {
 		if err := revokeRole(ctx, e.manager, userID, projectID, ids[r]); err != nil {
 			return false, err
 		}

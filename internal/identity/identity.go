@@ -189,7 +189,7 @@ func (c *Config) missingRoleIDs(keystoneNames []string) []string {
 		}
 	}
 
-	return sortedUnique(missing)
+	return cloud.SortedSet(missing)
 }
 
 // ServiceRoles are the Keystone names of the roles the service user holds in every project it
@@ -395,14 +395,7 @@ func randomPassword() (string, error) {
 // project's load balancers (for refresh, destroy and the leftovers check) when the identity's
 // own roles leave it out. A cloud-admin service user holds nothing else there.
 func withManager(roles []string) []string {
-	return sortedUnique(append(slices.Clone(roles), RoleManager, RoleLoadBalancerMember))
-}
-
-func sortedUnique(in []string) []string {
-	out := slices.Clone(in)
-	slices.Sort(out)
-
-	return slices.Compact(out)
+	return cloud.SortedSet(append(slices.Clone(roles), RoleManager, RoleLoadBalancerMember))
 }
 
 func sameTime(a, b *time.Time) bool {
@@ -457,14 +450,4 @@ func present[T any](v *T, err error, what string, args ...any) (*T, error) {
 	}
 
 	return v, nil
-}
-
-// gone is the outcome of a delete: success when it succeeded or the object was already gone
-// (404), else err wrapped as what (a format with args) says: "deleting network n-1: ...".
-func gone(err error, what string, args ...any) error {
-	if err == nil || errNotFound(err) {
-		return nil
-	}
-
-	return fmt.Errorf("%s: %w", fmt.Sprintf(what, args...), err)
 }

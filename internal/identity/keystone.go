@@ -162,11 +162,11 @@ func mergeProjectTags(current, ours []string) []string {
 		out = append(out, tag)
 	}
 
-	return sortedUnique(append(out, ours...))
+	return cloud.SortedSet(append(out, ours...))
 }
 
 func deleteProject(ctx context.Context, sc *gophercloud.ServiceClient, id string) error {
-	return gone(projects.Delete(ctx, sc, id).ExtractErr(), "deleting Keystone project %s", id)
+	return cloud.Gone(projects.Delete(ctx, sc, id).ExtractErr(), "deleting Keystone project %s", id)
 }
 
 // lookupUser finds the identity user in domainID by id (when given), then by exact name (when
@@ -271,7 +271,7 @@ func resetPassword(ctx context.Context, sc *gophercloud.ServiceClient, userID, p
 }
 
 func deleteUser(ctx context.Context, sc *gophercloud.ServiceClient, id string) error {
-	return gone(users.Delete(ctx, sc, id).ExtractErr(), "deleting Keystone user %s", id)
+	return cloud.Gone(users.Delete(ctx, sc, id).ExtractErr(), "deleting Keystone user %s", id)
 }
 
 // grantRoles grants each role (by ID) to userID on projectID. Granting is idempotent.
@@ -287,7 +287,7 @@ func grantRoles(ctx context.Context, sc *gophercloud.ServiceClient, userID, proj
 
 // revokeRole revokes one role; a grant that is not there is fine.
 func revokeRole(ctx context.Context, sc *gophercloud.ServiceClient, userID, projectID, roleID string) error {
-	return gone(roles.Unassign(ctx, sc, roleID, roles.UnassignOpts{UserID: userID, ProjectID: projectID}).ExtractErr(), "role %s", roleID)
+	return cloud.Gone(roles.Unassign(ctx, sc, roleID, roles.UnassignOpts{UserID: userID, ProjectID: projectID}).ExtractErr(), "role %s", roleID)
 }
 
 // listUserRoles are the Keystone names of the roles granted directly to userID on projectID,
@@ -315,7 +315,7 @@ func listUserRoles(ctx context.Context, sc *gophercloud.ServiceClient, userID, p
 		}
 	}
 
-	return sortedUnique(names), user, nil
+	return cloud.SortedSet(names), user, nil
 }
 
 // forbiddenLagBudget bounds how long a read that Keystone refuses with a 403 is retried.
@@ -404,7 +404,7 @@ func createApplicationCredential(ctx context.Context, usc *gophercloud.ServiceCl
 }
 
 func deleteApplicationCredential(ctx context.Context, sc *gophercloud.ServiceClient, userID, id string) error {
-	return gone(applicationcredentials.Delete(ctx, sc, userID, id).ExtractErr(), "deleting application credential %s of user %s", id, userID)
+	return cloud.Gone(applicationcredentials.Delete(ctx, sc, userID, id).ExtractErr(), "deleting application credential %s of user %s", id, userID)
 }
 
 func acIDs(acs []applicationCredential) []string {
@@ -476,7 +476,7 @@ func getTrust(ctx context.Context, sc *gophercloud.ServiceClient, id string) (*t
 }
 
 func deleteTrust(ctx context.Context, sc *gophercloud.ServiceClient, id string) error {
-	return gone(trusts.Delete(ctx, sc, id).ExtractErr(), "deleting Keystone trust %s", id)
+	return cloud.Gone(trusts.Delete(ctx, sc, id).ExtractErr(), "deleting Keystone trust %s", id)
 }
 
 func trustRoleIDs(t trusts.Trust) []string {

@@ -123,7 +123,7 @@ func deleteServerGroups(ctx context.Context, sc *gophercloud.ServiceClient, name
 }
 
 func deleteServerGroup(ctx context.Context, sc *gophercloud.ServiceClient, id string) error {
-	return gone(servergroups.Delete(ctx, sc, id).ExtractErr(), "deleting server group %s", id)
+	return cloud.Gone(servergroups.Delete(ctx, sc, id).ExtractErr(), "deleting server group %s", id)
 }
 
 // getKeypair reads the calling user's keypair; nil if it does not exist.
@@ -183,5 +183,5 @@ func deleteKeypair(ctx context.Context, sc *gophercloud.ServiceClient, name, use
 		opts = keypairs.DeleteOpts{UserID: userID}
 	}
 
-	return gone(keypairs.Delete(ctx, sc, name, opts).ExtractErr(), "deleting keypair %q", name)
+	return cloud.Gone(keypairs.Delete(ctx, sc, name, opts).ExtractErr(), "deleting keypair %q", name)
 }

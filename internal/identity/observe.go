@@ -255,7 +255,7 @@ func (s *Service) unikornRoles(keystoneNames []string) []string {
 		}
 	}
 
-	return sortedUnique(names)
+	return cloud.SortedSet(names)
 }
 
 // observeUser is the identity's user and its roles on projectID. The recorded user (userID) is

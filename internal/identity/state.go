@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/quota"
 )
@@ -33,7 +34,7 @@ func (r *identityResource) applied(ctx context.Context, plan identityModel, out 
 	}
 
 	if out.Roles != nil {
-		s.Roles = adapter.StringSet(sortedUnique(out.Roles), s.Roles)
+		s.Roles = adapter.StringSet(cloud.SortedSet(out.Roles), s.Roles)
 	}
 
 	s.KeypairName = types.StringNull()
@@ -79,7 +80,7 @@ func (r *identityResource) observed(ctx context.Context, s *identityModel, out *
 
 	switch {
 	case out.UserID != "":
-		s.Roles = adapter.StringSet(sortedUnique(out.Roles), s.Roles)
+		s.Roles = adapter.StringSet(cloud.SortedSet(out.Roles), s.Roles)
 	case s.Roles.IsNull():
 		s.Roles = adapter.StringSet(DefaultRoles, s.Roles)
 	}
@@ -188,7 +189,7 @@ func expandSpec(ctx context.Context, m identityModel) (Spec, diag.Diagnostics) {
 	}
 
 	diags.Append(m.Roles.ElementsAs(ctx, &spec.Roles, false)...)
-	spec.Roles = sortedUnique(spec.Roles)
+	spec.Roles = cloud.SortedSet(spec.Roles)
 
 	spec.Quotas = quota.Expand(m.Quotas)
 	if spec.Quotas == nil {

@@ -6,6 +6,7 @@
 package leftovers
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -322,28 +323,28 @@ func listLoadBalancers(ctx context.Context, sc *gophercloud.ServiceClient, proje
 func listFloatingIPs(ctx context.Context, sc *gophercloud.ServiceClient, projectID string) ([]floatingips.FloatingIP, error) {
 	return listOwned(ctx, floatingips.List(sc, floatingips.ListOpts{ProjectID: projectID}), floatingips.ExtractFloatingIPs, "floating IPs",
 		func(f floatingips.FloatingIP) bool {
-			return firstOf(f.ProjectID, f.TenantID) != projectID
+			return cmp.Or(f.ProjectID, f.TenantID) != projectID
 		})
 }
 
 func listRouters(ctx context.Context, sc *gophercloud.ServiceClient, projectID string) ([]routers.Router, error) {
 	return listOwned(ctx, routers.List(sc, routers.ListOpts{ProjectID: projectID}), routers.ExtractRouters, "routers",
 		func(r routers.Router) bool {
-			return firstOf(r.ProjectID, r.TenantID) != projectID
+			return cmp.Or(r.ProjectID, r.TenantID) != projectID
 		})
 }
 
 func listNetworks(ctx context.Context, sc *gophercloud.ServiceClient, projectID string) ([]networks.Network, error) {
 	return listOwned(ctx, networks.List(sc, networks.ListOpts{ProjectID: projectID}), networks.ExtractNetworks, "networks",
 		func(n networks.Network) bool {
-			return firstOf(n.ProjectID, n.TenantID) != projectID
+			return cmp.Or(n.ProjectID, n.TenantID) != projectID
 		})
 }
 
 func listSecurityGroups(ctx context.Context, sc *gophercloud.ServiceClient, projectID string) ([]groups.SecGroup, error) {
 	return listOwned(ctx, groups.List(sc, groups.ListOpts{ProjectID: projectID}), groups.ExtractGroups, "security groups",
 		func(g groups.SecGroup) bool {
-			return firstOf(g.ProjectID, g.TenantID) != projectID
+			return cmp.Or(g.ProjectID, g.TenantID) != projectID
 		})
 }
 
@@ -363,16 +364,6 @@ func listProjectPorts(ctx context.Context, sc *gophercloud.ServiceClient, projec
 func listPorts(ctx context.Context, sc *gophercloud.ServiceClient, projectID, deviceID string) ([]ports.Port, error) {
 	return listOwned(ctx, ports.List(sc, ports.ListOpts{ProjectID: projectID, DeviceID: deviceID}), ports.ExtractPorts, "ports",
 		func(p ports.Port) bool {
-			return (projectID != "" && firstOf(p.ProjectID, p.TenantID) != projectID) || (deviceID != "" && p.DeviceID != deviceID)
+			return (projectID != "" && cmp.Or(p.ProjectID, p.TenantID) != projectID) || (deviceID != "" && p.DeviceID != deviceID)
 		})
-}
-
-func firstOf(values ...string) string {
-	for _, v := range values {
-		if v != "" {
-			return v
-		}
-	}
-
-	return ""
 }

@@ -35,7 +35,7 @@ func forceDelete(ctx context.Context, rc regionClients, projectID string) error 
 
 	srvs, err := deleteEach(ctx, rc.compute, projectID, listServers,
 		func(ctx context.Context, sc *gophercloud.ServiceClient, s servers.Server) error {
-			return gone(servers.Delete(ctx, sc, s.ID).ExtractErr(), "deleting server %s", s.ID)
+			return cloud.Gone(servers.Delete(ctx, sc, s.ID).ExtractErr(), "deleting server %s", s.ID)
 		})
 	if err != nil {
 		return err
@@ -59,7 +59,7 @@ func forceDelete(ctx context.Context, rc regionClients, projectID string) error 
 
 	if _, err := deleteEach(ctx, rc.network, projectID, listFloatingIPs,
 		func(ctx context.Context, sc *gophercloud.ServiceClient, f floatingips.FloatingIP) error {
-			return gone(floatingips.Delete(ctx, sc, f.ID).ExtractErr(), "deleting floating IP %s", f.ID)
+			return cloud.Gone(floatingips.Delete(ctx, sc, f.ID).ExtractErr(), "deleting floating IP %s", f.ID)
 		}); err != nil {
 		return err
 	}
@@ -77,14 +77,14 @@ func forceDelete(ctx context.Context, rc regionClients, projectID string) error 
 				return nil // goes with its network
 			}
 
-			return gone(ports.Delete(ctx, sc, p.ID).ExtractErr(), "deleting port %s", p.ID)
+			return cloud.Gone(ports.Delete(ctx, sc, p.ID).ExtractErr(), "deleting port %s", p.ID)
 		}); err != nil {
 		return err
 	}
 
 	if _, err := deleteEach(ctx, rc.network, projectID, listNetworks,
 		func(ctx context.Context, sc *gophercloud.ServiceClient, n networks.Network) error {
-			return gone(networks.Delete(ctx, sc, n.ID).ExtractErr(), "deleting network %s", n.ID)
+			return cloud.Gone(networks.Delete(ctx, sc, n.ID).ExtractErr(), "deleting network %s", n.ID)
 		}); err != nil {
 		return err
 	}
@@ -122,7 +122,7 @@ func deleteSecurityGroup(defaultGroup bool) func(context.Context, *gophercloud.S
 			return nil
 		}
 
-		if err := gone(groups.Delete(ctx, sc, g.ID).ExtractErr(), "deleting security group %s (%q)", g.ID, g.Name); err != nil {
+		if err := cloud.Gone(groups.Delete(ctx, sc, g.ID).ExtractErr(), "deleting security group %s (%q)", g.ID, g.Name); err != nil {
 			return err
 		}
 
@@ -156,7 +156,7 @@ func deleteLoadBalancer(ctx context.Context, sc *gophercloud.ServiceClient, id s
 	}
 
 	if lb != nil && lb.ProvisioningStatus != "PENDING_DELETE" && lb.ProvisioningStatus != "DELETED" {
-		if err := gone(loadbalancers.Delete(ctx, sc, id, loadbalancers.DeleteOpts{Cascade: true}).ExtractErr(),
+		if err := cloud.Gone(loadbalancers.Delete(ctx, sc, id, loadbalancers.DeleteOpts{Cascade: true}).ExtractErr(),
 			"deleting load balancer %s", id); err != nil {
 			return err
 		}
@@ -190,12 +190,12 @@ func deleteRouter(ctx context.Context, sc *gophercloud.ServiceClient, projectID,
 		}
 
 		err := routers.RemoveInterface(ctx, sc, id, routers.RemoveInterfaceOpts{PortID: p.ID}).Err
-		if err := gone(err, "detaching port %s from router %s", p.ID, id); err != nil {
+		if err := cloud.Gone(err, "detaching port %s from router %s", p.ID, id); err != nil {
 			return err
 		}
 	}
 
-	return gone(routers.Delete(ctx, sc, id).ExtractErr(), "deleting router %s of project %s", id, projectID)
+	return cloud.Gone(routers.Delete(ctx, sc, id).ExtractErr(), "deleting router %s of project %s", id, projectID)
 }
 
 // Forget removes what the services still keep of the project of admin (bound in every served
@@ -259,7 +259,7 @@ func waitGone(ctx context.Context, get func(context.Context) error) error {
 func deleteVolumes(ctx context.Context, sc *gophercloud.ServiceClient, projectID string) error {
 	vols, err := deleteEach(ctx, sc, projectID, listVolumes,
 		func(ctx context.Context, sc *gophercloud.ServiceClient, v volumes.Volume) error {
-			return gone(volumes.Delete(ctx, sc, v.ID, volumes.DeleteOpts{Cascade: true}).ExtractErr(), "deleting volume %s", v.ID)
+			return cloud.Gone(volumes.Delete(ctx, sc, v.ID, volumes.DeleteOpts{Cascade: true}).ExtractErr(), "deleting volume %s", v.ID)
 		})
 	if err != nil {
 		return err
@@ -281,14 +281,4 @@ func deleteVolumes(ctx context.Context, sc *gophercloud.ServiceClient, projectID
 // errNotFound reports a 404.
 func errNotFound(err error) bool {
 	return err != nil && gophercloud.ResponseCodeIs(err, 404)
-}
-
-// gone is the outcome of a delete: success when it succeeded or the object was already gone
-// (404), else err wrapped as what (a format with args) says: "deleting network n-1: ...".
-func gone(err error, what string, args ...any) error {
-	if err == nil || errNotFound(err) {
-		return nil
-	}
-
-	return fmt.Errorf("%s: %w", fmt.Sprintf(what, args...), err)
 }

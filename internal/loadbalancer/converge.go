@@ -324,7 +324,7 @@ func graphListener(name, subnetID string, l ListenerSpec) listeners.CreateOpts {
 		Name:              naming.Listener(name, l.Name),
 		Protocol:          listeners.Protocol(l.Protocol),
 		ProtocolPort:      l.Port,
-		AllowedCIDRs:      sortedSet(l.AllowedCIDRs),
+		AllowedCIDRs:      cloud.SortedSet(l.AllowedCIDRs),
 		TimeoutClientData: ms,
 		TimeoutMemberData: ms,
 		DefaultPool: &pools.CreateOpts{
@@ -613,7 +613,7 @@ func (s *Service) convergeListenerItself(ctx context.Context, st *stepper, name 
 			Name:              listenerName,
 			Protocol:          listeners.Protocol(want.Protocol),
 			ProtocolPort:      want.Port,
-			AllowedCIDRs:      sortedSet(want.AllowedCIDRs),
+			AllowedCIDRs:      cloud.SortedSet(want.AllowedCIDRs),
 			TimeoutClientData: ms,
 			TimeoutMemberData: ms,
 			DefaultPoolID:     o.PoolID, // a pool left without its listener is linked at once
@@ -755,7 +755,7 @@ func (u listenerUpdate) ToListenerUpdateMap() (map[string]any, error) {
 func listenerChanges(want ListenerSpec, o ObservedListener) listenerUpdate {
 	update := listenerUpdate{}
 
-	if cidrs := sortedSet(want.AllowedCIDRs); !slices.Equal(cidrs, o.AllowedCIDRs) {
+	if cidrs := cloud.SortedSet(want.AllowedCIDRs); !slices.Equal(cidrs, o.AllowedCIDRs) {
 		if cidrs == nil {
 			cidrs = []string{}
 		}

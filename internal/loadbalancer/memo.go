@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/loadbalancers"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 )
 
 // Memo is what the last read or apply of a load balancer found of its children (listeners,
@@ -111,5 +113,5 @@ func childIDs(lb *loadbalancers.LoadBalancer) (listenerIDs, poolIDs []string) {
 		poolIDs = append(poolIDs, p.ID)
 	}
 
-	return sortedSet(listenerIDs), sortedSet(poolIDs)
+	return cloud.SortedSet(listenerIDs), cloud.SortedSet(poolIDs)
 }

@@ -285,7 +285,7 @@ func (s *Service) assemble(ctx context.Context, t *Topology, name string, ls []l
 
 		o := entry(listener)
 		if o.ListenerID != "" {
-			dup = append(dup, &naming.DuplicateError{Kind: "listener", Name: l.Name, IDs: sortedSet([]string{o.ListenerID, l.ID})})
+			dup = append(dup, &naming.DuplicateError{Kind: "listener", Name: l.Name, IDs: cloud.SortedSet([]string{o.ListenerID, l.ID})})
 			continue
 		}
 
@@ -307,7 +307,7 @@ func (s *Service) assemble(ctx context.Context, t *Topology, name string, ls []l
 
 		o := entry(listener)
 		if o.PoolID != "" {
-			dup = append(dup, &naming.DuplicateError{Kind: "pool", Name: p.Name, IDs: sortedSet([]string{o.PoolID, p.ID})})
+			dup = append(dup, &naming.DuplicateError{Kind: "pool", Name: p.Name, IDs: cloud.SortedSet([]string{o.PoolID, p.ID})})
 			continue
 		}
 
@@ -365,7 +365,7 @@ func (o *ObservedListener) setListener(l listeners.Listener) {
 	o.ListenerID = l.ID
 	o.Protocol = l.Protocol
 	o.Port = l.ProtocolPort
-	o.AllowedCIDRs = sortedSet(l.AllowedCIDRs)
+	o.AllowedCIDRs = cloud.SortedSet(l.AllowedCIDRs)
 	o.ClientDataTimeoutMS = l.TimeoutClientData
 	o.MemberDataTimeoutMS = l.TimeoutMemberData
 	o.DefaultPoolID = l.DefaultPoolID

@@ -159,7 +159,7 @@ func sameAddresses(a, b Spec) bool {
 			}
 		}
 
-		return sortedSet(out)
+		return cloud.SortedSet(out)
 	}
 
 	return slices.Equal(addresses(a), addresses(b))

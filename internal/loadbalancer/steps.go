@@ -182,7 +182,7 @@ func createChild[T any](ctx context.Context, st *stepper, c childCreate[T]) erro
 					ids[i] = c.id(f)
 				}
 
-				return false, &naming.DuplicateError{Kind: c.kind, Name: c.name, IDs: sortedSet(ids)}
+				return false, &naming.DuplicateError{Kind: c.kind, Name: c.name, IDs: cloud.SortedSet(ids)}
 			}
 
 			c.record(found[0])

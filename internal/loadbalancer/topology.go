@@ -319,14 +319,6 @@ func sortMembers(ms []Member) []Member {
 	return slices.Compact(out)
 }
 
-// sortedSet sorts and de-duplicates strings.
-func sortedSet(ss []string) []string {
-	out := slices.Clone(ss)
-	slices.Sort(out)
-
-	return slices.Compact(out)
-}
-
 // describeListener names a listener's objects in messages.
 func describeListener(name, listener string) string {
 	return fmt.Sprintf("listener %q (%s)", listener, naming.Listener(name, listener))

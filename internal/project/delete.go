@@ -72,7 +72,7 @@ func (s *Service) Delete(ctx context.Context, ref Ref, force bool) error {
 // prepareDelete marks the project and grants the service user its roles there, where missing.
 func (s *Service) prepareDelete(ctx context.Context, p *projects.Project) error {
 	if !slices.Contains(p.Tags, naming.HumanProjectTag) {
-		tags := sortedUnique(append(slices.Clone(p.Tags), naming.HumanProjectTag))
+		tags := cloud.SortedSet(append(slices.Clone(p.Tags), naming.HumanProjectTag))
 		if _, err := projects.Update(ctx, s.Keystone, p.ID, projects.UpdateOpts{Tags: &tags}).Extract(); err != nil {
 			return s.Refused("marking project "+p.ID, err)
 		}

@@ -107,7 +107,7 @@ func (e *ensurer) run(ctx context.Context) error {
 
 // wantTags are the project's tags: the user's and the provider's mark.
 func (e *ensurer) wantTags() []string {
-	return sortedUnique(append(slices.Clone(e.spec.Tags), naming.HumanProjectTag))
+	return cloud.SortedSet(append(slices.Clone(e.spec.Tags), naming.HumanProjectTag))
 }
 
 // ensureProject reads the recorded project, or creates it, then brings its name, description,
@@ -165,7 +165,7 @@ func (e *ensurer) updateProject(ctx context.Context, p *projects.Project) (*proj
 		domain.Fields{Name: spec.Name, Description: spec.Description, Enabled: &spec.Enabled})
 	opts := projects.UpdateOpts{Name: u.Name, Description: u.Description, Enabled: u.Enabled}
 
-	if !slices.Equal(sortedUnique(p.Tags), tags) {
+	if !slices.Equal(cloud.SortedSet(p.Tags), tags) {
 		opts.Tags, changed = &tags, true
 	}
 
@@ -386,8 +386,8 @@ func union(a, b []Binding) []Binding {
 			continue
 		}
 
-		out[i] = Binding{Role: nb.Role, Users: sortedUnique(append(slices.Clone(out[i].Users), nb.Users...)),
-			Groups: sortedUnique(append(slices.Clone(out[i].Groups), nb.Groups...))}
+		out[i] = Binding{Role: nb.Role, Users: cloud.SortedSet(append(slices.Clone(out[i].Users), nb.Users...)),
+			Groups: cloud.SortedSet(append(slices.Clone(out[i].Groups), nb.Groups...))}
 	}
 
 	return out
@@ -397,12 +397,5 @@ func union(a, b []Binding) []Binding {
 func userTags(tags []string) ([]string, bool) {
 	marked := slices.Contains(tags, naming.HumanProjectTag)
 
-	return sortedUnique(slices.DeleteFunc(slices.Clone(tags), func(t string) bool { return t == naming.HumanProjectTag })), marked
-}
-
-func sortedUnique(in []string) []string {
-	out := slices.Clone(in)
-	slices.Sort(out)
-
-	return slices.Compact(out)
+	return cloud.SortedSet(slices.DeleteFunc(slices.Clone(tags), func(t string) bool { return t == naming.HumanProjectTag })), marked
 }
