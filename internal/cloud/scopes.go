@@ -412,22 +412,13 @@ func (c *Client) findTrust(ctx context.Context, projectID string) (string, error
 	var ids []string
 
 	for _, fresh := range []bool{false, true} {
-		live, err := c.liveTrusts(ctx, fresh)
-		if err != nil {
-			return "", err
-		}
-
-		ids = ids[:0]
-
-		for _, t := range live {
-			if t.ProjectID == projectID && t.TrustorUserID == trustor {
-				ids = append(ids, t.ID)
-			}
-		}
-
-		if len(ids) > 0 {
+		if ids, err = c.trustsFrom(ctx, projectID, trustor, fresh); err != nil || len(ids) > 0 {
 			break
 		}
+	}
+
+	if err != nil {
+		return "", err
 	}
 
 	switch len(ids) {
@@ -442,6 +433,25 @@ func (c *Client) findTrust(ctx context.Context, projectID string) (string, error
 
 	return "", fmt.Errorf("%d Keystone trusts to the service user %s on project %s (%s): expected exactly one; "+
 		"delete the extra ones", len(ids), c.serviceUserID, projectID, strings.Join(ids, ", "))
+}
+
+// trustsFrom are the IDs of the live trusts from trustor to the service user on projectID, as
+// the run's trust listing names them (fresh: listed again first).
+func (c *Client) trustsFrom(ctx context.Context, projectID, trustor string, fresh bool) ([]string, error) {
+	live, err := c.liveTrusts(ctx, fresh)
+	if err != nil {
+		return nil, err
+	}
+
+	var ids []string
+
+	for _, t := range live {
+		if t.ProjectID == projectID && t.TrustorUserID == trustor {
+			ids = append(ids, t.ID)
+		}
+	}
+
+	return ids, nil
 }
 
 // newSession authenticates a new scope.

@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/gophercloud/gophercloud/v2"
-	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/projects"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
@@ -16,9 +15,10 @@ import (
 // (DESIGN.md §4). Finding that user costs a lookup by name in the manager scope (a token and a
 // request), and reading the project to check it is an identity costs the same token: in an
 // apply that only changes a load balancer, more than a third of its requests. A resource that
-// acted as an identity keeps the trustor it found (in its private state, adapter.Trustor), and
-// gives it to the next run: that run then acts through the live trust from that user, which the
-// run's trust listing names, and reads the project with the trust's own token. A trustor
+// acted as an identity keeps the trustor it found (in its private state: adapter.KeepTrustor and
+// RecallTrustor), and gives it to the next run: that run then acts through the live trust from
+// that user, which the run's trust listing names, and takes the project's check from the trust's
+// own token (identityByToken). A trustor
 // recorded wrongly finds no trust (the old user's trusts went with it) and the run looks the
 // user up as before; no other user's trust is ever authenticated with.
 
@@ -82,20 +82,8 @@ func (c *Client) recordedTrust(ctx context.Context, projectID string) (trustID, 
 		return "", ""
 	}
 
-	live, err := c.liveTrusts(ctx, false)
-	if err != nil {
-		return "", ""
-	}
-
-	var ids []string
-
-	for _, t := range live {
-		if t.ProjectID == projectID && t.TrustorUserID == trustor {
-			ids = append(ids, t.ID)
-		}
-	}
-
-	if len(ids) != 1 {
+	ids, err := c.trustsFrom(ctx, projectID, trustor, false)
+	if err != nil || len(ids) != 1 {
 		return "", ""
 	}
 
@@ -103,11 +91,11 @@ func (c *Client) recordedTrust(ctx context.Context, projectID string) (trustID, 
 }
 
 // checkedIdentity is the identity scope of projectID once the project passed its check
-// (CheckIdentityProject). When the run has not read the project yet (the trust was found from a
-// recorded trustor), it reads it with the identity scope's own token, which may read its own
-// project, so that acting as an identity takes no manager-scope token. A project the identity
-// scope cannot be had for is checked in the manager scope first, which says best why a project
-// is no identity.
+// (CheckIdentityProject). A trust's token names its project and the project's domain; when they
+// show an identity of the managed domain (identityByToken), that is the check, and acting as an
+// identity takes no manager-scope request. Anything else, a project the identity scope cannot be
+// had for included, is checked in the manager scope, which says best why a project is no
+// identity.
 func (c *Client) checkedIdentity(ctx context.Context, projectID string) (*Session, error) {
 	if projectID == c.baseProjectID {
 		return nil, c.CheckIdentityProject(ctx, projectID)
@@ -122,14 +110,10 @@ func (c *Client) checkedIdentity(ctx context.Context, projectID string) (*Sessio
 		return nil, err
 	}
 
-	if c.identityByToken(sess) {
-		return sess, nil
-	}
-
-	if _, err := c.identityProjects.Get(ctx, projectID, func(ctx context.Context) (*projects.Project, error) {
-		return c.checkIdentityProjectAs(ctx, sess, projectID)
-	}); err != nil {
-		return nil, err
+	if !c.identityByToken(sess) {
+		if err := c.CheckIdentityProject(ctx, projectID); err != nil {
+			return nil, err
+		}
 	}
 
 	return sess, nil
@@ -144,25 +128,8 @@ func (c *Client) identityByToken(sess *Session) bool {
 		(c.settings.domain == sess.domainID || c.settings.domain == sess.domainName)
 }
 
-// checkIdentityProjectAs is checkIdentityProject with the token of sess, an identity scope of
-// projectID: when the token named the project's domain and it is the managed domain as
-// configured (by ID or name), the project is read with sess. Anything else, a read refused or a
-// project that fails the check included, is left to the manager scope, which says why.
-func (c *Client) checkIdentityProjectAs(ctx context.Context, sess *Session, projectID string) (*projects.Project, error) {
-	if sess.domainID != "" && (c.settings.domain == sess.domainID || c.settings.domain == sess.domainName) {
-		if sc, err := sess.Keystone(); err == nil {
-			p, err := projects.Get(ctx, sc, projectID).Extract()
-			if err == nil && p != nil && p.ID == projectID && p.DomainID == sess.domainID && strings.HasPrefix(p.Name, naming.IdentityPrefix) {
-				return p, nil
-			}
-		}
-	}
-
-	return c.checkIdentityProject(ctx, projectID)
-}
-
 // trustSession authenticates through trust trustID as the identity scope of projectID, and keeps
-// the name and domain of the project the token names (identityByToken, checkIdentityProjectAs).
+// the name and domain of the project the token names (identityByToken).
 func (c *Client) trustSession(ctx context.Context, projectID, trustID string) (*Session, error) {
 	pc, res, err := c.authenticate(ctx, &gophercloud.AuthScope{TrustID: trustID})
 	if err != nil {

@@ -246,7 +246,7 @@ func keepMemo(ctx context.Context, dst adapter.PrivateWriter, m *Memo, diags *di
 // status tree (settle). nil when there is no t, or the apply failed: what a failure left is
 // listed again by the next read.
 func memoOf(t *Topology, err error) *Memo {
-	if t == nil || err != nil {
+	if err != nil {
 		return nil
 	}
 
