@@ -27,6 +27,13 @@ type CreateSpec[T any] struct {
 	// Delete removes an object by ID: the twin a create has just made. nil skips the twin
 	// check after a successful create (for objects that cannot have one).
 	Delete func(ctx context.Context, id string) error
+	// Adopt is the ownership rule (see [Adopt]) for what Find returns after a lost answer: nil
+	// when an object may be taken as the one the lost create made (it carries this create's
+	// creation mark, unfinished), else why not (an *ExistsError). A found object that is not
+	// this create's is never recovered: when only such objects carry the key, that refusal is
+	// the result and nothing is posted again. nil takes whatever Find returns (kinds that look
+	// before they post, so that only their own object can carry the key).
+	Adopt func(T) error
 }
 
 // TwinError is a create that found, right after making its object, another object with the same
@@ -120,7 +127,9 @@ func Create[T any](ctx context.Context, spec CreateSpec[T]) (T, error) {
 }
 
 // lookForLost looks for the object of a create whose answer was lost, through createSettle.
-// More than one object is a twin: that is an error, nothing is deleted.
+// More than one object is a twin: that is an error, nothing is deleted. Objects that spec.Adopt
+// refuses are not the lost create's: when only such objects carry the key, the refusal is
+// returned.
 func lookForLost[T any](ctx context.Context, spec CreateSpec[T]) (T, bool, error) {
 	var zero T
 
@@ -136,6 +145,11 @@ func lookForLost[T any](ctx context.Context, spec CreateSpec[T]) (T, bool, error
 			continue
 		}
 
+		items, refusal := ownedOnly(spec, items)
+		if len(items) == 0 && refusal != nil {
+			return zero, false, refusal
+		}
+
 		switch len(items) {
 		case 0:
 			continue
@@ -148,6 +162,33 @@ func lookForLost[T any](ctx context.Context, spec CreateSpec[T]) (T, bool, error
 	}
 
 	return zero, false, nil
+}
+
+// ownedOnly keeps the items that spec.Adopt takes as the create's own, and returns the first
+// refusal of the others.
+func ownedOnly[T any](spec CreateSpec[T], items []T) ([]T, error) {
+	if spec.Adopt == nil {
+		return items, nil
+	}
+
+	var (
+		own     []T
+		refusal error
+	)
+
+	for _, it := range items {
+		if err := spec.Adopt(it); err != nil {
+			if refusal == nil {
+				refusal = err
+			}
+
+			continue
+		}
+
+		own = append(own, it)
+	}
+
+	return own, refusal
 }
 
 // checkTwin lists spec's key after a successful create and removes what it made when another
