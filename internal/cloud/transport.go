@@ -45,20 +45,25 @@ type retryTuning struct {
 	// arrive, so that a half-open connection is given up and retried instead of hanging the
 	// operation until its timeout. Zero: no bound.
 	headerTimeout time.Duration
+	// bodyIdleTimeout bounds every wait for the next bytes of an answer's body, whatever the
+	// method: a body that stalls mid-way fails the read instead of hanging a plan or an apply.
+	// Zero: no bound.
+	bodyIdleTimeout time.Duration
 	// afterFunc runs f after d (time.AfterFunc); tests fire it themselves.
 	afterFunc func(d time.Duration, f func()) (stop func() bool)
 }
 
 func defaultRetryTuning(maxRetries int) retryTuning {
 	return retryTuning{
-		maxRetries:     maxRetries,
-		initialBackoff: 500 * time.Millisecond,
-		maxBackoff:     30 * time.Second,
-		maxRetryAfter:  60 * time.Second,
-		sleep:          sleepContext,
-		now:            time.Now,
-		headerTimeout:  defaultHeaderTimeout,
-		afterFunc:      realAfterFunc,
+		maxRetries:      maxRetries,
+		initialBackoff:  500 * time.Millisecond,
+		maxBackoff:      30 * time.Second,
+		maxRetryAfter:   60 * time.Second,
+		sleep:           sleepContext,
+		now:             time.Now,
+		headerTimeout:   defaultHeaderTimeout,
+		bodyIdleTimeout: defaultBodyIdleTimeout,
+		afterFunc:       realAfterFunc,
 	}
 }
 
@@ -66,10 +71,16 @@ func defaultRetryTuning(maxRetries int) retryTuning {
 // above what any OpenStack read takes, far below a resource's timeout.
 const defaultHeaderTimeout = 90 * time.Second
 
+// defaultBodyIdleTimeout is how long a read of an answer's body may wait for its next bytes.
+const defaultBodyIdleTimeout = 60 * time.Second
+
 func realAfterFunc(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
 
 // errHeaderTimeout is an attempt given up after headerTimeout without an answer.
 var errHeaderTimeout = errors.New("no answer within the per-attempt timeout")
+
+// errBodyStalled is an answer whose body stopped arriving for bodyIdleTimeout.
+var errBodyStalled = errors.New("the answer's body stalled")
 
 // Sleep waits for d, or until ctx ends (then it returns ctx's error): the one context-aware
 // sleep of the provider, for the cores' short pauses and [Create]'s settle window. A ctx made by
@@ -197,7 +208,7 @@ func newRetryingTransport(base http.RoundTripper, tuning retryTuning) *retryingT
 // RoundTrip implements http.RoundTripper.
 func (t *retryingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
-	idempotent := isIdempotent(req.Method) || isTokenRequest(req)
+	idempotent := (isIdempotent(req.Method) || isTokenRequest(req)) && !once(ctx)
 	rewindable := req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
 
 	for attempt := 1; ; attempt++ {
@@ -241,14 +252,15 @@ func (t *retryingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 }
 
 // attempt is one round trip. An idempotent one is bounded by headerTimeout until its answer
-// begins; the bound is lifted once the headers are in (reading the body is not bounded).
+// begins; then every read of the body, of any request, by bodyIdleTimeout between two reads
+// that bring bytes (a stalled body fails with errBodyStalled instead of hanging).
 func (t *retryingTransport) attempt(r *http.Request, idempotent bool) (*http.Response, error) {
-	if !idempotent || t.tuning.headerTimeout <= 0 {
-		return t.base.RoundTrip(r)
-	}
-
 	ctx, cancel := context.WithCancelCause(r.Context())
-	stop := t.tuning.afterFunc(t.tuning.headerTimeout, func() { cancel(errHeaderTimeout) })
+	stop := func() bool { return false }
+
+	if idempotent && t.tuning.headerTimeout > 0 {
+		stop = t.tuning.afterFunc(t.tuning.headerTimeout, func() { cancel(errHeaderTimeout) })
+	}
 
 	resp, err := t.base.RoundTrip(r.WithContext(ctx))
 	stop()
@@ -263,20 +275,42 @@ func (t *retryingTransport) attempt(r *http.Request, idempotent bool) (*http.Res
 		return nil, err
 	}
 
-	resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: func() { cancel(nil) }}
+	resp.Body = &watchedBody{ReadCloser: resp.Body, ctx: ctx, cancel: cancel, idle: t.tuning.bodyIdleTimeout, after: t.tuning.afterFunc}
 
 	return resp, nil
 }
 
-// cancelOnClose releases an attempt's context once its body is closed.
-type cancelOnClose struct {
+// watchedBody is an answer's body whose reads are bounded by idle each (cancelling the attempt's
+// context, which makes the blocked read return), and which releases the attempt's context once
+// closed.
+type watchedBody struct {
 	io.ReadCloser
-	cancel func()
+
+	ctx    context.Context //nolint:containedctx // the attempt's own context, cancelled by the watchdog
+	cancel context.CancelCauseFunc
+	idle   time.Duration
+	after  func(d time.Duration, f func()) (stop func() bool)
 }
 
-func (c *cancelOnClose) Close() error {
-	err := c.ReadCloser.Close()
-	c.cancel()
+func (b *watchedBody) Read(p []byte) (int, error) {
+	if b.idle <= 0 {
+		return b.ReadCloser.Read(p)
+	}
+
+	stop := b.after(b.idle, func() { b.cancel(errBodyStalled) })
+	n, err := b.ReadCloser.Read(p)
+	stop()
+
+	if err != nil && errors.Is(context.Cause(b.ctx), errBodyStalled) {
+		err = fmt.Errorf("%w: no bytes for %s", errBodyStalled, b.idle)
+	}
+
+	return n, err
+}
+
+func (b *watchedBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel(nil)
 
 	return err
 }
@@ -286,6 +320,17 @@ func (c *cancelOnClose) Close() error {
 func isTokenRequest(r *http.Request) bool {
 	return r.Method == http.MethodPost && strings.HasSuffix(strings.TrimSuffix(r.URL.Path, "/"), "/auth/tokens")
 }
+
+// onceKey marks a context whose requests are never repeated by the transport (Once).
+type onceKey struct{}
+
+// Once is ctx for requests the transport must send once only, whatever their method: a PUT
+// that creates an object under an ID the caller chose (a Keystone identity provider) is a
+// create, and a repeat after a lost answer would meet the object that the first one made as a
+// 409. Its lost answer is recovered by the caller (Create), like a POST's.
+func Once(ctx context.Context) context.Context { return context.WithValue(ctx, onceKey{}, true) }
+
+func once(ctx context.Context) bool { v, _ := ctx.Value(onceKey{}).(bool); return v }
 
 // isIdempotent: POST and PATCH are never retried (a lost POST is recovered by looking the
 // object up by name).
