@@ -21,6 +21,11 @@ type Kind struct {
 	Timeouts Timeouts
 }
 
+// Deadline bounds what has no timeouts attribute of its own: a data source's read, an
+// ephemeral resource's open, a list query and an import. A stalled cloud then fails them with a
+// clear error instead of hanging a plan.
+const Deadline = 5 * time.Minute
+
 // Timeouts are a resource's default operation timeouts.
 type Timeouts struct {
 	Create, Read, Update, Delete time.Duration

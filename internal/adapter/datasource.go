@@ -70,6 +70,9 @@ func (d *DataSource[T, M]) Read(ctx context.Context, req datasource.ReadRequest,
 
 	ctx = tflog.SetField(ctx, "data_source", "unikorn_"+d.kind.TypeName)
 
+	ctx, cancel := context.WithTimeout(ctx, Deadline)
+	defer cancel()
+
 	d.read(ctx, d.Meta, &data, &resp.Diagnostics)
 
 	if !resp.Diagnostics.HasError() {

@@ -111,6 +111,19 @@ func TestDataSourceRead(t *testing.T) {
 		}
 	})
 
+	t.Run("the read has a deadline", func(t *testing.T) {
+		t.Parallel()
+
+		var deadline bool
+
+		ds := NewDataSource(Kind{TypeName: "echoes", Noun: "echoes"}, newEcho("").schema,
+			func(ctx context.Context, _ Meta, _ *echoModel, _ *diag.Diagnostics) { _, deadline = ctx.Deadline() })
+
+		if resp := read(t, ds, nullMeta{}); resp.Diagnostics.HasError() || !deadline {
+			t.Fatalf("diagnostics %v, deadline %v: a data source must never read without a deadline", resp.Diagnostics, deadline)
+		}
+	})
+
 	t.Run("not configured", func(t *testing.T) {
 		t.Parallel()
 

@@ -40,6 +40,9 @@ func OpenResult[T Meta, M any](ctx context.Context, b *EphemeralResourceBase[T],
 		return
 	}
 
+	ctx, cancel := context.WithTimeout(ctx, Deadline)
+	defer cancel()
+
 	open(ctx, &m)
 
 	if !resp.Diagnostics.HasError() {

@@ -153,13 +153,21 @@ func (l *listResource) ListResourceConfigSchema(_ context.Context, _ list.ListRe
 func (l *listResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
 	var diags diag.Diagnostics
 
+	// The deadline covers the listing and the streaming of the results (each one's Read).
+	ctx, cancel := context.WithTimeout(ctx, Deadline)
+
 	found := l.find(ctx, req.Config, &diags)
 	if diags.HasError() {
+		cancel()
+
 		stream.Results = list.ListResultsStreamDiagnostics(diags)
+
 		return
 	}
 
 	stream.Results = func(push func(list.ListResult) bool) {
+		defer cancel()
+
 		for i, f := range found {
 			if req.Limit > 0 && int64(i) >= req.Limit {
 				return

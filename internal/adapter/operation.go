@@ -81,8 +81,8 @@ func (b *ResourceBase[T]) Begin(ctx context.Context, op Op, tv timeouts.Value, d
 	return ctx, o, true
 }
 
-// operationTimeout is op's timeout from the configured timeouts, else from defaults; 0 for an
-// operation without one (import, which is bounded by Terraform).
+// operationTimeout is op's timeout from the configured timeouts, else from defaults; an import
+// has no timeouts attribute and gets Deadline.
 func operationTimeout(ctx context.Context, op Op, tv timeouts.Value, defaults Timeouts) (time.Duration, diag.Diagnostics) {
 	switch op {
 	case Create:
@@ -93,6 +93,8 @@ func operationTimeout(ctx context.Context, op Op, tv timeouts.Value, defaults Ti
 		return tv.Update(ctx, defaults.Update)
 	case Delete:
 		return tv.Delete(ctx, defaults.Delete)
+	case Import:
+		return Deadline, nil
 	}
 
 	return 0, nil
