@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -99,7 +100,8 @@ func TestCheck(t *testing.T) {
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	err = cmd.Run()
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
 		t.Fatalf("go run . %s: %v, want exit 1\n%s", dir, err, stderr.String())
 	}
 	for p := range want {
@@ -124,7 +126,7 @@ func TestCheckNotARepository(t *testing.T) {
 }
 
 func TestBinaryKindShort(t *testing.T) {
-	for _, b := range [][]byte{nil, []byte("MZ"), []byte("MZ\x90\x00"), []byte{0x7f, 'E', 'L'}} {
+	for _, b := range [][]byte{nil, []byte("MZ"), []byte("MZ\x90\x00"), {0x7f, 'E', 'L'}} {
 		if k := binaryKind(bytes.NewReader(b)); k != "" {
 			t.Errorf("%q: %q", b, k)
 		}

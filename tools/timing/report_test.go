@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -217,7 +218,8 @@ func TestPhaseScript(t *testing.T) {
 		cmd := exec.Command("./phase", args...)
 		cmd.Env = append(os.Environ(), env...)
 		err := cmd.Run()
-		if ee, ok := err.(*exec.ExitError); ok {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
 			return ee.ExitCode()
 		} else if err != nil {
 			t.Fatal(err)
