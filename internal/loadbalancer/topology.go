@@ -2,8 +2,8 @@
 // with its listeners, pools, members and health monitors, and an optional floating IP on its
 // VIP, converged in place as one desired-state object (DESIGN.md §6).
 //
-// The core (topology.go, observe.go, converge.go, steps.go, lifecycle.go, status.go,
-// neutron.go, check.go, import.go) is Terraform-free: it finds the objects again by their
+// The core (topology.go, observe.go, converge.go, singlecall.go, steps.go, lifecycle.go,
+// status.go, neutron.go, check.go, import.go) is Terraform-free: it finds the objects again by their
 // deterministic names (naming.LoadBalancer, naming.Listener, ...), creates them step by step
 // through cloud.Create — the load balancer, then per listener: listener, pool, members in one
 // batch, monitor — waiting for the load balancer to be ACTIVE between steps, so that no request
