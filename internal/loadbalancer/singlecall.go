@@ -26,11 +26,13 @@ func graphListener(name, subnetID string, l ListenerSpec) listeners.CreateOpts {
 		AllowedCIDRs:      cloud.SortedSet(l.AllowedCIDRs),
 		TimeoutClientData: ms,
 		TimeoutMemberData: ms,
+		Tags:              created.Tags(),
 		DefaultPool: &pools.CreateOpts{
 			Name:     naming.Pool(name, l.Name),
 			Protocol: pools.Protocol(l.PoolProtocol()),
 			LBMethod: lbMethod,
 			Members:  createMembers(subnetID, l.Members),
+			Tags:     created.Tags(),
 		},
 	}
 
@@ -42,6 +44,7 @@ func graphListener(name, subnetID string, l ListenerSpec) listeners.CreateOpts {
 			Timeout:        m.Timeout,
 			MaxRetries:     m.HealthyThreshold,
 			MaxRetriesDown: m.UnhealthyThreshold,
+			Tags:           created.Tags(),
 		}
 	}
 
