@@ -228,11 +228,11 @@ func TestCreate_lostAnswer(t *testing.T) {
 }
 
 // commitOnLookup makes Octavia show the load balancer of a lost POST only at the n-th listing
-// (it commits it while the provider looks).
+// (it commits it while the provider looks), with the creation mark the POST carried.
 func (f *fakeCloud) commitOnLookup(n int) {
 	f.api.On(http.MethodGet, "/octavia/v2/lbaas/loadbalancers", func(w http.ResponseWriter, r *http.Request) {
 		if f.api.Count("GET /octavia/v2/lbaas/loadbalancers") == n {
-			f.addLB("lb-web", StatusActive)
+			f.addLB("lb-web", StatusActive, created.Tags()...)
 		}
 
 		f.serve(w, r)

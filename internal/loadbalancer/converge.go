@@ -49,11 +49,15 @@ func (e *MismatchError) Error() string {
 // Octavia and Neutron report it afterwards.
 //
 // It looks the load balancer up by knownID (from the state; "" on create), then by its
-// deterministic name, adopting what it finds; otherwise it creates it. onID, when not nil,
-// is called with the load balancer's ID as soon as Octavia returns it, before any wait, so
-// that a failed or interrupted apply leaves a tracked (tainted) resource. Then it converges
-// the children listener by listener (converge), puts or removes the floating IP, and reads
-// the whole topology back.
+// deterministic name; otherwise it creates it. One found by name (a create, or an update whose
+// recorded load balancer is gone) is adopted only when an interrupted create of a load balancer
+// left it (ownership.go): anything else is refused before any write with a *cloud.ExistsError,
+// and so is an adopted one holding a listener, pool or monitor this provider did not make.
+// onID, when not nil, is called with the load balancer's ID as soon as Octavia returns it (or
+// the adopted one passed the rule), before any wait, so that a failed or interrupted apply
+// leaves a tracked (tainted) resource. Then it converges the children listener by listener
+// (converge), puts or removes the floating IP, reads back what the changes did not answer, and,
+// when it made or adopted the load balancer, marks it finished (complete) as its last step.
 //
 // On error the returned topology is the last one known (nil when none was read).
 func (s *Service) Ensure(ctx context.Context, spec Spec, knownID string, onID func(id string)) (*Topology, error) {
@@ -67,8 +71,7 @@ func (s *Service) Ensure(ctx context.Context, spec Spec, knownID string, onID fu
 	return top, err
 }
 
-// ensure is Ensure; it sets adopted when, nothing being recorded, it took over a load balancer
-// it found by name.
+// ensure is Ensure; it sets adopted when it took over a load balancer it found by name.
 func (s *Service) ensure(ctx context.Context, spec Spec, knownID string, onID func(id string), adopted *bool) (*Topology, error) {
 	if onID == nil {
 		onID = func(string) {}
@@ -89,6 +92,16 @@ func (s *Service) ensure(ctx context.Context, spec Spec, knownID string, onID fu
 		}
 
 		lb = nil
+	}
+
+	// A load balancer found by its name, not the recorded one, is taken over only when an
+	// interrupted create of a load balancer left it; anything else is refused here, before
+	// any write.
+	byName := lb != nil && lb.ID != knownID
+	if byName {
+		if err := s.adopt(*lb); err != nil {
+			return nil, err
+		}
 	}
 
 	// The VIP network is read, and the addresses checked against its subnet, before anything
@@ -119,12 +132,28 @@ func (s *Service) ensure(ctx context.Context, spec Spec, knownID string, onID fu
 		created = true
 	}
 
+	var t *Topology
+
 	if !created {
 		if err := checkAdoptable(spec, subnetID, lb); err != nil {
 			return nil, err
 		}
 
-		*adopted = knownID == ""
+		*adopted = byName
+	}
+
+	if byName {
+		// The parts of an adopted load balancer must be this provider's too, before it is
+		// recorded or changed; the memo is the recorded load balancer's, not this one's.
+		s.Memo = nil
+
+		if t, err = s.observe(ctx, lb); err != nil {
+			return nil, err
+		}
+
+		if err := s.checkParts(spec.Name, t); err != nil {
+			return nil, err
+		}
 	}
 
 	onID(lb.ID)
@@ -148,6 +177,8 @@ func (s *Service) ensure(ctx context.Context, spec Spec, knownID string, onID fu
 		if lb, err = s.waitActive(ctx, lb.ID, what); err != nil {
 			return nil, err
 		}
+
+		t = nil // read again below, as it is now
 	}
 
 	if created && s.SingleCallCreate {
@@ -156,13 +187,14 @@ func (s *Service) ensure(ctx context.Context, spec Spec, knownID string, onID fu
 		}
 	}
 
-	var t *Topology
-
-	if created && !s.SingleCallCreate {
+	switch {
+	case created && !s.SingleCallCreate:
 		// A load balancer made a moment ago has no children yet.
 		t = topologyOf(lb)
-	} else if t, err = s.observe(ctx, lb); err != nil {
-		return nil, err
+	case t == nil:
+		if t, err = s.observe(ctx, lb); err != nil {
+			return nil, err
+		}
 	}
 
 	if !fip.started {
@@ -184,21 +216,27 @@ func (s *Service) ensure(ctx context.Context, spec Spec, knownID string, onID fu
 		t.FloatingIP = fip.top.FloatingIP
 	}
 
-	if steps == 0 && !created {
-		return t, nil // nothing changed: t is what Octavia holds
-	}
-
 	// Every change's answer is in t already, nothing is read again but the statuses of the
 	// children a change left PENDING_* in t (the load balancer is ACTIVE again, so they should be
 	// too): one status tree, so that one left in ERROR fails the apply. The same tree names the
-	// members a batch update made (it answers none), for the memo of the next read.
-	if object, _ := t.notActive(); object != "" || !t.membersKnown() {
-		if err := s.settle(ctx, t); err != nil {
-			return t, err
-		}
+	// members a batch update made (it answers none), for the memo of the next read. Without a
+	// change, t is what Octavia holds.
+	if steps > 0 || created {
+		if object, _ := t.notActive(); object != "" || !t.membersKnown() {
+			if err := s.settle(ctx, t); err != nil {
+				return t, err
+			}
 
-		if object, state := t.notActive(); object != "" {
-			return t, s.statusError(ctx, lb.ID, object, state, "checking "+lb.Name)
+			if object, state := t.notActive(); object != "" {
+				return t, s.statusError(ctx, lb.ID, object, state, "checking "+lb.Name)
+			}
+		}
+	}
+
+	// Every part exists: a create marks the load balancer it made or adopted as finished.
+	if created || byName {
+		if err := s.complete(ctx, t); err != nil {
+			return t, err
 		}
 	}
 
@@ -221,6 +259,7 @@ func topologyOf(lb *loadbalancers.LoadBalancer) *Topology {
 		OperatingStatus:    lb.OperatingStatus,
 		CreatedAt:          lb.CreatedAt,
 		UpdatedAt:          lb.UpdatedAt,
+		Tags:               lb.Tags,
 		ListenerIDs:        listenerIDs,
 		PoolIDs:            poolIDs,
 	}
@@ -250,6 +289,7 @@ func (s *Service) create(ctx context.Context, spec Spec, subnetID string) (*load
 		Name:        naming.LoadBalancer(spec.Name),
 		VipSubnetID: subnetID,
 		VipAddress:  spec.VIPAddress,
+		Tags:        created.Tags(),
 	}
 
 	if s.SingleCallCreate {
@@ -270,6 +310,9 @@ func (s *Service) create(ctx context.Context, spec Spec, subnetID string) (*load
 		},
 		ID:     func(lb loadbalancers.LoadBalancer) string { return lb.ID },
 		Delete: s.removeTwin,
+		// Nothing carried the name when this create looked: what carries it after a lost
+		// answer is this create's only when it carries the creation mark, unfinished.
+		Adopt: s.adopt,
 	})
 	if err != nil {
 		if isConflict(err) {
@@ -315,61 +358,6 @@ func (e *CreateError) Error() string {
 }
 
 func (e *CreateError) Unwrap() error { return e.Err }
-
-// graphListener is one listener of the single-call create, with its pool, members and
-// monitor inside.
-func graphListener(name, subnetID string, l ListenerSpec) listeners.CreateOpts {
-	ms := l.idleTimeoutMS()
-	opts := listeners.CreateOpts{
-		Name:              naming.Listener(name, l.Name),
-		Protocol:          listeners.Protocol(l.Protocol),
-		ProtocolPort:      l.Port,
-		AllowedCIDRs:      cloud.SortedSet(l.AllowedCIDRs),
-		TimeoutClientData: ms,
-		TimeoutMemberData: ms,
-		DefaultPool: &pools.CreateOpts{
-			Name:     naming.Pool(name, l.Name),
-			Protocol: pools.Protocol(l.PoolProtocol()),
-			LBMethod: lbMethod,
-			Members:  createMembers(subnetID, l.Members),
-		},
-	}
-
-	if m := l.Monitor; m != nil {
-		opts.DefaultPool.Monitor = monitors.CreateOpts{
-			Name:           naming.Monitor(name, l.Name),
-			Type:           l.MonitorType(),
-			Delay:          m.Interval,
-			Timeout:        m.Timeout,
-			MaxRetries:     m.HealthyThreshold,
-			MaxRetriesDown: m.UnhealthyThreshold,
-		}
-	}
-
-	return opts
-}
-
-// waitTree waits until every object in the load balancer's status tree is ACTIVE (after a
-// single-call create, the load balancer is ACTIVE before its children are).
-func (s *Service) waitTree(ctx context.Context, id, while string) error {
-	_, err := cloud.Poll(ctx, cloud.PollSpec{
-		Pending:     []string{StatusPendingUpdate},
-		Target:      []string{StatusActive},
-		MinInterval: s.pollMin(),
-		MaxInterval: s.pollMax(),
-	}, func(ctx context.Context) (*loadbalancers.StatusTree, string, string, error) {
-		tree, err := s.statusTree(ctx, id)
-		if err != nil {
-			return nil, "", "", err
-		}
-
-		state, detail := treeState(tree)
-
-		return tree, state, detail, nil
-	})
-
-	return s.explain(ctx, id, while, err)
-}
 
 // converge brings the children of t to spec, listener by listener, and updates t as it goes.
 // It first checks that no listener needs a change Octavia cannot make (ImmutableError) and
@@ -521,7 +509,7 @@ func (s *Service) prune(ctx context.Context, st *stepper, spec Spec, byName map[
 				return err
 			}
 
-			o.PoolID, o.PoolProtocol, o.PoolStatus, o.Members, o.MemberIDs = "", "", "", nil, nil
+			o.PoolID, o.PoolProtocol, o.PoolStatus, o.Members, o.MemberIDs, o.PoolMark = "", "", "", nil, nil, naming.Mark{}
 			o.forgetMonitor()
 		}
 
@@ -554,7 +542,7 @@ func (s *Service) deleteMonitor(what, id string) change {
 }
 
 func (o *ObservedListener) forgetMonitor() {
-	o.MonitorID, o.MonitorName, o.MonitorType, o.MonitorStatus, o.Monitor = "", "", "", "", nil
+	o.MonitorID, o.MonitorName, o.MonitorType, o.MonitorStatus, o.Monitor, o.MonitorMark = "", "", "", "", nil, naming.Mark{}
 }
 
 // convergeListener creates or updates one listener, its pool, members and monitor.
@@ -570,10 +558,11 @@ func (s *Service) convergeListener(ctx context.Context, st *stepper, name, subne
 			Name:       poolName,
 			Protocol:   pools.Protocol(want.PoolProtocol()),
 			LBMethod:   lbMethod,
+			Tags:       created.Tags(),
 		}
 
 		if err := createChild(ctx, st, childCreate[pools.Pool]{
-			kind: "pool", name: poolName,
+			kind: "pool", name: poolName, owner: name, tags: func(p pools.Pool) []string { return p.Tags },
 			post: func(ctx context.Context) (pools.Pool, error) {
 				return deref(pools.Create(ctx, s.Octavia, opts).Extract())
 			},
@@ -585,6 +574,7 @@ func (s *Service) convergeListener(ctx context.Context, st *stepper, name, subne
 			delete: func(ctx context.Context, id string) error { return pools.Delete(ctx, s.Octavia, id).ExtractErr() },
 			record: func(p pools.Pool) {
 				o.PoolID, o.PoolProtocol, o.PoolStatus, o.DefaultPoolID, o.Members, o.MemberIDs = p.ID, p.Protocol, p.ProvisioningStatus, p.ID, nil, nil
+				o.PoolMark = naming.MarkOfTags(p.Tags)
 			},
 		}); err != nil {
 			return err
@@ -599,7 +589,7 @@ func (s *Service) convergeListener(ctx context.Context, st *stepper, name, subne
 		return nil
 	}
 
-	return s.convergeMonitor(ctx, st, naming.Monitor(name, want.Name), want, o)
+	return s.convergeMonitor(ctx, st, name, want, o)
 }
 
 // convergeListenerItself creates or updates the listener of want.
@@ -617,10 +607,11 @@ func (s *Service) convergeListenerItself(ctx context.Context, st *stepper, name 
 			TimeoutClientData: ms,
 			TimeoutMemberData: ms,
 			DefaultPoolID:     o.PoolID, // a pool left without its listener is linked at once
+			Tags:              created.Tags(),
 		}
 
 		return createChild(ctx, st, childCreate[listeners.Listener]{
-			kind: "listener", name: listenerName,
+			kind: "listener", name: listenerName, owner: name, tags: func(l listeners.Listener) []string { return l.Tags },
 			post: func(ctx context.Context) (listeners.Listener, error) {
 				return deref(listeners.Create(ctx, s.Octavia, opts).Extract())
 			},
@@ -672,8 +663,11 @@ func (s *Service) convergeListenerItself(ctx context.Context, st *stepper, name 
 	return nil
 }
 
-// convergeMonitor creates or updates the health monitor of want (which has one).
-func (s *Service) convergeMonitor(ctx context.Context, st *stepper, monitorName string, want ListenerSpec, o *ObservedListener) error {
+// convergeMonitor creates or updates the health monitor of want (which has one) of load
+// balancer name.
+func (s *Service) convergeMonitor(ctx context.Context, st *stepper, name string, want ListenerSpec, o *ObservedListener) error {
+	monitorName := naming.Monitor(name, want.Name)
+
 	switch {
 	case o.MonitorID == "":
 		opts := monitors.CreateOpts{
@@ -684,10 +678,11 @@ func (s *Service) convergeMonitor(ctx context.Context, st *stepper, monitorName 
 			Timeout:        want.Monitor.Timeout,
 			MaxRetries:     want.Monitor.HealthyThreshold,
 			MaxRetriesDown: want.Monitor.UnhealthyThreshold,
+			Tags:           created.Tags(),
 		}
 
 		return createChild(ctx, st, childCreate[monitors.Monitor]{
-			kind: "health monitor", name: monitorName,
+			kind: "health monitor", name: monitorName, owner: name, tags: func(m monitors.Monitor) []string { return m.Tags },
 			post: func(ctx context.Context) (monitors.Monitor, error) {
 				return deref(monitors.Create(ctx, s.Octavia, opts).Extract())
 			},

@@ -90,6 +90,7 @@ func TestEnsure_createsStepByStepWithoutConflicts(t *testing.T) {
 		"POST listeners", "POST pools", "PUT members", "POST healthmonitors", // https
 		"POST listeners", "POST pools", "PUT members", // ssh
 		"POST listeners", "POST pools", "PUT members", "POST healthmonitors", // dns
+		"PUT loadbalancers", // the completion mark, last
 	}
 	octavia := slices.DeleteFunc(slices.Clone(mutations), func(m string) bool { return strings.HasSuffix(m, "floatingips") })
 
@@ -177,8 +178,8 @@ func TestEnsure_singleCallCreate(t *testing.T) {
 	}
 
 	conflicts, mutations := f.counters()
-	if conflicts != 0 || !slices.Equal(mutations, []string{"POST loadbalancers"}) {
-		t.Errorf("single-call create: %d conflicts, mutations %v; want 0 and one POST", conflicts, mutations)
+	if conflicts != 0 || !slices.Equal(mutations, []string{"POST loadbalancers", "PUT loadbalancers"}) {
+		t.Errorf("single-call create: %d conflicts, mutations %v; want 0, one POST and the completion mark", conflicts, mutations)
 	}
 
 	if len(top.Listeners) != 3 || top.Listeners[0].Name != "https" || top.Listeners[0].PoolProtocol != "PROXYV2" { // creation order
@@ -262,7 +263,7 @@ func TestEnsure_waitsForAPendingLoadBalancerBeforeChanging(t *testing.T) {
 
 	f := newFakeCloud(t)
 	f.settle = 5
-	id := f.addLB(naming.LoadBalancer("web"), StatusPendingUpdate)
+	id := f.addLB(naming.LoadBalancer("web"), StatusPendingUpdate, created.Tags()...) // an interrupted create's
 
 	top, err := f.service().Ensure(t.Context(), threeListeners(false), "", nil)
 	if err != nil {
@@ -532,7 +533,7 @@ func TestEnsure_names(t *testing.T) {
 		t.Parallel()
 
 		f := newFakeCloud(t)
-		id := f.addLB("lb-web", StatusActive)
+		id := f.addLB("lb-web", StatusActive, created.Tags()...) // an interrupted create's
 
 		top, err := f.service().Ensure(t.Context(), threeListeners(false), "", nil)
 		if err != nil {
@@ -548,7 +549,7 @@ func TestEnsure_names(t *testing.T) {
 		t.Parallel()
 
 		f := newFakeCloud(t)
-		id := f.addLB("lb-web", StatusActive)
+		id := f.addLB("lb-web", StatusActive, created.Tags()...)
 		f.lbs[id].obj["vip_network_id"] = "net-other"
 
 		recorded := ""

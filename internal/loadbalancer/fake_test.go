@@ -28,6 +28,8 @@ import (
 //   - every change of the load balancer's provisioning status sets its updated_at, and the
 //     load balancer names its listeners' and pools' IDs, as in Octavia;
 //   - name filters match prefixes (fuzzy, like some releases), so callers must post-filter;
+//   - every object keeps the tags it was posted with ([] for none), and a PUT with tags replaces
+//     them (the load balancer's too, which locks it like any change);
 //   - a single-call create with listeners inside works (the children go ACTIVE with the load
 //     balancer) when graphWorks is set, and leaves them PENDING_CREATE forever otherwise.
 type fakeCloud struct {
@@ -343,6 +345,18 @@ func (f *fakeCloud) octavia(w http.ResponseWriter, r *http.Request, parts []stri
 
 		reply(w, http.StatusOK, map[string]any{"loadbalancer": f.served(lb)})
 
+	case kind == "loadbalancers" && r.Method == http.MethodPut:
+		lb := f.lbs[id]
+		if !f.lock(w, lb, "PUT loadbalancers") {
+			return
+		}
+
+		for k, v := range object(body["loadbalancer"]) {
+			lb.obj[k] = v
+		}
+
+		reply(w, http.StatusOK, map[string]any{"loadbalancer": f.served(lb)})
+
 	case kind == "loadbalancers" && r.Method == http.MethodDelete:
 		lb := f.lbs[id]
 		if !f.lock(w, lb, "DELETE loadbalancers") {
@@ -378,7 +392,7 @@ func (f *fakeCloud) createLB(w http.ResponseWriter, in map[string]any) {
 	obj := map[string]any{
 		"id": id, "name": in["name"], "project_id": "project-1", "vip_address": addr, "vip_port_id": port,
 		"vip_subnet_id": in["vip_subnet_id"], "vip_network_id": f.networkID, "provisioning_status": StatusPendingCreate,
-		"operating_status": "OFFLINE", "created_at": f.createdAt(),
+		"operating_status": "OFFLINE", "created_at": f.createdAt(), "tags": tagsOf(in),
 	}
 
 	lb := &fakeLB{obj: obj, pending: f.settle, fail: f.failOn == "POST loadbalancers"}
@@ -434,6 +448,7 @@ func (f *fakeCloud) newListener(id string, ref []any, in map[string]any) map[str
 		"timeout_client_data": 50000.0,
 		"timeout_member_data": 50000.0,
 		"provisioning_status": StatusPendingCreate,
+		"tags":                tagsOf(in),
 	}
 
 	for _, k := range []string{"timeout_client_data", "timeout_member_data"} {
@@ -456,6 +471,7 @@ func (f *fakeCloud) newPool(id string, ref []any, listenerID string, in map[stri
 		"loadbalancers":       ref,
 		"listeners":           []any{map[string]any{"id": listenerID}},
 		"provisioning_status": StatusPendingCreate,
+		"tags":                tagsOf(in),
 	}
 	f.pools[id] = p
 
@@ -467,7 +483,7 @@ func (f *fakeCloud) newMonitor(id string, ref []any, poolID string, in map[strin
 		"loadbalancers": ref,
 		"id":            id, "name": in["name"], "type": in["type"], "delay": in["delay"], "timeout": in["timeout"],
 		"max_retries": in["max_retries"], "max_retries_down": in["max_retries_down"],
-		"pools": []any{map[string]any{"id": poolID}}, "provisioning_status": StatusPendingCreate,
+		"pools": []any{map[string]any{"id": poolID}}, "provisioning_status": StatusPendingCreate, "tags": tagsOf(in),
 	}
 	if m["max_retries_down"] == nil {
 		m["max_retries_down"] = 3.0
@@ -693,69 +709,9 @@ func (f *fakeCloud) tree(lb *fakeLB) map[string]any {
 		"operating_status": lb.obj["operating_status"], "listeners": ls}
 }
 
-// floatingIPs is Neutron's /floatingips[/id].
-func (f *fakeCloud) floatingIPs(w http.ResponseWriter, r *http.Request, id string, body map[string]any) {
-	q := r.URL.Query()
-
-	switch {
-	case id == "" && r.Method == http.MethodGet:
-		out := []any{}
-
-		for _, fip := range f.fips {
-			if p := q.Get("port_id"); p != "" && fip["port_id"] != p {
-				continue
-			}
-
-			if d := q.Get("description"); d != "" && !strings.HasPrefix(fmt.Sprint(fip["description"]), d) {
-				continue
-			}
-
-			out = append(out, fip)
-		}
-
-		reply(w, http.StatusOK, map[string]any{"floatingips": out})
-
-	case id == "" && r.Method == http.MethodPost:
-		in := object(body["floatingip"])
-		if in["floating_network_id"] != f.externalID {
-			reply(w, http.StatusBadRequest, map[string]any{"NeutronError": map[string]any{"message": "wrong external network"}})
-			return
-		}
-
-		fid := f.id("fip")
-		fip := map[string]any{"id": fid, "floating_ip_address": fmt.Sprintf("203.0.113.%d", f.seq), "port_id": in["port_id"],
-			"description": in["description"], "floating_network_id": in["floating_network_id"]}
-		f.fips[fid] = fip
-		f.mutations = append(f.mutations, "POST floatingips")
-
-		reply(w, http.StatusCreated, map[string]any{"floatingip": fip})
-
-	case f.fips[id] == nil:
-		reply(w, http.StatusNotFound, nil)
-
-	case r.Method == http.MethodPut:
-		for k, v := range object(body["floatingip"]) {
-			f.fips[id][k] = v
-		}
-
-		f.mutations = append(f.mutations, "PUT floatingips")
-
-		reply(w, http.StatusOK, map[string]any{"floatingip": f.fips[id]})
-
-	case r.Method == http.MethodDelete:
-		delete(f.fips, id)
-		f.mutations = append(f.mutations, "DELETE floatingips")
-
-		reply(w, http.StatusNoContent, nil)
-
-	default:
-		reply(w, http.StatusMethodNotAllowed, nil)
-	}
-}
-
-// addLB makes a load balancer directly in the fake (ACTIVE, no children), as if made out of
+// addLB makes a load balancer directly in the fake (no children) with tags, as if made out of
 // band, and returns its ID.
-func (f *fakeCloud) addLB(name, status string) string {
+func (f *fakeCloud) addLB(name, status string, tags ...string) string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 
@@ -763,10 +719,19 @@ func (f *fakeCloud) addLB(name, status string) string {
 	f.lbs[id] = &fakeLB{obj: map[string]any{
 		"id": id, "name": name, "project_id": "project-1", "vip_address": "10.0.0.20", "vip_port_id": f.id("vip-port"),
 		"vip_subnet_id": f.subnetID, "vip_network_id": f.networkID, "provisioning_status": status, "operating_status": "OFFLINE",
-		"created_at": f.createdAt(),
+		"created_at": f.createdAt(), "tags": anyList(tags),
 	}, pending: f.settle}
 
 	return id
+}
+
+// interrupt takes the completion mark off load balancer id, as if its create had been
+// interrupted before its last step.
+func (f *fakeCloud) interrupt(id string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+
+	f.lbs[id].obj["tags"] = anyList(created.Tags())
 }
 
 // dropLB removes a load balancer out of band; Neutron keeps its floating IP, on no port.
@@ -782,6 +747,25 @@ func (f *fakeCloud) dropLB(id string) {
 			fip["port_id"] = nil
 		}
 	}
+}
+
+// tagsOf is the tags of a posted object as Octavia keeps them: [] for none.
+func tagsOf(in map[string]any) []any {
+	if tags := items(in["tags"]); tags != nil {
+		return tags
+	}
+
+	return []any{}
+}
+
+// anyList is ss as a decoded JSON list.
+func anyList(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+
+	return out
 }
 
 // str, object and items read decoded JSON values; a missing or mistyped value is the zero value.

@@ -405,7 +405,8 @@ func TestFloatingIP_onlyOursAreDeleted(t *testing.T) {
 	})
 }
 
-// TestRefound: a load balancer whose recorded ID is gone is found again by name and the
+// TestRefound: a load balancer whose recorded ID is gone is found again by name when an
+// interrupted create of a load balancer left it (ownership_test.go: nothing else is), and the
 // warning names both IDs and when the new one was made; Delete acts on the recorded ID only,
 // so that the newer load balancer of that name survives a destroy of the old state.
 func TestRefound(t *testing.T) {
@@ -413,7 +414,7 @@ func TestRefound(t *testing.T) {
 
 	f, svc, top := ensured(t, false)
 	f.dropLB(top.ID)
-	newer := f.addLB("lb-web", StatusActive)
+	newer := f.addLB("lb-web", StatusActive, created.Tags()...)
 
 	got, err := svc.Observe(t.Context(), top.ID, "web")
 	if err != nil || got == nil || got.ID != newer {
@@ -441,7 +442,8 @@ func TestRefound(t *testing.T) {
 		t.Errorf("deleting the gone %s made %v and left the newer %s: %t; want nothing touched", top.ID, mutations, newer, f.lbs[newer] != nil)
 	}
 
-	// With no ID recorded (a create that never got one), the name is all there is.
+	// With no ID recorded (a create that never got one), the name is all there is: an
+	// unfinished create's load balancer is taken.
 	if err := svc.Delete(t.Context(), "", "web"); err != nil {
 		t.Fatal(err)
 	}
@@ -451,16 +453,18 @@ func TestRefound(t *testing.T) {
 	}
 }
 
-// TestAdopted: a create (nothing recorded) that finds the load balancer by name takes it over
-// and says so, with its ID and creation time; one that made it, or an update by the recorded
-// ID, says nothing (issue 12, behaviour 7).
+// TestAdopted: a create (nothing recorded) that finds by name the load balancer an interrupted
+// create left takes it over and says so, with its ID and creation time; one that made it, or an
+// update by the recorded ID, says nothing (issue 12, behaviour 7).
 func TestAdopted(t *testing.T) {
 	t.Parallel()
 
-	_, svc, top := ensured(t, false)
+	f, svc, top := ensured(t, false)
 	if top.Adopted || Adopted(top, "here") != "" {
 		t.Fatalf("a fresh create was taken for an adoption: %+v", top)
 	}
+
+	f.interrupt(top.ID)
 
 	again, err := svc.Ensure(t.Context(), threeListeners(false), "", nil)
 	if err != nil || again.ID != top.ID || !again.Adopted {

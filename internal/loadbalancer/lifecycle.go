@@ -114,11 +114,12 @@ func (j *floatingIPJob) wait() error {
 }
 
 // Delete removes load balancer id (from the state; "" when none was recorded, and only then
-// is it looked up by name): first the floating IPs on its VIP port (the cascade removes the
-// port that anchors them; those this provider made, described lb-<name>, are deleted, others
-// only detached), then the load balancer with everything under it in one cascade call, then
-// waits until Octavia answers 404. A load balancer already gone is fine (a newer one that
-// carries its name is never touched); floating IPs left over for it are removed too.
+// is it looked up by name, and taken only when an interrupted create left it: refind): first
+// the floating IPs on its VIP port (the cascade removes the port that anchors them; those this
+// provider made, described lb-<name>, are deleted, others only detached), then the load
+// balancer with everything under it in one cascade call, then waits until Octavia answers 404.
+// A load balancer already gone is fine (a newer one that carries its name is never touched);
+// floating IPs left over for it are removed too.
 func (s *Service) Delete(ctx context.Context, id, name string) error {
 	var (
 		lb  *loadbalancers.LoadBalancer
@@ -130,7 +131,7 @@ func (s *Service) Delete(ctx context.Context, id, name string) error {
 	if id != "" {
 		lb, err = s.get(ctx, id)
 	} else {
-		lb, err = s.locate(ctx, "", name)
+		lb, err = s.refind(ctx, "", name)
 	}
 
 	if err != nil {

@@ -104,10 +104,12 @@ func (s *Service) locate(ctx context.Context, id, name string) (*loadbalancers.L
 }
 
 // Observe reads the whole topology of the load balancer: by id, or by the deterministic
-// name when id is empty or gone (DESIGN.md §5). name may be empty when only the ID is known
-// (import). It returns nil without error when the load balancer does not exist.
+// name when id is empty or gone (DESIGN.md §5), and then only one that an interrupted create of
+// a load balancer left (refind: a finished one is another configuration's, an unmarked one
+// someone else's). name may be empty when only the ID is known (import). It returns nil without
+// error when the load balancer does not exist.
 func (s *Service) Observe(ctx context.Context, id, name string) (*Topology, error) {
-	lb, err := s.locate(ctx, id, name)
+	lb, err := s.refind(ctx, id, name)
 	if err != nil || lb == nil {
 		return nil, err
 	}
@@ -125,7 +127,8 @@ func Refound(recordedID string, t *Topology, where string) string {
 	}
 
 	return fmt.Sprintf("The load balancer %s recorded in the state is gone; %s (%s) in %s, created %s, carries its name "+
-		"now, and the state follows it. If it is not this resource's, remove the resource from the state before applying.",
+		"now (it carries this provider's mark of an unfinished load balancer create), and the state follows it. If it is "+
+		"not this resource's, remove the resource from the state before applying.",
 		recordedID, t.Name, t.ID, where, createdAt(t))
 }
 
@@ -136,9 +139,9 @@ func Adopted(t *Topology, where string) string {
 		return ""
 	}
 
-	return fmt.Sprintf("The load balancer %s (%s) already existed in %s, created %s, and was adopted instead of a new one "+
-		"being made (an interrupted apply leaves one behind). If another workspace manages it, remove this resource from "+
-		"this configuration.", t.Name, t.ID, where, createdAt(t))
+	return fmt.Sprintf("The load balancer %s (%s) already existed in %s, created %s, begun by a create of a "+
+		"unikorn_loadbalancer that did not finish (an interrupted or failed apply): it was adopted and finished instead "+
+		"of a new one being made.", t.Name, t.ID, where, createdAt(t))
 }
 
 // createdAt says when t was made.
@@ -312,6 +315,7 @@ func (s *Service) assemble(ctx context.Context, t *Topology, name string, ls []l
 		}
 
 		o.PoolID = p.ID
+		o.PoolMark = naming.MarkOfTags(p.Tags)
 		o.PoolProtocol = p.Protocol
 		o.PoolStatus = p.ProvisioningStatus
 		poolOf[p.ID] = o
@@ -363,6 +367,7 @@ func (s *Service) assemble(ctx context.Context, t *Topology, name string, ls []l
 // setListener records listener l.
 func (o *ObservedListener) setListener(l listeners.Listener) {
 	o.ListenerID = l.ID
+	o.ListenerMark = naming.MarkOfTags(l.Tags)
 	o.Protocol = l.Protocol
 	o.Port = l.ProtocolPort
 	o.AllowedCIDRs = cloud.SortedSet(l.AllowedCIDRs)
@@ -375,6 +380,7 @@ func (o *ObservedListener) setListener(l listeners.Listener) {
 // setMonitor records health monitor m.
 func (o *ObservedListener) setMonitor(m monitors.Monitor) {
 	o.MonitorID, o.MonitorName, o.MonitorType, o.MonitorStatus = m.ID, m.Name, m.Type, m.ProvisioningStatus
+	o.MonitorMark = naming.MarkOfTags(m.Tags)
 	o.Monitor = &MonitorSpec{
 		Interval:           m.Delay,
 		Timeout:            m.Timeout,

@@ -295,8 +295,9 @@ func TestAccLoadBalancer_basic(t *testing.T) {
 }
 
 // TestAccLoadBalancer_names checks the linkage contract against a real Octavia: a near miss
-// (lb-<name>2) is neither adopted nor touched, an existing lb-<name> is adopted (same ID) and
-// converged, and two load balancers with one name are an error naming both.
+// (lb-<name>2) is neither adopted nor touched, an lb-<name> that an interrupted create left (the
+// creation mark only: ownership_acc_test.go has the others) is adopted (same ID) and converged,
+// and two load balancers with one name are an error naming both.
 func TestAccLoadBalancer_names(t *testing.T) {
 	name := acctest.IdentityName()
 
@@ -335,8 +336,8 @@ func TestAccLoadBalancer_names(t *testing.T) {
 		},
 		{
 			PreConfig: func() {
-				ids := acctest.CreateRawLoadBalancers(t, project, region, subnet, "lb-"+name+"2", "lb-"+name)
-				nearMiss, adoptee = ids[0], ids[1]
+				nearMiss = acctest.CreateRawLoadBalancers(t, project, region, subnet, "lb-"+name+"2")[0]
+				adoptee = acctest.CreateTaggedLoadBalancer(t, project, region, subnet, "lb-"+name, creationMark)
 			},
 			Config: lbConfig(name, oneListener),
 			Check: resource.ComposeAggregateTestCheckFunc(

@@ -34,7 +34,22 @@ func (r *loadBalancerResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			"(one batch update; a change of one member's weight alone updates that member), monitor settings; listeners added to the configuration are created, listeners removed from " +
 			"it are deleted with their pool and monitor. A listener's `protocol`, `port` and `proxy_protocol_v2` cannot " +
 			"change (Octavia cannot change them): give the listener a new name instead. Objects are found again by their " +
-			"names (exact match; two objects with one name are an error), so an interrupted apply adopts what it made.\n\n" +
+			"names (exact match; two objects with one name are an error).\n\n" +
+			"**Adoption.** The load balancer, its listeners, pools and health monitors carry this provider's ownership " +
+			"marks as Octavia tags: `unikorn-terraform:unikorn_loadbalancer` from their create request on, and, on the load " +
+			"balancer only, `unikorn-terraform:created`, written as the last step of its create. A create that finds " +
+			"`lb-<name>` in the identity's project and region adopts it only when an interrupted create of a " +
+			"`unikorn_loadbalancer` left it (the first mark without the second): it keeps the load balancer's ID and what it " +
+			"holds, makes what is missing and marks it finished, so that a killed or failed apply leaves no twin. Any other " +
+			"load balancer of that name is refused before anything is changed, and the error gives the `terraform import` " +
+			"command that takes it over: one made by Unikorn, by hand or by another tool (no marks), one that another " +
+			"configuration holds (finished), or an unfinished one holding a listener, pool or monitor named after this " +
+			"resource that this provider did not make. Adoption never re-tags, converges or records what it refuses. The " +
+			"floating IP on the VIP is found by its description `lb-<name>`, which only this provider writes.\n\n" +
+			"An imported load balancer is managed in place like any other but never marked: updates add no mark (listeners, " +
+			"pools and monitors created in it later carry the creation mark). When the recorded load balancer is gone, a " +
+			"refresh follows another of its name only when that one is an unfinished create; otherwise the resource is gone " +
+			"and the plan creates it again (which then refuses a load balancer of that name made by someone else).\n\n" +
 			"Deletion removes the floating IP, then the load balancer with everything under it in one cascade call.\n\n" +
 			"**Import** by `REGION/ID` or `REGION/name` (the `name` of `lb-<name>`); a bare `ID` or `name` means the " +
 			"provider's default region.",

@@ -1,6 +1,7 @@
 package loadbalancer
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -106,10 +107,15 @@ func (st *stepper) do(ctx context.Context, c change) error {
 
 // unsure tells whether Octavia may have made the change that failed with err: no definite
 // answer (a 5xx, a reset, a lost answer), or a 409, which our own retry of a change that did
-// land meets. A twin removed by cloud.Create is definite.
+// land meets. A twin removed by cloud.Create, and an object refused by the ownership rule, are
+// definite.
 func unsure(err error) bool {
-	var twin *cloud.TwinError
-	if errors.As(err, &twin) {
+	var (
+		twin   *cloud.TwinError
+		exists *cloud.ExistsError
+	)
+
+	if errors.As(err, &twin) || errors.As(err, &exists) {
 		return false
 	}
 
@@ -136,20 +142,32 @@ func deleteChild(what string, del, get func(ctx context.Context) error) change {
 // childCreate is the create of one child of the load balancer (listener, pool, monitor).
 type childCreate[T any] struct {
 	kind, name string
-	post       func(ctx context.Context) (T, error)
+	// owner is the user-given name of the load balancer.
+	owner string
+	post  func(ctx context.Context) (T, error)
 	// find lists the children of this load balancer (or pool) named exactly name.
-	find   func(ctx context.Context) ([]T, error)
-	id     func(T) string
+	find func(ctx context.Context) ([]T, error)
+	id   func(T) string
+	// tags are a child's Octavia tags, which carry its marks.
+	tags   func(T) []string
 	delete func(ctx context.Context, id string) error
 	// record puts what the create made (or the listing found) into the observed listener.
 	record func(T)
 }
 
-// create makes the child through cloud.Create as one step of st: a lost answer is found again
-// by name, and a twin (another child with the name, made at the same time) is removed again.
+// adopt is the ownership rule of a child that carries c's name after a lost answer: it is the
+// one this create made only when it carries the creation mark (ownership.go).
+func (c childCreate[T]) adopt(s *Service, v T) error {
+	return s.part(c.owner, c.kind, c.name, c.id(v), naming.MarkOfTags(c.tags(v)))
+}
+
+// createChild makes the child through cloud.Create as one step of st: a lost answer is found
+// again by name (only a child carrying the creation mark is taken), and a twin (another child
+// with the name, made at the same time) is removed again.
 func createChild[T any](ctx context.Context, st *stepper, c childCreate[T]) error {
 	spec := cloud.CreateSpec[T]{
 		Kind: c.kind, Name: c.name, Create: c.post, Find: c.find, ID: c.id,
+		Adopt: func(v T) error { return c.adopt(st.s, v) },
 		Delete: func(ctx context.Context, id string) error {
 			// The create that made the twin holds the load balancer's lock.
 			if _, err := st.s.waitActive(ctx, st.id, "removing the twin "+c.kind+" "+id); err != nil {
@@ -172,10 +190,22 @@ func createChild[T any](ctx context.Context, st *stepper, c childCreate[T]) erro
 		},
 		landed: func(ctx context.Context) (bool, error) {
 			found, err := c.find(ctx)
+			if err != nil {
+				return false, err
+			}
+
+			var refusal error
+
+			found = slices.DeleteFunc(found, func(v T) bool {
+				err := c.adopt(st.s, v)
+				refusal = cmp.Or(refusal, err)
+
+				return err != nil
+			})
 
 			switch {
-			case err != nil || len(found) == 0:
-				return false, err
+			case len(found) == 0:
+				return false, refusal
 			case len(found) > 1:
 				ids := make([]string, len(found))
 				for i, f := range found {

@@ -2,14 +2,16 @@
 // with its listeners, pools, members and health monitors, and an optional floating IP on its
 // VIP, converged in place as one desired-state object (DESIGN.md §6).
 //
-// The core (topology.go, observe.go, converge.go, steps.go, lifecycle.go, status.go,
-// neutron.go, check.go, import.go) is Terraform-free: it finds the objects again by their
-// deterministic names (naming.LoadBalancer, naming.Listener, ...), creates them step by step
-// through cloud.Create — the load balancer, then per listener: listener, pool, members in one
-// batch, monitor — waiting for the load balancer to be ACTIVE between steps, so that no request
-// ever meets Octavia's immutability lock, prunes the children the configuration no longer
-// implies, and recovers in place every change whose answer was lost (steps.go). The framework files (resource.go,
-// schema.go, plan.go, validate.go, flatten.go) map the schema onto it.
+// The core (topology.go, observe.go, converge.go, singlecall.go, steps.go, ownership.go,
+// lifecycle.go, status.go, neutron.go, check.go, import.go) is Terraform-free: it finds the
+// objects again by their deterministic names (naming.LoadBalancer, naming.Listener, ...),
+// creates them step by step through cloud.Create — the load balancer, then per listener:
+// listener, pool, members in one batch, monitor — waiting for the load balancer to be ACTIVE
+// between steps, so that no request ever meets Octavia's immutability lock, prunes the children
+// the configuration no longer implies, and recovers in place every change whose answer was lost
+// (steps.go). What it makes carries the ownership marks as Octavia tags, and a create adopts
+// only what an interrupted create of a load balancer left (ownership.go). The framework files
+// (resource.go, schema.go, plan.go, validate.go, flatten.go) map the schema onto it.
 package loadbalancer
 
 import (
@@ -156,8 +158,11 @@ type Topology struct {
 	OperatingStatus    string
 	CreatedAt          time.Time // zero when Octavia did not say
 	UpdatedAt          time.Time // as last seen: after a change, the one it left (converge); zero when Octavia did not say
+	// Tags are the load balancer's Octavia tags: only the ownership marks (naming.MarkOfTags),
+	// as this provider writes no other.
+	Tags []string
 	// Adopted says that a create found this load balancer by name and took it over instead of
-	// making one (an interrupted apply's, or someone else's).
+	// making one: what an interrupted create of a load balancer left unfinished.
 	Adopted bool
 
 	// Listeners are the children named after the linkage contract (lb-<name>-<listener>-…),
@@ -183,6 +188,7 @@ type ObservedListener struct {
 	Name string // the listener's short name
 
 	ListenerID          string // "" when the listener is missing
+	ListenerMark        naming.Mark
 	Protocol            string
 	Port                int
 	AllowedCIDRs        []string // sorted
@@ -192,6 +198,7 @@ type ObservedListener struct {
 	ListenerStatus      string
 
 	PoolID       string // "" when the pool is missing
+	PoolMark     naming.Mark
 	PoolProtocol string
 	PoolStatus   string
 	Members      []Member // sorted
@@ -200,6 +207,7 @@ type ObservedListener struct {
 	MemberIDs map[string]string
 
 	MonitorID     string // "" when the monitor is missing
+	MonitorMark   naming.Mark
 	MonitorName   string
 	MonitorType   string
 	Monitor       *MonitorSpec
