@@ -86,8 +86,8 @@ func (r *domainResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 	}
 }
 
-// Create creates the domain; one of the name that exists already is an error that says how to
-// import it.
+// Create creates the domain, or adopts the one an interrupted create of a unikorn_domain left
+// unfinished; any other domain of the name is an error that says how to import it.
 func (r *domainResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	r.Open(ctx, adapter.Create, req.Plan, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, svc *Service, m *domainModel, subject string) {
 		d, err := svc.Create(ctx, m.spec())
@@ -154,7 +154,8 @@ func (r *domainResource) locate(ctx context.Context, svc *Service, idOrName stri
 
 // ModifyPlan refuses, at plan time, to manage Keystone's Default domain or the provider's
 // managed domain (by name on create or rename, by ID on every plan including destroy), and a
-// create or rename onto the name of a domain that exists already.
+// create or rename onto the name of a domain that exists already, unless a create meets what an
+// interrupted create of a unikorn_domain left unfinished (which it adopts).
 func (r *domainResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	c := r.Cloud()
 	if c == nil {
@@ -225,11 +226,16 @@ func (r *domainResource) planName(ctx context.Context, name string, state *domai
 			return
 		}
 
-		diags.AddAttributeError(path.Root("name"), summaryExists, (&ExistsError{
-			Kind: "domain", Name: d.Name, ID: d.ID, Import: "unikorn_domain.<name> " + d.ID,
-		}).Error())
+		// A rename never adopts; a create adopts only an interrupted create of its exact name.
+		err := cloud.Adopt(d.Existing())
+		if err == nil && (state != nil || d.Name != name) {
+			err = &cloud.ExistsError{Existing: d.Existing(), Claim: cloud.ClaimOf(TypeName, d.Mark)}
+		}
 
-		return
+		if err != nil {
+			diags.AddAttributeError(path.Root("name"), summaryExists, err.Error())
+			return
+		}
 	}
 }
 

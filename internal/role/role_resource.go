@@ -95,7 +95,8 @@ func (r *roleResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 	}
 }
 
-// Create creates the role and its inference rules.
+// Create creates the role and its inference rules (or adopts what an interrupted create of a
+// unikorn_role left unfinished).
 func (r *roleResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	r.Open(ctx, adapter.Create, req.Plan, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, svc *Service, m *roleModel, subject string) {
 		spec := m.spec(ctx, &resp.Diagnostics)
@@ -153,7 +154,8 @@ func (r *roleResource) ValidateConfig(ctx context.Context, req resource.Validate
 }
 
 // ModifyPlan refuses, at plan time, to create a role whose name is taken in its scope (global,
-// or the domain's) by a role this configuration does not manage: import it instead.
+// or the domain's) by a role that the create may not adopt (anything but what an interrupted
+// create of a unikorn_role left unfinished): import it instead.
 func (r *roleResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	p, ok := adapter.OpenPlan[roleModel](ctx, req, &resp.Diagnostics)
 	if !ok || !p.Creating() || r.Cloud() == nil || p.Plan.Name.IsUnknown() || p.Plan.DomainID.IsUnknown() {
@@ -173,9 +175,9 @@ func (r *roleResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 	case err != nil:
 		resp.Diagnostics.AddError("Error reading roles", fmt.Sprintf("the %s roles named %q: %s", where(domainID), name, err))
 	case existing != nil:
-		resp.Diagnostics.AddAttributeError(path.Root("name"), summaryExists, (&domain.ExistsError{
-			Kind: "role", Name: name, ID: existing.ID, Import: "unikorn_role.<name> " + existing.ID,
-		}).Error())
+		if err := cloud.Adopt(existing.Existing()); err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("name"), summaryExists, err.Error())
+		}
 	}
 }
 
