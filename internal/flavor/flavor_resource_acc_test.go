@@ -248,7 +248,7 @@ func TestAccFlavorResource_existing(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config:      flavorConfig(name, sizes+`  extra_specs = { "unikorn:acctest" = "adopted" }`),
-				ExpectError: regexp.MustCompile(`(?s)Flavor exists already.*` + same + `.*terraform import unikorn_flavor`),
+				ExpectError: regexp.MustCompile(`(?s)Flavor exists already.*` + same + `.*terraform\s+import\s+unikorn_flavor`),
 			},
 			{
 				Config:      flavorConfig(other, sizes),
