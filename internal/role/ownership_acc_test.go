@@ -76,7 +76,7 @@ func TestAccRole_existingRefused(t *testing.T) {
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             resource.ComposeAggregateTestCheckFunc(checkRoleDestroy(t), untouched),
 		Steps: []resource.TestStep{{
-			Config: fmt.Sprintf("resource \"unikorn_role\" \"test\" {\n  name    = %q\n  implies = [\"member\"]\n}\n", name),
+			Config:      fmt.Sprintf("resource \"unikorn_role\" \"test\" {\n  name    = %q\n  implies = [\"member\"]\n}\n", name),
 			ExpectError: regexp.MustCompile(`(?s)Role exists already.*` + id + `.*did\s+not\s+make\s+it.*terraform\s+import\s+unikorn_role`),
 		}},
 	})
@@ -111,7 +111,7 @@ func TestAccRole_interruptedCreateAdopted(t *testing.T) {
 			},
 			{
 				// Another configuration (the same one with a second resource of the name) is refused.
-				Config: config + fmt.Sprintf("resource \"unikorn_role\" \"twin\" {\n  name = %q\n}\n", name),
+				Config:      config + fmt.Sprintf("resource \"unikorn_role\" \"twin\" {\n  name = %q\n}\n", name),
 				ExpectError: regexp.MustCompile(`(?s)Role exists already.*finished\s+unikorn_role\s+of\s+another\s+configuration`),
 			},
 		},
