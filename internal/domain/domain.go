@@ -5,7 +5,6 @@ package domain
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -29,15 +28,20 @@ const (
 	DefaultDomainName = "Default"
 )
 
-// TypeName is the resource type of a domain's ownership marks.
+// TypeName is the resource type of a domain's ownership marks. A domain carries them as Keystone
+// tags, not as extra attributes: Keystone 2025.1 validates its answers about domains against a
+// schema without additional properties, so that a domain with an extra attribute fails every
+// answer that holds it (its create's and every listing of the domains of the cloud).
 const TypeName = "unikorn_domain"
 
 // Domain is a Keystone domain as the provider reads it.
 type Domain struct {
 	ID, Name, Description string
 	Enabled               bool
-	// Mark is what its ownership marks say (naming.Mark).
+	// Mark is what its ownership marks say (naming.Mark), Tags its Keystone tags (the marks'
+	// and any other's).
 	Mark naming.Mark
+	Tags []string
 }
 
 // Spec is a domain as configured.
@@ -68,24 +72,15 @@ func NewService(c *cloud.Client) (*Service, error) {
 	return &Service{a}, nil
 }
 
-// keystoneDomain is a Keystone domain with its extra attributes, which carry the ownership
-// marks (gophercloud's Domain drops them).
+// keystoneDomain is a Keystone domain with its tags, which carry the ownership marks
+// (gophercloud's Domain drops them).
 type keystoneDomain struct {
 	domains.Domain
 
-	Extra map[string]any
+	Tags []string `json:"tags"`
 }
 
-func (d *keystoneDomain) UnmarshalJSON(b []byte) error {
-	if err := json.Unmarshal(b, &d.Domain); err != nil {
-		return err
-	}
-
-	return json.Unmarshal(b, &d.Extra)
-}
-
-// extractDomains reads a page of domains with their extra attributes (a plain decoding:
-// gophercloud's ExtractIntoSlicePtr decodes embedded structs one by one, past UnmarshalJSON).
+// extractDomains reads a page of domains with their tags.
 func extractDomains(p pagination.Page) ([]keystoneDomain, error) {
 	page, ok := p.(domains.DomainPage)
 	if !ok {
@@ -101,7 +96,7 @@ func extractDomains(p pagination.Page) ([]keystoneDomain, error) {
 	return body.Domains, err
 }
 
-// domainWrite is a domain's create or update body: gophercloud's, with extra attributes.
+// domainWrite is a domain's create or update body: opts, and more members (tags).
 type domainWrite struct {
 	opts  map[string]any
 	extra map[string]any
@@ -125,7 +120,8 @@ func (w domainWrite) ToDomainCreateMap() (map[string]any, error) { return w.body
 func (w domainWrite) ToDomainUpdateMap() (map[string]any, error) { return w.body() }
 
 func fromKeystone(d *keystoneDomain) *Domain {
-	return &Domain{ID: d.ID, Name: d.Name, Description: d.Description, Enabled: d.Enabled, Mark: naming.MarkOf(d.Extra)}
+	return &Domain{ID: d.ID, Name: d.Name, Description: d.Description, Enabled: d.Enabled, Mark: naming.MarkOfTags(d.Tags),
+		Tags: d.Tags}
 }
 
 // Existing describes d for the ownership rule (cloud.Adopt) of a create of unikorn_domain.
@@ -179,8 +175,8 @@ func (s *Service) Clashing(ctx context.Context, name string) ([]Domain, error) {
 	return out, nil
 }
 
-// Create makes the domain of spec, carrying the creation mark of unikorn_domain, and ends with
-// its completion mark. The domain of the name is looked for first: an interrupted create of a
+// Create makes the domain of spec, carrying the creation mark of unikorn_domain (as a tag), and
+// ends with its completion mark. The domain of the name is looked for first: an interrupted create of a
 // unikorn_domain (creation mark, no completion) is adopted and brought to spec; any other is a
 // *cloud.ExistsError, and nothing is written. The POST goes through cloud.Create, whose look
 // after a lost answer takes only a domain this create may own. Keystone keeps domain names
@@ -207,12 +203,13 @@ func (s *Service) Create(ctx context.Context, spec Spec) (*Domain, error) {
 		return nil, err
 	}
 
-	if extra := Completion(TypeName, d.Mark); extra != nil {
-		if _, err := s.write(ctx, d.ID, domainWrite{extra: extra}); err != nil {
+	if d.Mark.Kind == TypeName && !d.Mark.Completed {
+		tags := cloud.SortedSet(append(slices.Clone(d.Tags), naming.MarkCompletedTag))
+		if _, err := s.write(ctx, d.ID, domainWrite{extra: map[string]any{"tags": tags}}); err != nil {
 			return d, s.Refused("marking domain "+d.ID+" as created", err)
 		}
 
-		d.Mark = d.Mark.Done()
+		d.Mark, d.Tags = d.Mark.Done(), tags
 	}
 
 	return d, nil
@@ -231,7 +228,7 @@ func (s *Service) post(ctx context.Context, spec Spec) (*Domain, error) {
 				Domain keystoneDomain `json:"domain"`
 			}
 
-			err := domains.Create(ctx, s.Keystone, domainWrite{opts: opts, extra: naming.MadeFor(TypeName).Extra()}).ExtractInto(&body)
+			err := domains.Create(ctx, s.Keystone, domainWrite{opts: opts, extra: map[string]any{"tags": naming.MadeFor(TypeName).Tags()}}).ExtractInto(&body)
 
 			return &body.Domain, err
 		},

@@ -71,10 +71,11 @@ func (r *domainResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 			"not deleted unless `force_destroy` is set, which deletes them first (projects leaves first) and lists them in a " +
 			"warning. Keystone's `Default` domain and the provider's own managed domain (the provider's `domain`) can " +
 			"never be created, imported, changed or destroyed through this resource: the plan fails.\n\n" +
-			"**Adoption.** The domain carries the provider's ownership marks as Keystone extra attributes (not " +
-			"shown in any attribute): `unikorn_terraform_kind = unikorn_domain` from its creation, and `unikorn_terraform_created` " +
+			"**Adoption.** The domain carries the provider's ownership marks as Keystone tags: " +
+			"`unikorn-terraform:unikorn_domain` from its creation, and `unikorn-terraform:created` " +
 			"once its create finished. A create looks for the domain of its name first and adopts it only when it is what " +
-			"an interrupted create of a `unikorn_domain` left (the first mark without the second): it is then brought to the configuration and marked finished. Any other domain of " +
+			"an interrupted create of a `unikorn_domain` left (the first mark without the second): it is then brought to the configuration " +
+			"and marked finished. Any other domain of " +
 			"the name (one made by hand, by Unikorn, by another tool, or a finished `unikorn_domain` of another configuration) " +
 			"is refused before anything is written, with the `terraform import` command that takes it over: importing is the " +
 			"only way to manage an existing domain. A create whose answer was lost (a proxy's error after Keystone acted) " +

@@ -75,11 +75,11 @@ func TestCreateSendsTheSpec(t *testing.T) {
 	}
 
 	body := f.Last(t, "POST /v3/domains").JSON(t, "domain")
-	if body["name"] != "tf-one" || body["description"] != "x" || body["enabled"] != false || body[naming.MarkKindKey] != TypeName {
+	if body["name"] != "tf-one" || body["description"] != "x" || body["enabled"] != false || naming.MarkOfTags(tagsOf(body)) != naming.MadeFor(TypeName) {
 		t.Fatalf("sent %v", body)
 	}
 
-	if done := f.Last(t, "PATCH /v3/domains/d-1").JSON(t, "domain"); len(done) != 1 || done[naming.MarkCompletedKey] != "true" {
+	if done := f.Last(t, "PATCH /v3/domains/d-1").JSON(t, "domain"); len(done) != 1 || naming.MarkOfTags(tagsOf(done)) != naming.MadeFor(TypeName).Done() {
 		t.Fatalf("completed with %v", done)
 	}
 

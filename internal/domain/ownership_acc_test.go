@@ -3,7 +3,6 @@ package domain_test
 import (
 	"context"
 	"fmt"
-	"maps"
 	"regexp"
 	"testing"
 
@@ -19,13 +18,15 @@ import (
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
 
-// handMadeDomain makes a domain called name out of band (described "by hand"), with the extra
-// attributes (marks), and deletes it with what it holds when the test ends.
-func handMadeDomain(t *testing.T, name string, extra map[string]any) string {
+// handMadeDomain makes a domain called name out of band (described "by hand"), with the tags
+// (marks), and deletes it with what it holds when the test ends.
+func handMadeDomain(t *testing.T, name string, tags []string) string {
 	t.Helper()
 
 	body := map[string]any{"name": name, "description": "by hand", "enabled": true}
-	maps.Copy(body, extra)
+	if tags != nil {
+		body["tags"] = tags
+	}
 
 	var out struct {
 		Domain struct {
@@ -100,7 +101,7 @@ func TestAccDomain_interruptedCreateAdopted(t *testing.T) {
 	acctest.PreCheck(t)
 
 	name := acctest.RandomName()
-	id := handMadeDomain(t, name, naming.MadeFor(domain.TypeName).Extra())
+	id := handMadeDomain(t, name, naming.MadeFor(domain.TypeName).Tags())
 
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,

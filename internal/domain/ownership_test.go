@@ -108,15 +108,30 @@ func (k *keystoneDomains) add(body map[string]any) map[string]any {
 	return d
 }
 
-// marked is a domain "tf-one" carrying marks m (as Keystone returns extra attributes: at the
-// top level).
+// marked is a domain "tf-one" carrying marks m (as tags).
 func marked(id string, m naming.Mark) map[string]any {
 	d := dom(id, "tf-one", true)
-	for key, v := range m.Properties() {
-		d[key] = v
-	}
+	d["tags"] = m.Tags()
 
 	return d
+}
+
+// tagsOf are the tags of a domain as the fake holds it, or as a request sends it.
+func tagsOf(d map[string]any) []string {
+	var out []string
+
+	switch tags := d["tags"].(type) {
+	case []string:
+		out = tags
+	case []any:
+		for _, t := range tags {
+			if s, ok := t.(string); ok {
+				out = append(out, s)
+			}
+		}
+	}
+
+	return out
 }
 
 // instant is a context whose pauses (cloud.Create's looks for a lost answer) end at once.
@@ -169,7 +184,7 @@ func TestCreateRecoversItsOwnLostAnswer(t *testing.T) {
 		t.Fatalf("got %+v after %v; want d-1 recovered and completed (%v)", d, f.Calls(), want)
 	}
 
-	if got := naming.MarkOf(k.byID["d-1"]); got != naming.MadeFor(TypeName).Done() {
+	if got := naming.MarkOfTags(tagsOf(k.byID["d-1"])); got != naming.MadeFor(TypeName).Done() {
 		t.Fatalf("Keystone holds the marks %+v", got)
 	}
 }
