@@ -178,7 +178,12 @@ func (a *Admin) vacant(ctx context.Context, spec ManagedSpec) error {
 		return nil
 	}
 
-	return a.refusal(found, fixedDifferences(spec, found))
+	diffs := fixedDifferences(spec, found)
+	if found.Name != spec.Name { // found by the ID: it takes the flavor_id
+		diffs = append([]string{fmt.Sprintf("name %q (wanted %q, with the same flavor_id)", found.Name, spec.Name)}, diffs...)
+	}
+
+	return a.refusal(found, diffs)
 }
 
 // refusal refuses the existing flavor f for a create, saying how it differs (diffs) if it does.

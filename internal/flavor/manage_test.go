@@ -391,7 +391,8 @@ func TestEnsureRefusesAnExistingFlavor(t *testing.T) {
 		spec.ID = "taken"
 
 		var exists *cloud.ExistsError
-		if _, err := a.Ensure(fastContext(t), spec); !errors.As(err, &exists) || exists.ID != "taken" || nova.api.Count("POST /flavors") != 0 {
+		if _, err := a.Ensure(fastContext(t), spec); !errors.As(err, &exists) || exists.ID != "taken" || nova.api.Count("POST /flavors") != 0 ||
+			!strings.Contains(err.Error(), `name "other" (wanted "m1.new", with the same flavor_id)`) {
 			t.Fatalf("error %v after %v, want an ExistsError naming the flavor of the ID", err, nova.api.Calls())
 		}
 	})
