@@ -2,7 +2,9 @@ package adapter
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -186,29 +188,38 @@ func (r *RegionalAdmin[T, C, M, PM]) ModifyPlan(ctx context.Context, req resourc
 }
 
 // Made is what a create or an update of a regional admin object left in the cloud: the
-// object's name and ID (no ID: nothing exists), and whether a create took over an existing
-// object of the name instead of making one (Adopted), found Where ("in region R").
+// object's name and ID (no ID: nothing exists), and whether a create adopted what an
+// interrupted create of the same type left unfinished instead of making one (Adopted), found
+// Where ("in region R").
 type Made struct {
 	ID, Name, Where string
 	Adopted         bool
 }
 
 // Record ends a create or an update whatever happened after the core acted: when nothing
-// exists, the failure err; otherwise a warning for an adopted object, the object written by
-// flatten into m and m into the state (a failed apply leaves a tainted resource, never an
-// untracked object), then the failure err, if any. It tells whether all went well.
+// exists, the failure err (an object of the name that the create may not adopt, a
+// *cloud.ExistsError, at the attribute `name`); otherwise a warning for an adopted object, the
+// object written by flatten into m and m into the state (a failed apply leaves a tainted
+// resource, never an untracked object), then the failure err, if any. It tells whether all went
+// well.
 func (r *RegionalAdmin[T, C, M, PM]) Record(ctx context.Context, op *Operation, m *M, made Made, err error,
 	subject func(id string) string, state *tfsdk.State, diags *diag.Diagnostics, flatten func(m *M),
 ) bool {
 	if made.ID == "" {
+		if exists := (*cloud.ExistsError)(nil); errors.As(err, &exists) {
+			diags.AddAttributeError(path.Root("name"), strings.ToUpper(r.kind.Noun[:1])+r.kind.Noun[1:]+" exists already", err.Error())
+			return false
+		}
+
 		op.Fail(subject(PM(m).Opening().ID.ValueString()), err)
+
 		return false
 	}
 
 	if made.Adopted {
-		diags.AddWarning("Adopted an existing "+r.kind.Noun, fmt.Sprintf("The %[1]s %[2]q (%[3]s) already existed %[4]s and "+
-			"was adopted instead of a new one being made (an interrupted apply leaves such %[1]ss behind). If another "+
-			"workspace manages it, remove this resource from this configuration.", r.kind.Noun, made.Name, made.ID, made.Where))
+		diags.AddWarning("Adopted an unfinished "+r.kind.Noun, fmt.Sprintf("The %[1]s %[2]q (%[3]s) %[4]s was left unfinished "+
+			"by an interrupted create of this resource type (it carries this provider's creation mark and no completion "+
+			"mark), and was adopted instead of a new one being made.", r.kind.Noun, made.Name, made.ID, made.Where))
 	}
 
 	flatten(m)

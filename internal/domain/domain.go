@@ -7,15 +7,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/domains"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/projects"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/roles"
+	"github.com/gophercloud/gophercloud/v2/pagination"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
 
 // DefaultDomainID and DefaultDomainName are Keystone's own domain, which holds the service
@@ -25,10 +28,20 @@ const (
 	DefaultDomainName = "Default"
 )
 
+// TypeName is the resource type of a domain's ownership marks. A domain carries them as Keystone
+// tags, not as extra attributes: Keystone 2025.1 validates its answers about domains against a
+// schema without additional properties, so that a domain with an extra attribute fails every
+// answer that holds it (its create's and every listing of the domains of the cloud).
+const TypeName = "unikorn_domain"
+
 // Domain is a Keystone domain as the provider reads it.
 type Domain struct {
 	ID, Name, Description string
 	Enabled               bool
+	// Mark is what its ownership marks say (naming.Mark), Tags its Keystone tags (the marks'
+	// and any other's).
+	Mark naming.Mark
+	Tags []string
 }
 
 // Spec is a domain as configured.
@@ -59,19 +72,76 @@ func NewService(c *cloud.Client) (*Service, error) {
 	return &Service{a}, nil
 }
 
-func fromKeystone(d *domains.Domain) *Domain {
-	return &Domain{ID: d.ID, Name: d.Name, Description: d.Description, Enabled: d.Enabled}
+// keystoneDomain is a Keystone domain with its tags, which carry the ownership marks
+// (gophercloud's Domain drops them).
+type keystoneDomain struct {
+	domains.Domain
+
+	Tags []string `json:"tags"`
+}
+
+// extractDomains reads a page of domains with their tags.
+func extractDomains(p pagination.Page) ([]keystoneDomain, error) {
+	page, ok := p.(domains.DomainPage)
+	if !ok {
+		return nil, fmt.Errorf("unexpected page %T of domains", p)
+	}
+
+	var body struct {
+		Domains []keystoneDomain `json:"domains"`
+	}
+
+	err := page.ExtractInto(&body)
+
+	return body.Domains, err
+}
+
+// domainWrite is a domain's create or update body: opts, and more members (tags).
+type domainWrite struct {
+	opts  map[string]any
+	extra map[string]any
+}
+
+func (w domainWrite) body() (map[string]any, error) {
+	d := maps.Clone(w.opts)
+	if d == nil {
+		d = map[string]any{}
+	}
+
+	maps.Copy(d, w.extra)
+
+	return map[string]any{"domain": d}, nil
+}
+
+// ToDomainCreateMap makes domainWrite a domains.CreateOptsBuilder.
+func (w domainWrite) ToDomainCreateMap() (map[string]any, error) { return w.body() }
+
+// ToDomainUpdateMap makes domainWrite a domains.UpdateOptsBuilder.
+func (w domainWrite) ToDomainUpdateMap() (map[string]any, error) { return w.body() }
+
+func fromKeystone(d *keystoneDomain) *Domain {
+	return &Domain{ID: d.ID, Name: d.Name, Description: d.Description, Enabled: d.Enabled, Mark: naming.MarkOfTags(d.Tags),
+		Tags: d.Tags}
+}
+
+// Existing describes d for the ownership rule (cloud.Adopt) of a create of unikorn_domain.
+func (d *Domain) Existing() cloud.Existing {
+	return cloud.Existing{Type: TypeName, Kind: "domain", Name: d.Name, ID: d.ID, ImportID: d.ID, Mark: d.Mark}
 }
 
 // Get reads the domain id; nil when it does not exist.
 func (s *Service) Get(ctx context.Context, id string) (*Domain, error) {
-	d, err := domains.Get(ctx, s.Keystone, id).Extract()
+	var body struct {
+		Domain keystoneDomain `json:"domain"`
+	}
+
+	err := domains.Get(ctx, s.Keystone, id).ExtractInto(&body)
 
 	if found, err := s.Found("reading domain "+id, err); !found {
 		return nil, err
 	}
 
-	return fromKeystone(d), nil
+	return fromKeystone(&body.Domain), nil
 }
 
 // Find finds the domain named exactly name; nil when there is none.
@@ -88,7 +158,7 @@ func (s *Service) Find(ctx context.Context, name string) (*Domain, error) {
 // domain names is case-insensitive on most databases): those a domain of that name would
 // collide with.
 func (s *Service) Clashing(ctx context.Context, name string) ([]Domain, error) {
-	all, err := cloud.ListAll(ctx, domains.List(s.Keystone, domains.ListOpts{Name: name}), domains.ExtractDomains,
+	all, err := cloud.ListAll(ctx, domains.List(s.Keystone, domains.ListOpts{Name: name}), extractDomains,
 		fmt.Sprintf("domains named %q", name))
 	if err != nil {
 		return nil, s.Refused("listing domains", err)
@@ -105,33 +175,73 @@ func (s *Service) Clashing(ctx context.Context, name string) ([]Domain, error) {
 	return out, nil
 }
 
-// Create makes the domain of spec (through cloud.Create: an answer lost after Keystone acted is
-// recovered by name). Keystone keeps domain names unique, so no twin can appear and none is
-// looked for after a successful create. A domain of the name that exists already is an
-// *ExistsError.
+// Create makes the domain of spec, carrying the creation mark of unikorn_domain (as a tag), and
+// ends with its completion mark. The domain of the name is looked for first: an interrupted create of a
+// unikorn_domain (creation mark, no completion) is adopted and brought to spec; any other is a
+// *cloud.ExistsError, and nothing is written. The POST goes through cloud.Create, whose look
+// after a lost answer takes only a domain this create may own. Keystone keeps domain names
+// unique, so no twin can appear and none is looked for after a successful create.
 func (s *Service) Create(ctx context.Context, spec Spec) (*Domain, error) {
-	enabled := spec.Enabled
+	found, err := s.Find(ctx, spec.Name)
+	if err != nil {
+		return nil, err
+	}
 
-	d, err := cloud.Create(ctx, cloud.CreateSpec[*domains.Domain]{
+	var d *Domain
+
+	if found != nil {
+		if err := cloud.Adopt(found.Existing()); err != nil {
+			return nil, err
+		}
+
+		tflog.Warn(ctx, "Adopting the domain an interrupted create left unfinished", map[string]any{"domain_id": found.ID})
+
+		if d, err = s.Update(ctx, found, spec); err != nil {
+			return nil, err
+		}
+	} else if d, err = s.post(ctx, spec); err != nil {
+		return nil, err
+	}
+
+	if d.Mark.Kind == TypeName && !d.Mark.Completed {
+		tags := cloud.SortedSet(append(slices.Clone(d.Tags), naming.MarkCompletedTag))
+		if _, err := s.write(ctx, d.ID, domainWrite{extra: map[string]any{"tags": tags}}); err != nil {
+			return d, s.Refused("marking domain "+d.ID+" as created", err)
+		}
+
+		d.Mark, d.Tags = d.Mark.Done(), tags
+	}
+
+	return d, nil
+}
+
+// post makes the domain of spec with the creation mark (cloud.Create).
+func (s *Service) post(ctx context.Context, spec Spec) (*Domain, error) {
+	enabled := spec.Enabled
+	opts := map[string]any{"name": spec.Name, "description": spec.Description, "enabled": enabled}
+
+	made, err := cloud.Create(ctx, cloud.CreateSpec[*keystoneDomain]{
 		Kind: "domain",
 		Name: spec.Name,
-		Create: func(ctx context.Context) (*domains.Domain, error) {
-			return domains.Create(ctx, s.Keystone, domains.CreateOpts{Name: spec.Name, Description: spec.Description, Enabled: &enabled}).Extract()
-		},
-		Find: func(ctx context.Context) ([]*domains.Domain, error) {
-			d, err := s.findRaw(ctx, spec.Name)
-			if d == nil {
-				return nil, err
+		Create: func(ctx context.Context) (*keystoneDomain, error) {
+			var body struct {
+				Domain keystoneDomain `json:"domain"`
 			}
 
-			return []*domains.Domain{d}, err
+			err := domains.Create(ctx, s.Keystone, domainWrite{opts: opts, extra: map[string]any{"tags": naming.MadeFor(TypeName).Tags()}}).ExtractInto(&body)
+
+			return &body.Domain, err
 		},
-		ID: func(d *domains.Domain) string { return d.ID },
+		Find: func(ctx context.Context) ([]*keystoneDomain, error) { return cloud.Optional(s.findRaw(ctx, spec.Name)) },
+		ID:   func(d *keystoneDomain) string { return d.ID },
+		Adopt: func(d *keystoneDomain) error {
+			return cloud.Adopt(fromKeystone(d).Existing())
+		},
 	})
 
 	if Conflict(err) {
 		if existing, ferr := s.Find(ctx, spec.Name); ferr == nil && existing != nil {
-			return nil, &ExistsError{Kind: "domain", Name: spec.Name, ID: existing.ID, Import: "unikorn_domain.<name> " + existing.ID}
+			return nil, Taken(existing.Existing())
 		}
 	}
 
@@ -139,14 +249,27 @@ func (s *Service) Create(ctx context.Context, spec Spec) (*Domain, error) {
 		return nil, s.Refused("creating domain "+spec.Name, err)
 	}
 
-	tflog.Info(ctx, "Created a Keystone domain", map[string]any{"domain_id": d.ID, "name": d.Name})
+	tflog.Info(ctx, "Created a Keystone domain", map[string]any{"domain_id": made.ID, "name": made.Name})
 
-	return fromKeystone(d), nil
+	return fromKeystone(made), nil
 }
 
-func (s *Service) findRaw(ctx context.Context, name string) (*domains.Domain, error) {
-	return cloud.FindOne(ctx, domains.List(s.Keystone, domains.ListOpts{Name: name}), domains.ExtractDomains, "domain", name,
-		func(d domains.Domain) string { return d.Name }, func(d domains.Domain) string { return d.ID })
+// write PATCHes domain id with w.
+func (s *Service) write(ctx context.Context, id string, w domainWrite) (*Domain, error) {
+	var body struct {
+		Domain keystoneDomain `json:"domain"`
+	}
+
+	if err := domains.Update(ctx, s.Keystone, id, w).ExtractInto(&body); err != nil {
+		return nil, err
+	}
+
+	return fromKeystone(&body.Domain), nil
+}
+
+func (s *Service) findRaw(ctx context.Context, name string) (*keystoneDomain, error) {
+	return cloud.FindOne(ctx, domains.List(s.Keystone, domains.ListOpts{Name: name}), extractDomains, "domain", name,
+		func(d keystoneDomain) string { return d.Name }, func(d keystoneDomain) string { return d.ID })
 }
 
 // Update brings the domain cur to spec in place, with one request when something differs.
@@ -157,16 +280,31 @@ func (s *Service) Update(ctx context.Context, cur *Domain, spec Spec) (*Domain, 
 		return cur, nil
 	}
 
-	d, err := domains.Update(ctx, s.Keystone, cur.ID, domains.UpdateOpts{Name: u.Name, Description: u.Description, Enabled: u.Enabled}).Extract()
+	opts := map[string]any{}
+	if u.Name != "" {
+		opts["name"] = u.Name
+	}
+
+	if u.Description != nil {
+		opts["description"] = *u.Description
+	}
+
+	if u.Enabled != nil {
+		opts["enabled"] = *u.Enabled
+	}
+
+	d, err := s.write(ctx, cur.ID, domainWrite{opts: opts})
 	if err != nil {
 		return nil, s.Refused("updating domain "+cur.ID, err)
 	}
 
-	return fromKeystone(d), nil
+	return d, nil
 }
 
 // Observe reads the domain recorded as id: by ID, and when that is gone by its exact name
-// (refound then tells so, for a warning). nil when neither finds it.
+// (refound then tells so, for a warning), taking only a domain that a create of unikorn_domain
+// may adopt (an interrupted create: cloud.Owns); a finished or foreign one is not this
+// resource's, and the domain counts as gone. nil when neither finds it.
 func (s *Service) Observe(ctx context.Context, id, name string) (d *Domain, refound bool, err error) {
 	if d, err = s.Get(ctx, id); d != nil || err != nil {
 		return d, false, err
@@ -176,9 +314,11 @@ func (s *Service) Observe(ctx context.Context, id, name string) (d *Domain, refo
 		return nil, false, nil
 	}
 
-	d, err = s.Find(ctx, name)
+	if d, err = s.Find(ctx, name); d == nil || err != nil || !cloud.Owns(TypeName, d.Mark) {
+		return nil, false, err
+	}
 
-	return d, d != nil, err
+	return d, true, nil
 }
 
 // Locate finds a domain to import by ID, then by exact name.

@@ -71,6 +71,16 @@ func (r *domainResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 			"not deleted unless `force_destroy` is set, which deletes them first (projects leaves first) and lists them in a " +
 			"warning. Keystone's `Default` domain and the provider's own managed domain (the provider's `domain`) can " +
 			"never be created, imported, changed or destroyed through this resource: the plan fails.\n\n" +
+			"**Adoption.** The domain carries the provider's ownership marks as Keystone tags: " +
+			"`unikorn-terraform:unikorn_domain` from its creation, and `unikorn-terraform:created` " +
+			"once its create finished. A create looks for the domain of its name first and adopts it only when it is what " +
+			"an interrupted create of a `unikorn_domain` left (the first mark without the second): it is then brought to the configuration " +
+			"and marked finished. Any other domain of " +
+			"the name (one made by hand, by Unikorn, by another tool, or a finished `unikorn_domain` of another configuration) " +
+			"is refused before anything is written, with the `terraform import` command that takes it over: importing is the " +
+			"only way to manage an existing domain. A create whose answer was lost (a proxy's error after Keystone acted) " +
+			"recovers only its own domain. A domain gone by its recorded ID is replaced by one of its name only under the " +
+			"same rule; domains made before these marks existed keep working by their recorded IDs.\n\n" +
 			"**Import** with the domain's ID or its name.",
 		Attributes: map[string]schema.Attribute{
 			"description": DescriptionAttribute("domain"),
@@ -86,8 +96,8 @@ func (r *domainResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 	}
 }
 
-// Create creates the domain; one of the name that exists already is an error that says how to
-// import it.
+// Create creates the domain, or adopts the one an interrupted create of a unikorn_domain left
+// unfinished; any other domain of the name is an error that says how to import it.
 func (r *domainResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	r.Open(ctx, adapter.Create, req.Plan, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, svc *Service, m *domainModel, subject string) {
 		d, err := svc.Create(ctx, m.spec())
@@ -154,7 +164,8 @@ func (r *domainResource) locate(ctx context.Context, svc *Service, idOrName stri
 
 // ModifyPlan refuses, at plan time, to manage Keystone's Default domain or the provider's
 // managed domain (by name on create or rename, by ID on every plan including destroy), and a
-// create or rename onto the name of a domain that exists already.
+// create or rename onto the name of a domain that exists already, unless a create meets what an
+// interrupted create of a unikorn_domain left unfinished (which it adopts).
 func (r *domainResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	c := r.Cloud()
 	if c == nil {
@@ -225,11 +236,16 @@ func (r *domainResource) planName(ctx context.Context, name string, state *domai
 			return
 		}
 
-		diags.AddAttributeError(path.Root("name"), summaryExists, (&ExistsError{
-			Kind: "domain", Name: d.Name, ID: d.ID, Import: "unikorn_domain.<name> " + d.ID,
-		}).Error())
+		// A rename never adopts; a create adopts only an interrupted create of its exact name.
+		err := cloud.Adopt(d.Existing())
+		if err == nil && (state != nil || d.Name != name) {
+			err = &cloud.ExistsError{Existing: d.Existing(), Claim: cloud.ClaimOf(TypeName, d.Mark)}
+		}
 
-		return
+		if err != nil {
+			diags.AddAttributeError(path.Root("name"), summaryExists, err.Error())
+			return
+		}
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloudtest"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
@@ -32,11 +33,13 @@ func TestCreateRecoversALostAnswer(t *testing.T) {
 	t.Parallel()
 
 	f := cloudtest.New(t)
-	f.Reply("POST", "/v3/domains", http.StatusBadGateway, nil)
-	// The name filter is fuzzy (case-insensitive): only the exact match is taken.
-	f.Reply("GET", "/v3/domains", 200, list("domains", dom("near", "TF-one", true), dom("d-1", "tf-one", true)))
+	k := newKeystoneDomains(f, dom("near", "TF-one", true)) // the name filter is fuzzy: only the exact match counts
+	k.onPost = func(k *keystoneDomains, body map[string]any) int {
+		k.add(body)
+		return http.StatusBadGateway
+	}
 
-	d, err := service(f).Create(context.Background(), Spec{Name: "tf-one", Enabled: true})
+	d, err := service(f).Create(instant(), Spec{Name: "tf-one", Enabled: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,11 +54,11 @@ func TestCreateOfAnExistingNameSaysHowToImport(t *testing.T) {
 
 	f := cloudtest.New(t)
 	f.Reply("POST", "/v3/domains", http.StatusConflict, map[string]any{"error": map[string]any{"code": 409, "message": "Duplicate entry"}})
-	f.Reply("GET", "/v3/domains", 200, list("domains", dom("d-old", "tf-one", true)))
+	f.Sequence("GET", "/v3/domains", list("domains"), list("domains", dom("d-old", "tf-one", true)))
 
 	_, err := service(f).Create(context.Background(), Spec{Name: "tf-one", Enabled: true})
 
-	var exists *ExistsError
+	var exists *cloud.ExistsError
 	if !errors.As(err, &exists) || exists.ID != "d-old" || !strings.Contains(err.Error(), "terraform import") {
 		t.Fatalf("got %v, want an ExistsError naming d-old", err)
 	}
@@ -65,19 +68,24 @@ func TestCreateSendsTheSpec(t *testing.T) {
 	t.Parallel()
 
 	f := cloudtest.New(t)
-	f.Reply("POST", "/v3/domains", 201, map[string]any{"domain": dom("d-1", "tf-one", false)})
+	newKeystoneDomains(f)
 
 	if _, err := service(f).Create(context.Background(), Spec{Name: "tf-one", Description: "x", Enabled: false}); err != nil {
 		t.Fatal(err)
 	}
 
 	body := f.Last(t, "POST /v3/domains").JSON(t, "domain")
-	if body["name"] != "tf-one" || body["description"] != "x" || body["enabled"] != false {
+	if body["name"] != "tf-one" || body["description"] != "x" || body["enabled"] != false || naming.MarkOfTags(tagsOf(body)) != naming.MadeFor(TypeName) {
 		t.Fatalf("sent %v", body)
 	}
 
-	if calls := f.Calls(); len(calls) != 1 {
-		t.Fatalf("a create made %v, want the POST only (Keystone keeps names unique: no twin check)", calls)
+	if done := f.Last(t, "PATCH /v3/domains/d-1").JSON(t, "domain"); len(done) != 1 || naming.MarkOfTags(tagsOf(done)) != naming.MadeFor(TypeName).Done() {
+		t.Fatalf("completed with %v", done)
+	}
+
+	want := []string{"GET /v3/domains", "POST /v3/domains", "PATCH /v3/domains/d-1"}
+	if calls := f.Calls(); !slices.Equal(calls, want) {
+		t.Fatalf("a create made %v, want %v (Keystone keeps names unique: no twin check)", calls, want)
 	}
 }
 
@@ -99,7 +107,7 @@ func TestObserveRefindsByName(t *testing.T) {
 	t.Parallel()
 
 	f := cloudtest.New(t)
-	f.Reply("GET", "/v3/domains", 200, list("domains", dom("d-new", "tf-one", true)))
+	f.Reply("GET", "/v3/domains", 200, list("domains", marked("d-new", naming.MadeFor(TypeName))))
 
 	d, refound, err := service(f).Observe(context.Background(), "d-old", "tf-one")
 	if err != nil || d == nil || d.ID != "d-new" || !refound {

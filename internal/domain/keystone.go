@@ -11,6 +11,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
 
 // This file is what the region-preparation cores that talk to Keystone as cloud admin share
@@ -113,15 +114,27 @@ func Conflict(err error) bool {
 	return err != nil && gophercloud.ResponseCodeIs(err, http.StatusConflict)
 }
 
-// ExistsError is a create refused because an object of the name exists already, which this
-// configuration does not manage: import it, or choose another name.
-type ExistsError struct {
-	Kind, Name, ID, Import string
+// Taken is the refusal of a create that Keystone answered with a conflict although the look
+// before it found nothing of the name (another create made it in between): what cloud.Adopt says
+// of the object found now, and an unfinished create of the same type too (that other create's,
+// not this one's: taking it would make two configurations manage one object).
+func Taken(ex cloud.Existing) error {
+	if err := cloud.Adopt(ex); err != nil {
+		return err
+	}
+
+	return &cloud.ExistsError{Existing: ex, Claim: cloud.ClaimUnfinished}
 }
 
-func (e *ExistsError) Error() string {
-	return fmt.Sprintf("a %s named %q already exists (%s) and is not managed by this resource: import it "+
-		"(terraform import %s) or choose another name", e.Kind, e.Name, e.ID, e.Import)
+// Completion is the extra attribute that the last step of a create of resource type kind
+// PATCHes onto its object, whose marks are have: nil when have is not an unfinished create of
+// kind (an imported object is never marked, a finished one is marked already).
+func Completion(kind string, have naming.Mark) map[string]any {
+	if have.Kind != kind || have.Completed {
+		return nil
+	}
+
+	return map[string]any{naming.MarkCompletedKey: naming.MarkCompletedValue}
 }
 
 // Fields are the name, description and enabled flag that Keystone's domains, projects and

@@ -227,14 +227,14 @@ func ForceDestroyAttribute(description string) schema.BoolAttribute {
 }
 
 // Recorded ends a create or an update whose core answered out (what exists, nil when nothing
-// does) and err. A name taken by another object (ExistsError) is an error at the attribute
-// taken; nothing made is the operation's failure (subject). Otherwise record writes what exists
+// does) and err. A name taken by an object this resource may not adopt (cloud.ExistsError) is
+// an error at the attribute taken; nothing made is the operation's failure (subject). Otherwise record writes what exists
 // to the state and names it, and err fails the operation only after that: a failed apply
 // leaves a tainted resource, never an untracked object.
 func Recorded[O any](op *adapter.Operation, diags *diag.Diagnostics, taken path.Path, summary string, out *O, err error, subject string,
 	record func(*O) (subject string),
 ) {
-	var exists *ExistsError
+	var exists *cloud.ExistsError
 
 	switch {
 	case out == nil && errors.As(err, &exists):

@@ -62,7 +62,7 @@ func NewService(c *cloud.Client) (*Service, error) {
 // apply made ("" on create): the identity provider (created, or brought to spec in place), the
 // mapping naming.FederationMapping(IDPID) and the protocol using it (a protocol renamed is made
 // anew, then the old one deleted). An identity provider of the ID that exists on create is a
-// *domain.ExistsError. On a later error the returned Federation holds what exists, for the
+// *cloud.ExistsError. On a later error the returned Federation holds what exists, for the
 // caller to record.
 func (s *Service) Ensure(ctx context.Context, spec Spec, priorProtocol string) (*Federation, error) {
 	want := identityProvider{DomainID: spec.DomainID, Description: spec.Description, Enabled: spec.Enabled, RemoteIDs: cloud.SortedSet(spec.RemoteIDs)}
@@ -116,19 +116,37 @@ func (s *Service) Ensure(ctx context.Context, spec Spec, priorProtocol string) (
 	return out, nil
 }
 
-// createIDP creates the identity provider; one of the ID that exists is a *domain.ExistsError.
+// TypeName is the resource type of a federation, for its refusals (an identity provider
+// carries no marks: Keystone keeps no attribute of it that is not the user's).
+const TypeName = "unikorn_federation"
+
+// createIDP creates the identity provider. It looks first: one of the ID that exists is a
+// *cloud.ExistsError (an identity provider carries no marks, so none is ever adopted: import
+// it), and nothing is sent. The PUT is sent once (cloud.Once: the transport does not repeat a
+// create, whose repeat would meet the object the first one made as a 409), and a lost answer is
+// recovered by reading the identity provider back (cloud.Create): since there was none before,
+// the one found is this create's.
 func (s *Service) createIDP(ctx context.Context, id string, want identityProvider) (*identityProvider, error) {
+	existing, err := s.getIDP(ctx, id)
+
+	switch {
+	case err != nil:
+		return nil, err
+	case existing != nil:
+		return nil, existingIDP(id)
+	}
+
 	// Keystone keeps identity provider IDs unique: no twin can be made.
 	idp, err := cloud.Create(ctx, cloud.CreateSpec[*identityProvider]{
 		Kind: "identity provider", Name: id,
-		Create: func(ctx context.Context) (*identityProvider, error) { return s.putIDP(ctx, id, want) },
+		Create: func(ctx context.Context) (*identityProvider, error) { return s.putIDP(cloud.Once(ctx), id, want) },
 		Find:   func(ctx context.Context) ([]*identityProvider, error) { return cloud.Optional(s.getIDP(ctx, id)) },
 		ID:     func(idp *identityProvider) string { return idp.ID },
 	})
 
 	if domain.Conflict(err) {
 		if existing, ferr := s.getIDP(ctx, id); ferr == nil && existing != nil {
-			return nil, &domain.ExistsError{Kind: "identity provider", Name: id, ID: id, Import: "unikorn_federation.<name> " + id}
+			return nil, existingIDP(id)
 		}
 
 		return nil, fmt.Errorf("keystone refused identity provider %s: %w (a remote ID may belong to another identity provider already)", id, err)
@@ -141,6 +159,11 @@ func (s *Service) createIDP(ctx context.Context, id string, want identityProvide
 	tflog.Info(ctx, "Created the identity provider", map[string]any{"idp_id": id})
 
 	return idp, nil
+}
+
+// existingIDP refuses a create onto identity provider id, which exists already.
+func existingIDP(id string) error {
+	return &cloud.ExistsError{Existing: cloud.Existing{Type: TypeName, Kind: "identity provider", Name: id, ID: id, ImportID: id}}
 }
 
 // convergeIDP brings the recorded identity provider to want in place.

@@ -8,6 +8,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/federation"
 
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/domain"
 )
 
@@ -115,9 +116,14 @@ func (s *Service) getMapping(ctx context.Context, id string) (string, error) {
 	return Canonical(string(body.Mapping.Rules))
 }
 
-// putMapping creates mapping id with rules.
+// putMapping creates mapping id with rules, sent once and recovered like the identity
+// provider (putOnce).
 func (s *Service) putMapping(ctx context.Context, id, rules string) error {
-	err := federation.CreateMapping(ctx, s.Keystone, id, rawRules(rules)).Err
+	err := putOnce(ctx, "mapping", id,
+		func(ctx context.Context) error {
+			return federation.CreateMapping(ctx, s.Keystone, id, rawRules(rules)).Err
+		},
+		func(ctx context.Context) (bool, error) { r, err := s.getMapping(ctx, id); return r != "", err })
 	if domain.Conflict(err) {
 		return fmt.Errorf("a mapping %q exists already and is not this federation's: delete it, or import the "+
 			"federation that uses it", id)
@@ -171,10 +177,40 @@ func (s *Service) putProtocol(ctx context.Context, idpID, protocol, mappingID st
 	if patch {
 		_, err = s.Keystone.Patch(ctx, url, body, nil, &gophercloud.RequestOpts{OkCodes: []int{200}})
 	} else {
-		_, err = s.Keystone.Put(ctx, url, body, nil, &gophercloud.RequestOpts{OkCodes: []int{201}})
+		err = putOnce(ctx, "protocol", protocol,
+			func(ctx context.Context) error {
+				_, err := s.Keystone.Put(ctx, url, body, nil, &gophercloud.RequestOpts{OkCodes: []int{201}})
+				return err
+			},
+			func(ctx context.Context) (bool, error) {
+				p, err := s.getProtocol(ctx, idpID, protocol)
+				return p != nil, err
+			})
 	}
 
 	return s.Refused(fmt.Sprintf("setting protocol %s of identity provider %s", protocol, idpID), err)
+}
+
+// putOnce creates the object kind named id (looked for before, and not found) by a PUT sent
+// once (cloud.Once: a repeat after a lost answer would meet what the first PUT made as a 409),
+// and recovers a lost answer by looking for the object again (cloud.Create): found, it is this
+// create's.
+func putOnce(ctx context.Context, kind, id string, put func(ctx context.Context) error, exists func(ctx context.Context) (bool, error)) error {
+	_, err := cloud.Create(ctx, cloud.CreateSpec[string]{
+		Kind: kind, Name: id,
+		Create: func(ctx context.Context) (string, error) { return id, put(cloud.Once(ctx)) },
+		Find: func(ctx context.Context) ([]string, error) {
+			found, err := exists(ctx)
+			if !found {
+				return nil, err
+			}
+
+			return []string{id}, err
+		},
+		ID: func(id string) string { return id },
+	})
+
+	return err
 }
 
 // remove deletes what url names; already gone is done.

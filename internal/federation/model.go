@@ -98,6 +98,12 @@ func (r *federationResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"provider.\n\n" +
 			"Give people access to projects by binding the groups the mapping names (a `unikorn_project`'s " +
 			"`role_bindings`): federated users exist in Keystone only after their first login.\n\n" +
+			"**Adoption.** Keystone keeps no attribute of an identity provider that is not the user's, so it carries no " +
+			"ownership mark and is never adopted: a create looks for the identity provider `idp_id` first and refuses one " +
+			"that exists, with nothing written, with the `terraform import` command that takes it over. The identity " +
+			"provider, the mapping and the protocol are each created by a PUT sent once; an answer lost after Keystone " +
+			"acted is recovered by reading the object back (a repeated PUT would have met it as a conflict). A create " +
+			"interrupted after the identity provider was made leaves one that the next apply refuses: import it.\n\n" +
 			"**Import** with the identity provider's ID. `rules` are filled in when Keystone's rules have their form, " +
 			"`rules_json` always.",
 		Attributes: map[string]schema.Attribute{

@@ -73,16 +73,16 @@ func bindAdmin(c *cloud.Client, region string) (*Admin, error) {
 	return NewAdmin(compute, region, c.AdminRefusal), nil
 }
 
-// observeManaged reads the recorded flavor again: by ID, else found again by name.
+// observeManaged reads the recorded flavor again, by its ID (never by its name: Observe).
 func observeManaged(ctx context.Context, a *Admin, m *managedModel, _ *diag.Diagnostics) (adapter.Observed, error) {
-	out, err := a.Observe(ctx, m.ID.ValueString(), m.Name.ValueString())
+	out, err := a.Observe(ctx, m.ID.ValueString())
 	if out == nil || err != nil {
 		return adapter.Observed{Gone: err == nil}, err
 	}
 
 	flattenManaged(m, out, a.Region())
 
-	return adapter.Observed{RefoundFrom: out.PreviousID, Name: out.Name, ID: out.ID}, nil
+	return adapter.Observed{Name: out.Name, ID: out.ID}, nil
 }
 
 // locateManaged finds the flavor to import by its ID or its name.
@@ -115,15 +115,14 @@ func (r *managedResource) apply(ctx context.Context, opKind adapter.Op, src tfsd
 
 			var made adapter.Made
 			if out != nil {
-				made = adapter.Made{ID: out.ID, Name: out.Name, Adopted: out.Adopted,
-					Where: fmt.Sprintf("in %s with the sizes of this configuration", region)}
+				made = adapter.Made{ID: out.ID, Name: out.Name, Where: "in " + string(region)}
 			}
 
 			r.Record(ctx, op, plan, made, err, subject, state, diags, func(m *managedModel) { flattenManaged(m, out, string(region)) })
 		})
 }
 
-// Create makes the flavor, or adopts the one of its name with the same sizes.
+// Create makes the flavor; a flavor of its name (or flavor_id) that exists is refused: import it.
 func (r *managedResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	r.apply(ctx, adapter.Create, req.Plan, &resp.State, &resp.Diagnostics,
 		func(ctx context.Context, a *Admin, _ *managedModel, spec ManagedSpec) (*Managed, error) {
@@ -135,7 +134,7 @@ func (r *managedResource) Create(ctx context.Context, req resource.CreateRequest
 func (r *managedResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	r.apply(ctx, adapter.Update, req.Plan, &resp.State, &resp.Diagnostics,
 		func(ctx context.Context, a *Admin, plan *managedModel, spec ManagedSpec) (*Managed, error) {
-			cur, err := a.Observe(ctx, plan.ID.ValueString(), plan.Name.ValueString())
+			cur, err := a.Observe(ctx, plan.ID.ValueString())
 
 			switch {
 			case err != nil:
@@ -243,10 +242,15 @@ func (r *managedResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			"and by the `unikorn_flavors` / `unikorn_flavor` data sources (within the provider's `flavor_ids` allow-list, when " +
 			"one is set); a private one only by the projects of " +
 			"`access_project_ids`.\n\n" +
-			"The flavor is found again by its exact name among the region's public and private flavors (Nova keeps flavor " +
-			"names unique): a create adopts a flavor of the name that has the same sizes (an interrupted apply leaves one " +
-			"behind), and fails, touching nothing, when one of the name differs. Nova cannot change a flavor's sizes, so " +
-			"changing any of them replaces the flavor; `extra_specs` and `access_project_ids` change in place.\n\n" +
+			"Nova keeps flavor names unique. Nova cannot change a flavor's sizes, so changing any of them replaces the " +
+			"flavor; `extra_specs` and `access_project_ids` change in place.\n\n" +
+			"**Adoption.** A flavor carries no mark of who made it (its extra specs and description are the user's), so a " +
+			"create never adopts one: it looks for a flavor of the name (and of `flavor_id`) first and refuses one that " +
+			"exists, touching nothing, with the `terraform import` command that takes it over (and how its sizes differ, " +
+			"when they do). A create whose answer was lost (a proxy's error after Nova acted) recovers the flavor it made " +
+			"itself. A create interrupted after Nova made the flavor (a killed apply) leaves a flavor that the next apply " +
+			"refuses: import it, or delete it. A flavor gone by its recorded ID is gone: one of the same name is never " +
+			"taken for it.\n\n" +
 			"**Import** with `REGION/ID` or `REGION/name` (a bare `ID` or `name` means the provider's default region).",
 		Attributes: map[string]schema.Attribute{
 			"access_project_ids": schema.SetAttribute{

@@ -3,9 +3,11 @@ package flavor_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"regexp"
 	"testing"
 
+	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/flavors"
 	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -210,48 +212,46 @@ func TestAccFlavorResource_drift(t *testing.T) {
 	})
 }
 
-// TestAccFlavorResource_adopt pre-creates a flavor as an interrupted apply would leave it: the
-// apply adopts it (same ID, extra specs converged). A flavor of the name with other sizes is
-// an error that leaves it untouched.
-func TestAccFlavorResource_adopt(t *testing.T) {
+// TestAccFlavorResource_existing pre-creates flavors by hand: a flavor carries no mark of who
+// made it, so a create adopts none. One of the name with the same sizes is refused ("exists:
+// import it") like one with other sizes (which also says how they differ), both left untouched.
+func TestAccFlavorResource_existing(t *testing.T) {
 	acctest.PreCheck(t)
 
 	name, other := acctest.RandomName(), acctest.RandomName()
-	existing := acctest.CreateFlavor(t, acctest.FlavorSpec{Name: name, VCPUs: 1, RAMMiB: 768, DiskGB: 1,
+	same := acctest.CreateFlavor(t, acctest.FlavorSpec{Name: name, VCPUs: 1, RAMMiB: 768, DiskGB: 1,
 		ExtraSpecs: map[string]string{"unikorn:stale": "x"}})
 	different := acctest.CreateFlavor(t, acctest.FlavorSpec{Name: other, VCPUs: 2, RAMMiB: 768, DiskGB: 1})
 	def := acctest.Client(t).DefaultRegion()
 
 	untouched := func(*terraform.State) error {
-		named, err := novaFlavorsNamed(t, def, other)
-		if err != nil || len(named) != 1 || named[0].ID != different || named[0].VCPUs != 2 {
-			return fmt.Errorf("flavor %s: %v (%v), want %s untouched", other, named, err, different)
+		for n, id := range map[string]string{name: same, other: different} {
+			named, err := novaFlavorsNamed(t, def, n)
+			if err != nil || len(named) != 1 || named[0].ID != id {
+				return fmt.Errorf("flavor %s: %+v (%v), want %s untouched", n, named, err, id)
+			}
+		}
+
+		specs, err := flavors.ListExtraSpecs(context.Background(), acctest.AdminCompute(t, def), same).Extract()
+		if err != nil || !maps.Equal(specs, map[string]string{"unikorn:stale": "x"}) {
+			return fmt.Errorf("the extra specs of %s: %v (%v), want them untouched", same, specs, err)
 		}
 
 		return nil
 	}
+
+	sizes := "  vcpus   = 1\n  ram_mib = 768\n  disk_gb = 1\n"
 
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             resource.ComposeAggregateTestCheckFunc(checkFlavorDestroy(t), untouched),
 		Steps: []resource.TestStep{
 			{
-				Config: flavorConfig(name, `
-  vcpus       = 1
-  ram_mib     = 768
-  disk_gb     = 1
-  extra_specs = { "unikorn:acctest" = "adopted" }
-`),
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(flavorAddress, tfjsonpath.New("id"), knownvalue.StringExact(existing)),
-					statecheck.ExpectKnownValue(flavorAddress, tfjsonpath.New("extra_specs"), knownvalue.MapExact(map[string]knownvalue.Check{
-						"unikorn:acctest": knownvalue.StringExact("adopted"),
-					})),
-				},
-				Check: checkNovaFlavor(t),
+				Config:      flavorConfig(name, sizes+`  extra_specs = { "unikorn:acctest" = "adopted" }`),
+				ExpectError: regexp.MustCompile(`(?s)Flavor exists already.*` + same + `.*terraform\s+import\s+unikorn_flavor`),
 			},
 			{
-				Config:      flavorConfig(other, "  vcpus   = 1\n  ram_mib = 768\n  disk_gb = 1\n"),
+				Config:      flavorConfig(other, sizes),
 				ExpectError: regexp.MustCompile(`(?s)already\s+exists.*` + different + `.*vcpus\s+2\s+\(wanted\s+1\)`),
 			},
 		},
@@ -329,7 +329,7 @@ func TestAccFlavorResource_requestCount(t *testing.T) {
 			a2, count2 := coldAdmin(t)
 			before = count2()
 
-			if got, err := a2.Observe(ctx, out.ID, spec.Name); err != nil || got == nil {
+			if got, err := a2.Observe(ctx, out.ID); err != nil || got == nil {
 				t.Fatalf("refresh: %+v, %v", got, err)
 			}
 

@@ -2,7 +2,6 @@ package flavor
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"net/http"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/flavors"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
@@ -48,28 +46,29 @@ type Managed struct {
 	ExtraSpecs map[string]string
 	// Access are the projects given a private flavor, sorted; nil for a public flavor.
 	Access []string
-
-	// Adopted says that a create found the flavor already there (made by an interrupted apply,
-	// or by hand) and took it over instead of making another.
-	Adopted bool
-	// PreviousID is, after a read, the recorded ID under which the flavor was gone before it
-	// was found again by name; "" when it was found by its ID.
-	PreviousID string
 }
 
-// MismatchError is a create that found a flavor of the name already there, but one that
-// differs in what Nova cannot change: it is neither adopted nor touched.
+// TypeName is the resource type of a flavor, for its refusals.
+const TypeName = "unikorn_flavor"
+
+// MismatchError is a create that found a flavor of the name already there that differs from
+// this one in what Nova cannot change: it is refused, untouched, like any flavor of the name
+// (it is the *cloud.ExistsError it unwraps to), and says how it differs.
 type MismatchError struct {
 	Name, ID string
 	// Differences are "vcpus 2 (wanted 4)" and the like.
 	Differences []string
+	// Exists is the refusal.
+	Exists *cloud.ExistsError
 }
 
 func (e *MismatchError) Error() string {
-	return fmt.Sprintf("a flavor named %q already exists (%s) and differs from this one in what Nova cannot change: %s; "+
-		"import it with this configuration's values, give this flavor another name, or delete the existing one",
-		e.Name, e.ID, strings.Join(e.Differences, ", "))
+	return fmt.Sprintf("a flavor named %q already exists (%s) and differs from this one in what Nova cannot change: %s. %s",
+		e.Name, e.ID, strings.Join(e.Differences, ", "), e.Exists.WayOut())
 }
+
+// Unwrap is the refusal.
+func (e *MismatchError) Unwrap() error { return e.Exists }
 
 // Admin manages the flavors of one region as the service user.
 type Admin struct {
@@ -104,12 +103,20 @@ func (a *Admin) fail(call string, err error) error {
 	return fmt.Errorf("%s: %w", call, err)
 }
 
-// Ensure makes the flavor of spec, or adopts the one of its name that an interrupted apply
-// (or an operator) left with the same fixed attributes, and converges its extra specs and
-// access. A flavor of the name that differs in a fixed attribute is a *MismatchError. The
-// result is what exists, also when converging failed after the flavor was made (the error
-// says what failed): the caller records it.
+// Ensure makes the flavor of spec and converges its extra specs and access. Nova keeps no mark
+// of who made a flavor that is not the user's (its extra specs and description are), so a
+// flavor is never adopted: Ensure looks first, and a flavor of the name (or of spec.ID) that
+// exists is refused untouched, a *cloud.ExistsError (a *MismatchError that says how it differs
+// when the fixed attributes do). An interrupted create thus leaves a flavor that the next apply
+// refuses: import it. The POST goes through cloud.Create: after a lost answer the flavor of the
+// name is taken when it has spec's fixed attributes (there was none before the POST, so it is
+// the POST's own), refused otherwise. The result is what exists, also when converging failed
+// after the flavor was made (the error says what failed): the caller records it.
 func (a *Admin) Ensure(ctx context.Context, spec ManagedSpec) (*Managed, error) {
+	if err := a.vacant(ctx, spec); err != nil {
+		return nil, err
+	}
+
 	made, err := cloud.Create(ctx, cloud.CreateSpec[*flavors.Flavor]{
 		Kind: kindFlavor,
 		Name: spec.Name,
@@ -125,28 +132,21 @@ func (a *Admin) Ensure(ctx context.Context, spec ManagedSpec) (*Managed, error) 
 			return []*flavors.Flavor{f}, err
 		},
 		ID: func(f *flavors.Flavor) string { return f.ID },
+		Adopt: func(f *flavors.Flavor) error {
+			if diffs := fixedDifferences(spec, f); len(diffs) > 0 {
+				return a.refusal(f, diffs)
+			}
+
+			return nil
+		},
 		// No twin check: Nova refuses a second flavor of a name (409), so there can be none.
 	})
 
-	adopted := false
-
 	if gophercloud.ResponseCodeIs(err, http.StatusConflict) {
-		// The name (or the ID) is taken: a flavor of the name is adopted when it matches.
-		found, ferr := a.findByName(ctx, spec.Name)
-		switch {
-		case ferr != nil:
-			return nil, errors.Join(a.fail("creating flavor "+spec.Name, err), ferr)
-		case found == nil:
-			return nil, a.fail("creating flavor "+spec.Name, err)
+		// Taken between the look and the POST: refused like one found by the look.
+		if verr := a.vacant(ctx, spec); verr != nil {
+			return nil, verr
 		}
-
-		if diffs := fixedDifferences(spec, found); len(diffs) > 0 {
-			return nil, &MismatchError{Name: spec.Name, ID: found.ID, Differences: diffs}
-		}
-
-		tflog.Warn(ctx, "Adopting the existing flavor of this name", map[string]any{"flavor_id": found.ID})
-
-		made, err, adopted = found, nil, true
 	}
 
 	if err != nil {
@@ -154,19 +154,49 @@ func (a *Admin) Ensure(ctx context.Context, spec ManagedSpec) (*Managed, error) 
 	}
 
 	out := fromNova(*made)
-	out.Adopted = adopted
-
 	if !out.Public {
-		if adopted {
-			if out.Access, err = a.access(ctx, out.ID); err != nil {
-				return out, err
-			}
-		} else {
-			out.Access = []string{} // a new private flavor is given to no one
-		}
+		out.Access = []string{} // a new private flavor is given to no one
 	}
 
 	return a.Converge(ctx, out, spec)
+}
+
+// vacant is nil when no flavor has spec's name or ID; otherwise the refusal of that flavor.
+func (a *Admin) vacant(ctx context.Context, spec ManagedSpec) error {
+	found, err := a.findByName(ctx, spec.Name)
+	if err != nil {
+		return err
+	}
+
+	if found == nil && spec.ID != "" {
+		if found, err = a.get(ctx, spec.ID); err != nil {
+			return err
+		}
+	}
+
+	if found == nil {
+		return nil
+	}
+
+	diffs := fixedDifferences(spec, found)
+	if found.Name != spec.Name { // found by the ID: it takes the flavor_id
+		diffs = append([]string{fmt.Sprintf("name %q (wanted %q, with the same flavor_id)", found.Name, spec.Name)}, diffs...)
+	}
+
+	return a.refusal(found, diffs)
+}
+
+// refusal refuses the existing flavor f for a create, saying how it differs (diffs) if it does.
+func (a *Admin) refusal(f *flavors.Flavor, diffs []string) error {
+	exists := &cloud.ExistsError{Existing: cloud.Existing{
+		Type: TypeName, Kind: kindFlavor, Name: f.Name, ID: f.ID, Where: "in region " + a.region, ImportID: a.region + "/" + f.ID,
+	}}
+
+	if len(diffs) == 0 {
+		return exists
+	}
+
+	return &MismatchError{Name: f.Name, ID: f.ID, Differences: diffs, Exists: exists}
 }
 
 // createOpts is the POST of spec.
@@ -325,33 +355,22 @@ func (a *Admin) access(ctx context.Context, id string) ([]string, error) {
 	return tenants(list), nil
 }
 
-// Observe reads the flavor recorded as id with name: by ID, else (gone by ID) found again by
-// its exact name, said in Managed.PreviousID. It returns nil when there is no such flavor.
-func (a *Admin) Observe(ctx context.Context, id, name string) (*Managed, error) {
+// Observe reads the flavor recorded as id; nil when it is gone. A flavor gone by its ID is not
+// looked for by its name: one of the name has another ID, so it is not the one recorded, and a
+// flavor carries no mark that could show it to be this resource's (the plan then shows a create,
+// which refuses it: import it).
+func (a *Admin) Observe(ctx context.Context, id string) (*Managed, error) {
 	f, err := a.get(ctx, id)
-	if err != nil {
+	if f == nil || err != nil {
 		return nil, err
 	}
 
-	previous := ""
-
-	if f == nil {
-		if f, err = a.findByName(ctx, name); f == nil {
-			return nil, err
-		}
-
-		tflog.Warn(ctx, "The flavor is gone by its recorded ID; found again by name", map[string]any{"old_id": id, "new_id": f.ID})
-
-		previous = id
-	}
-
-	return a.complete(ctx, f, previous)
+	return a.complete(ctx, f)
 }
 
 // complete reads the access list of a private flavor f.
-func (a *Admin) complete(ctx context.Context, f *flavors.Flavor, previous string) (*Managed, error) {
+func (a *Admin) complete(ctx context.Context, f *flavors.Flavor) (*Managed, error) {
 	out := fromNova(*f)
-	out.PreviousID = previous
 
 	if !out.Public {
 		access, err := a.access(ctx, out.ID)

@@ -18,7 +18,6 @@ import (
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloudtest"
-	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
 
 // novaFlavor is one flavor of fakeAdminNova.
@@ -49,6 +48,8 @@ type fakeAdminNova struct {
 	next    int
 	// loseCreates answers that many successful POST /flavors with 502 (the flavor is made).
 	loseCreates int
+	// proxied answers a refused POST /flavors (409) with 502, as a proxy in front of Nova may.
+	proxied bool
 	// forbid answers 403 to every request.
 	forbid bool
 }
@@ -167,7 +168,13 @@ func (n *fakeAdminNova) create(w http.ResponseWriter, req map[string]any) {
 
 	for _, o := range n.flavors {
 		if o.Name == f.Name || o.ID == f.ID {
+			if n.proxied {
+				cloudtest.WriteJSON(w, http.StatusBadGateway, nil)
+				return
+			}
+
 			cloudtest.WriteJSON(w, http.StatusConflict, map[string]any{"conflictingRequest": map[string]any{"message": "exists"}})
+
 			return
 		}
 	}
@@ -264,7 +271,7 @@ func TestEnsureCreates(t *testing.T) {
 			t.Fatal(err)
 		}
 
-		want := []string{"POST /flavors", "POST /flavors/" + out.ID + "/os-extra_specs"}
+		want := []string{"GET /flavors/detail", "POST /flavors", "POST /flavors/" + out.ID + "/os-extra_specs"}
 		if got := nova.api.Calls(); !slices.Equal(got, want) {
 			t.Errorf("requests %v, want %v", got, want)
 		}
@@ -274,7 +281,7 @@ func TestEnsureCreates(t *testing.T) {
 			t.Errorf("Nova holds %+v", made)
 		}
 
-		if out.Adopted || out.Access != nil || out.ExtraSpecs["hw:cpu_policy"] != "dedicated" || out.SwapMiB != 512 {
+		if out.Access != nil || out.ExtraSpecs["hw:cpu_policy"] != "dedicated" || out.SwapMiB != 512 {
 			t.Errorf("result %+v", out)
 		}
 	})
@@ -318,39 +325,37 @@ func TestEnsureLostAnswer(t *testing.T) {
 		t.Errorf("%d creates, want 1 (%v)", n, nova.api.Calls())
 	}
 
-	if out.Adopted || nova.get(out.ID) == nil || len(nova.flavors) != 1 {
+	if nova.get(out.ID) == nil || len(nova.flavors) != 1 {
 		t.Errorf("result %+v, Nova holds %d flavors", out, len(nova.flavors))
 	}
 }
 
-// TestEnsureAdopts: a flavor of the name with the same sizes is adopted and converged; one
-// that differs is an error that touches nothing; a near-miss name is never taken.
-func TestEnsureAdopts(t *testing.T) {
+// TestEnsureRefusesAnExistingFlavor: a flavor carries no mark of who made it, so a create never
+// adopts one: a flavor of the name with the same sizes is refused as one that differs is (which
+// says how), and a flavor of the given ID too, before anything is sent and with nothing touched.
+func TestEnsureRefusesAnExistingFlavor(t *testing.T) {
 	t.Parallel()
 
 	t.Run("same sizes", func(t *testing.T) {
 		t.Parallel()
 
 		nova, a := newFakeAdminNova(t)
-		nova.add(novaFlavor{ID: "near", Name: "m1.adoptx", VCPUs: 2, RAM: 2048, Disk: 10, Public: false})
 		old := nova.add(novaFlavor{ID: "old", Name: "m1.adopt", VCPUs: 2, RAM: 2048, Disk: 10, Public: false,
 			Specs: map[string]string{"stale": "1"}, Access: []string{"proj-x"}})
 
 		spec := publicSpec("m1.adopt")
 		spec.Public, spec.Access, spec.ExtraSpecs = false, []string{"proj-a"}, map[string]string{"k": "v"}
 
-		out, err := a.Ensure(fastContext(t), spec)
-		if err != nil {
-			t.Fatal(err)
+		_, err := a.Ensure(fastContext(t), spec)
+
+		var exists *cloud.ExistsError
+		if !errors.As(err, &exists) || exists.ID != "old" || !strings.Contains(err.Error(), "terraform import unikorn_flavor.<address> RegionOne/old") {
+			t.Fatalf("error %v, want an ExistsError naming old and its import", err)
 		}
 
-		if !out.Adopted || out.ID != "old" || !reflect.DeepEqual(out.ExtraSpecs, map[string]string{"k": "v"}) ||
-			!slices.Equal(out.Access, []string{"proj-a"}) {
-			t.Errorf("result %+v", out)
-		}
-
-		if !reflect.DeepEqual(old.Specs, map[string]string{"k": "v"}) || !slices.Equal(old.Access, []string{"proj-a"}) {
-			t.Errorf("Nova holds %+v", old)
+		if calls := nova.api.Calls(); !slices.Equal(calls, []string{"GET /flavors/detail"}) ||
+			!reflect.DeepEqual(old.Specs, map[string]string{"stale": "1"}) || !slices.Equal(old.Access, []string{"proj-x"}) {
+			t.Errorf("requests %v, Nova holds %+v: nothing but the look-up", calls, old)
 		}
 	})
 
@@ -362,13 +367,17 @@ func TestEnsureAdopts(t *testing.T) {
 
 		_, err := a.Ensure(fastContext(t), publicSpec("m1.adopt"))
 
-		var mismatch *MismatchError
-		if !errors.As(err, &mismatch) || mismatch.ID != "old" || !strings.Contains(err.Error(), "vcpus 4 (wanted 2)") {
+		var (
+			mismatch *MismatchError
+			exists   *cloud.ExistsError
+		)
+
+		if !errors.As(err, &mismatch) || mismatch.ID != "old" || !strings.Contains(err.Error(), "vcpus 4 (wanted 2)") || !errors.As(err, &exists) {
 			t.Fatalf("error %v, want a MismatchError on vcpus", err)
 		}
 
-		if calls := nova.api.Calls(); !slices.Equal(calls, []string{"POST /flavors", "GET /flavors/detail"}) {
-			t.Errorf("requests %v: nothing but the create and the look-up", calls)
+		if calls := nova.api.Calls(); !slices.Equal(calls, []string{"GET /flavors/detail"}) {
+			t.Errorf("requests %v: nothing but the look-up", calls)
 		}
 	})
 
@@ -381,14 +390,61 @@ func TestEnsureAdopts(t *testing.T) {
 		spec := publicSpec("m1.new")
 		spec.ID = "taken"
 
-		if _, err := a.Ensure(fastContext(t), spec); !gophercloud.ResponseCodeIs(err, http.StatusConflict) {
-			t.Fatalf("error %v, want Nova's 409", err)
+		var exists *cloud.ExistsError
+		if _, err := a.Ensure(fastContext(t), spec); !errors.As(err, &exists) || exists.ID != "taken" || nova.api.Count("POST /flavors") != 0 ||
+			!strings.Contains(err.Error(), `name "other" (wanted "m1.new", with the same flavor_id)`) {
+			t.Fatalf("error %v after %v, want an ExistsError naming the flavor of the ID", err, nova.api.Calls())
 		}
 	})
 }
 
-// TestObserve reads by ID, finds a flavor gone by ID again by its exact name (never a
-// near-miss), reports a duplicate name, and returns nil for a flavor gone altogether.
+// TestEnsureRefusesAFlavorBehindALostAnswer: a flavor of the name exists, and the POST's answer
+// would be a proxy's 502 in front of Nova's 409. The create looks first and refuses it: the lost
+// answer cannot make it take that flavor and overwrite its extra specs and access (issue 26,
+// item 2).
+func TestEnsureRefusesAFlavorBehindALostAnswer(t *testing.T) {
+	t.Parallel()
+
+	nova, a := newFakeAdminNova(t)
+	nova.proxied = true
+	old := nova.add(novaFlavor{ID: "old", Name: "m1.x", VCPUs: 2, RAM: 2048, Disk: 10, Public: true, Specs: map[string]string{"a": "b"}})
+
+	spec := publicSpec("m1.x")
+	spec.ExtraSpecs = map[string]string{"k": "v"}
+
+	out, err := a.Ensure(fastContext(t), spec)
+
+	var exists *cloud.ExistsError
+	if out != nil || !errors.As(err, &exists) || exists.ID != "old" {
+		t.Fatalf("got %+v, %v; want an ExistsError naming old", out, err)
+	}
+
+	if writes := nova.api.Writes(); len(writes) != 0 || !reflect.DeepEqual(old.Specs, map[string]string{"a": "b"}) {
+		t.Fatalf("a refused create made %v; Nova holds %+v", writes, old)
+	}
+}
+
+// TestEnsureLostAnswerTakesOnlyAMatchingFlavor: after a lost answer, a flavor of the name that
+// differs in its sizes is not the POST's own: it is refused, not converged.
+func TestEnsureLostAnswerTakesOnlyAMatchingFlavor(t *testing.T) {
+	t.Parallel()
+
+	nova, a := newFakeAdminNova(t)
+	nova.api.On("POST", "/flavors", func(w http.ResponseWriter, _ *http.Request) {
+		nova.add(novaFlavor{ID: "other", Name: "m1.x", VCPUs: 8, RAM: 2048, Disk: 10, Public: true})
+		cloudtest.WriteJSON(w, http.StatusBadGateway, nil)
+	})
+
+	_, err := a.Ensure(fastContext(t), publicSpec("m1.x"))
+
+	var mismatch *MismatchError
+	if !errors.As(err, &mismatch) || mismatch.ID != "other" || nova.api.Count("POST /flavors") != 1 || len(nova.api.Writes()) != 1 {
+		t.Fatalf("error %v after %v, want a MismatchError naming other and nothing more", err, nova.api.Calls())
+	}
+}
+
+// TestObserve reads by ID; a flavor gone by its ID is gone (one of its name has another ID and
+// no mark that shows it to be this resource's).
 func TestObserve(t *testing.T) {
 	t.Parallel()
 
@@ -397,32 +453,19 @@ func TestObserve(t *testing.T) {
 
 	nova.add(novaFlavor{ID: "a", Name: "m1.a", VCPUs: 1, RAM: 512, Public: false, Access: []string{"p2", "p1"}})
 	nova.add(novaFlavor{ID: "b", Name: "m1.b", VCPUs: 1, RAM: 512, Public: true, Specs: map[string]string{"x": "y"}})
-	nova.add(novaFlavor{ID: "c", Name: "m1.cc", VCPUs: 1, RAM: 512, Public: true})
-	nova.add(novaFlavor{ID: "d1", Name: "m1.dup", VCPUs: 1, RAM: 512, Public: true})
-	nova.add(novaFlavor{ID: "d2", Name: "m1.dup", VCPUs: 1, RAM: 512, Public: false})
 
-	got, err := a.Observe(ctx, "a", "m1.a")
-	if err != nil || got == nil || got.PreviousID != "" || !slices.Equal(got.Access, []string{"p1", "p2"}) || got.Public {
+	got, err := a.Observe(ctx, "a")
+	if err != nil || got == nil || !slices.Equal(got.Access, []string{"p1", "p2"}) || got.Public {
 		t.Errorf("by ID: %+v, %v", got, err)
 	}
 
-	got, err = a.Observe(ctx, "gone", "m1.b")
-	if err != nil || got == nil || got.ID != "b" || got.PreviousID != "gone" || got.ExtraSpecs["x"] != "y" || got.Access != nil {
-		t.Errorf("by name: %+v, %v", got, err)
-	}
-
-	if got, err = a.Observe(ctx, "gone", "m1.c"); got != nil || err != nil {
-		t.Errorf("near miss m1.cc taken for m1.c: %+v, %v", got, err)
-	}
-
-	var dup *naming.DuplicateError
-	if _, err = a.Observe(ctx, "gone", "m1.dup"); !errors.As(err, &dup) || !slices.Equal(dup.IDs, []string{"d1", "d2"}) {
-		t.Errorf("duplicate: %v", err)
+	if got, err = a.Observe(ctx, "gone"); got != nil || err != nil {
+		t.Errorf("gone by ID: %+v, %v", got, err)
 	}
 
 	nova.api.Reset()
 
-	if got, err = a.Observe(ctx, "b", "m1.b"); err != nil || got == nil {
+	if got, err = a.Observe(ctx, "b"); err != nil || got == nil || got.ExtraSpecs["x"] != "y" || got.Access != nil {
 		t.Fatal(got, err)
 	}
 
@@ -439,7 +482,7 @@ func TestConverge(t *testing.T) {
 	f := nova.add(novaFlavor{ID: "a", Name: "m1.a", VCPUs: 1, RAM: 512, Public: false,
 		Specs: map[string]string{"keep": "1", "change": "old", "drop": "x"}, Access: []string{"p1", "p2"}})
 
-	cur, err := a.Observe(t.Context(), "a", "m1.a")
+	cur, err := a.Observe(t.Context(), "a")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -506,7 +549,7 @@ func TestRefused(t *testing.T) {
 	nova.forbid = true
 
 	_, err := a.Ensure(fastContext(t), publicSpec("m1.x"))
-	if err == nil || !strings.Contains(err.Error(), "Nova refused creating flavor m1.x") || !strings.Contains(err.Error(), "cloud admin") {
+	if err == nil || !strings.Contains(err.Error(), "Nova refused listing the public and private flavors") || !strings.Contains(err.Error(), "cloud admin") {
 		t.Errorf("error %v", err)
 	}
 }

@@ -37,6 +37,8 @@ type Cache struct {
 	// (private, shared or community images, or images made after the listing), so that each
 	// is read once per run however many servers name it.
 	byID cloud.ByID[Facts]
+	// organizations holds the projects of each organization (Organization.Projects), by ID.
+	organizations cloud.OnceCache[string, map[string]bool]
 }
 
 type glanceKey struct {
@@ -56,10 +58,13 @@ func NewCache(key *ecdsa.PublicKey) *Cache {
 }
 
 // Images returns the classified images of region (a resolved region name)
-// for organizationID ("" for public images only), listed with imageClient
+// for org (org.ID "" for public images only), listed with imageClient
 // (that region's Glance client) on the first call for the region and scope.
-// The result is shared: callers must not modify it.
-func (c *Cache) Images(ctx context.Context, region, organizationID string, imageClient *gophercloud.ServiceClient) (Listing, error) {
+// An image carrying the organization's property that a tenant may have
+// planted is rejected (organization.go). The result is shared: callers must
+// not modify it.
+func (c *Cache) Images(ctx context.Context, region string, org Organization, imageClient *gophercloud.ServiceClient) (Listing, error) {
+	organizationID := org.ID
 	ctx = tflog.SetField(ctx, "region", region)
 	ctx = tflog.SetField(ctx, "organization_id", organizationID)
 
@@ -74,7 +79,9 @@ func (c *Cache) Images(ctx context.Context, region, organizationID string, image
 			return Listing{}, err
 		}
 
-		accepted, rejected := Classify(inScope(all, organizationID), c.key)
+		owned, planted := c.organizationImages(ctx, inScope(all, organizationID), org)
+		accepted, rejected := Classify(owned, c.key)
+		rejected = sortRejected(append(rejected, planted...))
 
 		tflog.Debug(ctx, "Classified Glance images", map[string]any{
 			"accepted":          len(accepted),

@@ -58,8 +58,8 @@ func TestCacheSharesOneListingPerScope(t *testing.T) {
 
 	signed := glanceImage("signed", "public", "active", digest("signed"))
 	unsigned := glanceImage("unsigned", "public", "active", ``)
-	org1 := glanceImage("org-1-image", "private", "active", `, "unikorn:organization:id": "org-1"`)
-	org2 := glanceImage("org-2-image", "shared", "active", `, "unikorn:organization:id": "org-2"`)
+	org1 := glanceImage("org-1-image", "private", "active", `, "unikorn:organization:id": "org-1", "owner": "svc"`)
+	org2 := glanceImage("org-2-image", "shared", "active", `, "unikorn:organization:id": "org-2", "owner": "svc"`)
 
 	imageClient, counts := fakeGlance(t, map[string][]string{
 		"public": {signed, unsigned},
@@ -84,7 +84,7 @@ func TestCacheSharesOneListingPerScope(t *testing.T) {
 
 			org := []string{"", "", "org-1", "org-2"}[i%4]
 
-			listing, err := cache.Images(t.Context(), "RegionOne", org, imageClient)
+			listing, err := cache.Images(t.Context(), "RegionOne", Organization{ID: org, ServiceProjectID: "svc"}, imageClient)
 			if err != nil {
 				t.Errorf("Images(%q): %v", org, err)
 				return
@@ -111,7 +111,7 @@ func TestCacheSharesOneListingPerScope(t *testing.T) {
 		t.Errorf("20 concurrent callers made %d public and %d visibility=all listings, want 1 and 1", pub, all)
 	}
 
-	if _, err := cache.Images(t.Context(), "RegionOne", "org-3", imageClient); err != nil {
+	if _, err := cache.Images(t.Context(), "RegionOne", Organization{ID: "org-3"}, imageClient); err != nil {
 		t.Fatal(err)
 	}
 
@@ -130,7 +130,7 @@ func TestCacheSeparatesRegions(t *testing.T) {
 
 	for range 3 {
 		for region, c := range map[string]*gophercloud.ServiceClient{"RegionOne": one, "RegionTwo": two} {
-			listing, err := cache.Images(t.Context(), region, "", c)
+			listing, err := cache.Images(t.Context(), region, Organization{}, c)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -152,11 +152,11 @@ func TestCacheDoesNotKeepFailures(t *testing.T) {
 	imageClient, counts := fakeGlance(t, map[string][]string{"public": {glanceImage("one", "public", "active", "")}}, 1)
 	cache := NewCache(nil)
 
-	if _, err := cache.Images(t.Context(), "RegionOne", "", imageClient); err == nil || !strings.Contains(err.Error(), "listing Glance images") {
+	if _, err := cache.Images(t.Context(), "RegionOne", Organization{}, imageClient); err == nil || !strings.Contains(err.Error(), "listing Glance images") {
 		t.Fatalf("first listing: err = %v, want the server's error", err)
 	}
 
-	listing, err := cache.Images(t.Context(), "RegionOne", "", imageClient)
+	listing, err := cache.Images(t.Context(), "RegionOne", Organization{}, imageClient)
 	if err != nil || len(listing.Images) != 1 {
 		t.Fatalf("second listing = %+v, %v", listing, err)
 	}

@@ -2,6 +2,7 @@ package image
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -81,9 +82,11 @@ func (f *filterModel) selectImages(ctx context.Context, m meta, diags *diag.Diag
 
 	var listing Listing
 
-	imageClient, err := c.Base().Image(region)
-	if err == nil {
-		listing, err = m.ImageCache().Images(ctx, region, organizationID, imageClient)
+	org, err := OrganizationOf(c, organizationID)
+
+	imageClient, ierr := c.Base().Image(region)
+	if err = errors.Join(err, ierr); err == nil {
+		listing, err = m.ImageCache().Images(ctx, region, org, imageClient)
 	}
 
 	if err != nil {
@@ -136,8 +139,11 @@ func filterAttributes() map[string]schema.Attribute {
 		"gpu_model":  adapter.TextFilter("Only images with GPU support for this model (one of `gpu.models`), e.g. `H100`."),
 		"gpu_vendor": adapter.OneOfFilter("Only images with GPU support from this vendor: `AMD` or `NVIDIA`.", GPUVendors()...),
 		"name":       adapter.TextFilter("Only images of exactly this name."),
-		"organization_id": adapter.TextFilter("Also include the images of this organization (`unikorn:organization:id`), whatever their visibility. " +
-			"Organization images are exempt from the signature check. Unset: public images only."),
+		"organization_id": adapter.TextFilter("Also include the images of this organization, whatever their visibility: those whose " +
+			"`unikorn:organization:id` names it and that no tenant can have planted (public ones, which only an admin can " +
+			"publicize; those of the service user's own project, where `unikorn_image` makes them; those of a project tagged " +
+			"`organization=<id>`, such as an identity's snapshots). Organization images are exempt from the signature check; " +
+			"any other image carrying the property is left out (in `rejected`, with a warning). Unset: public images only."),
 		"os_distro":  adapter.TextFilter("Only images of this distribution (`os.distro`), e.g. `ubuntu`."),
 		"os_version": adapter.TextFilter("Only images of this distribution version (`os.version`), e.g. `24.04`."),
 		"package": schema.StringAttribute{

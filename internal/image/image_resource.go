@@ -31,6 +31,7 @@ import (
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
 
 var (
@@ -80,8 +81,9 @@ func bindManager(c *cloud.Client, region string) (*Manager, error) {
 	return NewManager(sc, c.Base().ProjectID(), region, c.AdminRefusal), nil
 }
 
-// Create makes (or adopts) the image, records it, imports source_url by web-download, waits
-// for it to be active, and converges what changes in place (protection last).
+// Create makes the image (or adopts what an interrupted create of a unikorn_image left),
+// records it, imports source_url by web-download, waits for it to be active, converges what
+// changes in place (protection last), and ends with the completion mark.
 func (r *imageResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	r.Open(ctx, adapter.Create, req.Plan, &resp.Diagnostics,
 		func(ctx context.Context, op *adapter.Operation, mgr *Manager, plan *resourceModel, region adapter.InRegion, subject func(string) string) {
@@ -109,6 +111,10 @@ func (r *imageResource) Create(ctx context.Context, req resource.CreateRequest, 
 			img, err := mgr.Import(ctx, created.Image, spec.SourceURL)
 			if err == nil {
 				img, err = mgr.Converge(ctx, img, spec)
+			}
+
+			if err == nil {
+				img, err = mgr.Complete(ctx, img)
 			}
 
 			made.Adopted = false
@@ -259,7 +265,15 @@ func (r *imageResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			"progress). Region preparation: it needs the service user's admin grant. When `properties` carry `unikorn:` keys, " +
 			"or `organization_id` is set, they are checked against the Unikorn image schema at plan time, so that the " +
 			"`unikorn_images` data sources accept the image. Deleting a protected image is a plan-time error unless the " +
-			"same change turns `protected` off.",
+			"same change turns `protected` off.\n\n" +
+			"**Adoption.** The image carries the provider's ownership marks among its Glance properties (not shown in " +
+			"`properties`): `unikorn_terraform_kind = unikorn_image` from its creation, and `unikorn_terraform_created` once " +
+			"its import is done and it is converged. A create that finds an image of its name in the service user's project " +
+			"adopts it only when it is what an interrupted create of a `unikorn_image` left (the first mark without the " +
+			"second): it then imports and converges it. Any other image of the name (made by hand, by Unikorn, by another " +
+			"tool, or a finished `unikorn_image` of another configuration) is refused before anything is written, with the " +
+			"`terraform import` command that takes it over. An image gone by its recorded ID is replaced by one of its name " +
+			"only under the same rule; images made before these marks existed keep working by their recorded IDs.",
 		Attributes: map[string]schema.Attribute{
 			"checksum": adapter.StableString("Glance's MD5 checksum of the image data."),
 			"container_format": schema.StringAttribute{
@@ -299,7 +313,8 @@ func (r *imageResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				Optional: true,
 				MarkdownDescription: "Makes it an organization image: the property `" + PropertyOrganizationID + "` is set to this " +
 					"ID, the image must be `private`, and the image data sources return it for this organization (without a " +
-					"signature check). The whole property set is then checked against the Unikorn schema. Changes in place.",
+					"signature check: it is in the service user's own project, which no tenant can write to). The whole " +
+					"property set is then checked against the Unikorn schema. Changes in place.",
 				Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
 			},
 			"properties": schema.MapAttribute{
@@ -320,9 +335,12 @@ func (r *imageResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
 			},
 			"source_url": schema.StringAttribute{
-				Required: true,
+				Required:  true,
+				Sensitive: true,
 				MarkdownDescription: "`http` or `https` URL that Glance's web-download import fetches the image data from " +
-					"(Glance's `import_filtering_opts` decide which hosts and ports it may reach). Changing it replaces the image.",
+					"(Glance's `import_filtering_opts` decide which hosts and ports it may reach). Changing it replaces the image. " +
+					"Sensitive, since it is often a pre-signed URL: logs and errors show no more of it than its scheme, host and " +
+					"path.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIf(sourceChanged,
 					"A new source URL replaces the image.", "A new source URL replaces the image.")},
 				Validators: []validator.String{sourceURL()},
@@ -381,13 +399,19 @@ func sourceURL() validator.String {
 func checkSourceURL(s string) error {
 	u, err := url.Parse(s)
 
+	// The message never quotes the URL whole: it may be pre-signed.
 	switch {
 	case err != nil:
-		return err
+		cause := err
+		if urlErr := (*url.Error)(nil); errors.As(err, &urlErr) {
+			cause = urlErr.Err // without the URL it quotes
+		}
+
+		return fmt.Errorf("the source URL cannot be read as a URL: %w", cause)
 	case u.Scheme != "http" && u.Scheme != "https":
-		return fmt.Errorf("%q is not an http or https URL: Glance's web-download fetches only those", s)
+		return fmt.Errorf("the source URL (scheme %q) is not an http or https URL: Glance's web-download fetches only those", u.Scheme)
 	case u.Host == "":
-		return fmt.Errorf("%q has no host", s)
+		return errors.New("the source URL has no host")
 	}
 
 	return nil
@@ -421,6 +445,15 @@ func checkProperties(config resourceModel, diags *diag.Diagnostics) {
 			fmt.Sprintf("Set the organization with organization_id, not the property %q.", PropertyOrganizationID))
 
 		return
+	}
+
+	for k := range props {
+		if naming.IsMarkKey(k) {
+			diags.AddAttributeError(p.AtMapKey(k), "Reserved image property", fmt.Sprintf(
+				"%q is the provider's own ownership mark of the images it makes: it cannot be configured.", k))
+
+			return
+		}
 	}
 
 	org := config.OrganizationID.ValueString()

@@ -67,19 +67,23 @@ func (m *Manager) refused(call string, err error) error {
 	return m.refusal("Glance", call, err)
 }
 
-// glanceManaged tells whether Glance sets a property itself (the import's bookkeeping, the
-// hashes, the stores): those are not the user's and are neither shown nor converged.
+// TypeName is the resource type of an image's ownership marks (Glance properties).
+const TypeName = "unikorn_image"
+
+// glanceManaged tells whether a property is not the user's: Glance's own (the import's
+// bookkeeping, the hashes, the stores) and the ownership marks. Those are neither shown nor
+// converged.
 func glanceManaged(key string) bool {
 	switch key {
 	case "stores", "locations", "direct_url", "properties":
 		return true
 	}
 
-	return strings.HasPrefix(key, "os_glance_") || strings.HasPrefix(key, "os_hash_")
+	return strings.HasPrefix(key, "os_glance_") || strings.HasPrefix(key, "os_hash_") || naming.IsMarkKey(key)
 }
 
 // UserProperties are the properties of img that are the user's: every additional property
-// except Glance's own, as strings (a non-string value in its JSON form).
+// except Glance's own and the ownership marks, as strings (a non-string value in its JSON form).
 func UserProperties(img *images.Image) map[string]string {
 	out := map[string]string{}
 
@@ -146,13 +150,26 @@ func (m *Manager) Get(ctx context.Context, id string) (*images.Image, error) {
 // Created is the image a create made or adopted.
 type Created struct {
 	Image *images.Image
-	// Adopted says that an image of the name already existed and was taken over.
+	// Adopted says that the image was what an interrupted create of a unikorn_image left
+	// unfinished, and was taken over.
 	Adopted bool
 }
 
-// Create adopts the owner's image named spec.Name, or makes it (unprotected: protection is
-// set once the import is done, so that a failed import leaves an image that can be deleted)
-// through cloud.Create. Nothing is imported yet.
+// Existing describes img, an image of the owner, for the ownership rule (cloud.Adopt) of a
+// create of unikorn_image.
+func (m *Manager) Existing(img *images.Image) cloud.Existing {
+	return cloud.Existing{Type: TypeName, Kind: "image", Name: img.Name, ID: img.ID,
+		Where: fmt.Sprintf("in project %s, region %s", img.Owner, m.region), ImportID: m.region + "/" + img.ID,
+		Mark: naming.MarkOf(img.Properties)}
+}
+
+// Create makes the owner's image named spec.Name (unprotected: protection is set once the
+// import is done, so that a failed import leaves an image that can be deleted), carrying the
+// creation mark of unikorn_image among its properties, through cloud.Create. Nothing is
+// imported yet. The image of the name is looked for first: what an interrupted create of a
+// unikorn_image left (creation mark, no completion) is adopted; any other is a
+// *cloud.ExistsError, and nothing is written. The look after a lost answer takes only an image
+// this create may own.
 func (m *Manager) Create(ctx context.Context, spec Spec) (Created, error) {
 	found, err := m.Find(ctx, spec.Name)
 	if err != nil {
@@ -160,14 +177,28 @@ func (m *Manager) Create(ctx context.Context, spec Spec) (Created, error) {
 	}
 
 	if found != nil {
-		tflog.Warn(ctx, "Adopting an existing image of this name", map[string]any{"image_id": found.ID, "status": string(found.Status)})
+		if err := cloud.Adopt(m.Existing(found)); err != nil {
+			return Created{}, err
+		}
+
+		tflog.Warn(ctx, "Adopting the image an interrupted create left unfinished", map[string]any{
+			"image_id": found.ID, "status": string(found.Status),
+		})
+
 		return Created{Image: found, Adopted: true}, nil
 	}
+
+	props := maps.Clone(spec.Properties)
+	if props == nil {
+		props = map[string]string{}
+	}
+
+	maps.Copy(props, naming.MadeFor(TypeName).Properties())
 
 	visibility := images.ImageVisibility(spec.Visibility)
 	opts := images.CreateOpts{
 		Name: spec.Name, Visibility: &visibility, Tags: spec.Tags, DiskFormat: spec.DiskFormat,
-		ContainerFormat: spec.ContainerFormat, MinDisk: spec.MinDiskGB, MinRAM: spec.MinRAMMiB, Properties: spec.Properties,
+		ContainerFormat: spec.ContainerFormat, MinDisk: spec.MinDiskGB, MinRAM: spec.MinRAMMiB, Properties: props,
 	}
 
 	img, err := cloud.Create(ctx, cloud.CreateSpec[*images.Image]{
@@ -179,6 +210,7 @@ func (m *Manager) Create(ctx context.Context, spec Spec) (Created, error) {
 		Find:   func(ctx context.Context) ([]*images.Image, error) { return m.Named(ctx, spec.Name) },
 		ID:     func(i *images.Image) string { return i.ID },
 		Delete: func(ctx context.Context, id string) error { return images.Delete(ctx, m.client, id).ExtractErr() },
+		Adopt:  func(i *images.Image) error { return cloud.Adopt(m.Existing(i)) },
 	})
 	if err != nil {
 		return Created{Image: img}, m.refused("creating an image of visibility "+spec.Visibility, err)
@@ -187,8 +219,26 @@ func (m *Manager) Create(ctx context.Context, spec Spec) (Created, error) {
 	return Created{Image: img}, nil
 }
 
+// Complete writes the completion mark on img, the last step of a create, when img is an
+// unfinished create of a unikorn_image (an imported image is never marked); one request.
+func (m *Manager) Complete(ctx context.Context, img *images.Image) (*images.Image, error) {
+	if have := naming.MarkOf(img.Properties); have.Kind != TypeName || have.Completed {
+		return img, nil
+	}
+
+	out, err := images.Update(ctx, m.client, img.ID, images.UpdateOpts{images.UpdateImageProperty{
+		Op: images.AddOp, Name: naming.MarkCompletedKey, Value: naming.MarkCompletedValue,
+	}}).Extract()
+	if err != nil {
+		return img, m.refused("marking an image as created", fmt.Errorf("marking image %s as created: %w", img.ID, err))
+	}
+
+	return out, nil
+}
+
 // ImportError is an import that Glance gave up on, with Glance's reason.
 type ImportError struct {
+	// URL is the source as it may be shown (SafeURL: no query string, no user info).
 	Image, URL, Status, Reason string
 }
 
@@ -279,10 +329,11 @@ func (m *Manager) Import(ctx context.Context, img *images.Image, url string) (*i
 
 		err := imageimport.Create(ctx, m.client, img.ID, imageimport.CreateOpts{Name: imageimport.WebDownloadMethod, URI: url}).ExtractErr()
 		if err != nil {
-			return img, m.refused("importing an image by web-download", fmt.Errorf("starting the web-download import of %s: %w", url, err))
+			return img, m.refused("importing an image by web-download",
+				fmt.Errorf("starting the web-download import of %s: %w", SafeURL(url), scrubbed{err: err, url: url}))
 		}
 
-		tflog.Info(ctx, "Started Glance's web-download import", map[string]any{"image_id": img.ID, "source_url": url})
+		tflog.Info(ctx, "Started Glance's web-download import", map[string]any{"image_id": img.ID, "source_url": SafeURL(url)})
 	}
 
 	start := time.Now()
@@ -297,6 +348,7 @@ func (m *Manager) Import(ctx context.Context, img *images.Image, url string) (*i
 
 			last = got
 			state, detail, err := m.importState(ctx, got, earlier)
+			detail = Scrub(detail, url) // Glance's messages may quote the source
 
 			tflog.Info(ctx, "Waiting for Glance's web-download import", map[string]any{
 				"image_id": img.ID, "status": string(got.Status), "progress": detail,
@@ -308,11 +360,11 @@ func (m *Manager) Import(ctx context.Context, img *images.Image, url string) (*i
 
 	var stateErr *cloud.StateError
 	if errors.As(err, &stateErr) {
-		return last, &ImportError{Image: img.ID, URL: url, Status: string(last.Status), Reason: stateErr.Detail}
+		return last, &ImportError{Image: img.ID, URL: SafeURL(url), Status: string(last.Status), Reason: Scrub(stateErr.Detail, url)}
 	}
 
 	if err != nil {
-		return last, err
+		return last, scrubbed{err: err, url: url}
 	}
 
 	tflog.Info(ctx, "Glance's web-download import is done", map[string]any{
@@ -497,8 +549,9 @@ type Observed struct {
 	RefoundFrom string
 }
 
-// Observe reads image id, or, when it is gone, the owner's image named name (found again);
-// a nil Image when neither exists.
+// Observe reads image id, or, when it is gone, the owner's image named name (found again) if a
+// create of unikorn_image may take it (an interrupted create: cloud.Owns; a finished or foreign
+// image is not this resource's); a nil Image when neither exists.
 func (m *Manager) Observe(ctx context.Context, id, name string) (Observed, error) {
 	img, err := m.Get(ctx, id)
 
@@ -510,7 +563,7 @@ func (m *Manager) Observe(ctx context.Context, id, name string) (Observed, error
 	}
 
 	found, err := m.Find(ctx, name)
-	if err != nil || found == nil {
+	if err != nil || found == nil || !cloud.Owns(TypeName, naming.MarkOf(found.Properties)) {
 		return Observed{}, err
 	}
 

@@ -222,11 +222,16 @@ func Classify(imgs []images.Image, key *ecdsa.PublicKey) (accepted []Image, reje
 
 	SortOldestFirst(accepted)
 
+	return accepted, sortRejected(rejected)
+}
+
+// sortRejected sorts rejected images by name, then ID, in place.
+func sortRejected(rejected []Rejected) []Rejected {
 	slices.SortFunc(rejected, func(a, b Rejected) int {
 		return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.ID, b.ID))
 	})
 
-	return accepted, rejected
+	return rejected
 }
 
 // SortOldestFirst sorts images oldest → newest (CreatedAt, then name, then ID), in place.

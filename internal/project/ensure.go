@@ -16,17 +16,23 @@ import (
 )
 
 // Ensure makes the cloud hold the project of spec, given what the prior apply recorded (the
-// zero Prior on create), and returns what it holds afterwards. On create every role and every
-// user and group of the bindings is resolved before anything is made, so that a name that does
-// not exist makes nothing; a project or group of the name that exists already is a
-// *domain.ExistsError (import it instead). On a later error the returned Project holds what
-// exists so far (at least its ID once the project exists), for the caller to record.
+// zero Prior on create), and returns what it holds afterwards. Every check comes before the
+// first write: the project may be a unikorn_project at all (CheckManageable: not in Keystone's
+// Default domain, not named like an identity, not the service user's own); on create every role
+// and every user and group of the bindings is resolved, and the project and group of the names
+// are looked for, so that a name that does not exist, or a project or group this create may not
+// adopt (a *cloud.ExistsError: import it instead), makes nothing. A project that an interrupted
+// create of a unikorn_project left unfinished is adopted, with its group when that carries the
+// same creation mark. A create ends with the project's completion mark. A refusal by a check
+// returns no Project (nothing was written: an update keeps its prior state); on a later error
+// the returned Project holds what exists so far (at least its ID once the project exists), for
+// the caller to record.
 func (s *Service) Ensure(ctx context.Context, spec Spec, prior Prior) (*Project, error) {
 	e := &ensurer{svc: s, spec: spec, prior: prior, resolved: map[entry]Assignment{}}
 
 	err := e.run(ctx)
-	if e.out.ID == "" {
-		return nil, err
+	if e.out.ID == "" || !e.checked {
+		return nil, err // nothing written: an update keeps its prior state
 	}
 
 	return e.out, err
@@ -42,11 +48,25 @@ type ensurer struct {
 	roleIDs  map[string]string    // Keystone role name → ID: the bindings' and the service user's
 	resolved map[entry]Assignment // the bindings' users and groups resolved so far
 	owner    owner
+
+	// project and group are what the looks before the first write found: the recorded project,
+	// or on create the one of the name that is adopted, and the group of the name that is
+	// adopted with it (nil: none).
+	project  *projects.Project
+	ownGroup *groups.Group
+	mark     naming.Mark // the project's marks
+	// checked says that every check passed: what follows writes.
+	checked bool
 }
 
 func (e *ensurer) run(ctx context.Context) error {
 	s, spec := e.svc, e.spec
 	e.out = &Project{ID: e.prior.ProjectID, Quotas: e.prior.Quotas.Clone(), Bindings: e.prior.Bindings}
+	creating := e.prior.ProjectID == ""
+
+	if err := s.CheckManageable(spec.DomainID, spec.Name, ""); err != nil {
+		return err
+	}
 
 	roles := slices.Clone(s.roles.ServiceRoles())
 	for _, b := range spec.Bindings {
@@ -59,7 +79,6 @@ func (e *ensurer) run(ctx context.Context) error {
 	}
 
 	e.owner = owner{userDomainID: spec.UserDomainID, groupName: spec.GroupName, serviceUserID: s.cloud.ServiceUserID()}
-	creating := e.prior.ProjectID == ""
 
 	if creating {
 		// Everything the bindings name, but the project's own group, before anything is made.
@@ -70,7 +89,15 @@ func (e *ensurer) run(ctx context.Context) error {
 				}
 			}
 		}
+
+		if err := e.claim(ctx); err != nil {
+			return err
+		}
+	} else if err := e.recorded(ctx); err != nil {
+		return err
 	}
+
+	e.checked = true
 
 	p, err := e.ensureProject(ctx)
 	if err != nil {
@@ -85,24 +112,114 @@ func (e *ensurer) run(ctx context.Context) error {
 		return err
 	}
 
-	if err := e.ensureBindings(ctx, p.ID, creating); err != nil {
+	if err := e.ensureBindings(ctx, p.ID, creating && e.project == nil); err != nil {
 		return err
 	}
 
-	if e.prior.Quotas != nil && e.prior.Quotas.Equal(spec.Quotas) {
-		e.out.Quotas = spec.Quotas.Clone()
+	if e.prior.Quotas == nil || !e.prior.Quotas.Equal(spec.Quotas) {
+		admin, err := s.tenants(ctx, p.ID, cloud.Admin)
+		if err != nil {
+			return err
+		}
 
-		return nil
+		if e.out.Quotas, err = quota.Apply(ctx, admin, spec.Quotas); err != nil {
+			return err
+		}
+	} else {
+		e.out.Quotas = spec.Quotas.Clone()
 	}
 
-	admin, err := s.tenants(ctx, p.ID, cloud.Admin)
+	if extra := domain.Completion(TypeName, e.mark); creating && extra != nil {
+		if _, err := projects.Update(ctx, s.Keystone, p.ID, projects.UpdateOpts{Extra: extra}).Extract(); err != nil {
+			return s.Refused("marking project "+p.ID+" as created", err)
+		}
+
+		tflog.Debug(ctx, "Marked the project as created")
+	}
+
+	return nil
+}
+
+// claim looks for the project and the group of spec's names before a create writes anything:
+// a project this create may adopt (an interrupted create of a unikorn_project) is taken, with its
+// group when that carries the same creation mark; anything else of the names is a
+// *cloud.ExistsError.
+func (e *ensurer) claim(ctx context.Context) error {
+	s, spec := e.svc, e.spec
+
+	p, err := s.findProject(ctx, spec.DomainID, spec.Name)
 	if err != nil {
 		return err
 	}
 
-	e.out.Quotas, err = quota.Apply(ctx, admin, spec.Quotas)
+	if p != nil {
+		if err := cloud.Adopt(existingProject(p)); err != nil {
+			return err
+		}
 
-	return err
+		if err := s.CheckManageable(p.DomainID, p.Name, p.ID); err != nil {
+			return err
+		}
+
+		tflog.Warn(ctx, "Adopting the project an interrupted create left unfinished", map[string]any{"project_id": p.ID})
+
+		e.project, e.mark = p, naming.MarkOf(p.Extra)
+	}
+
+	g, err := s.findGroup(ctx, spec.DomainID, spec.GroupName)
+	if err != nil || g == nil {
+		return err
+	}
+
+	// The group of a project this create makes anew may be no one's (another unikorn_project's
+	// group of the same name would be deleted with this one); the group of an adopted project is
+	// its own when it carries the creation mark.
+	ex := existingGroup(g, spec.Name)
+	if err := cloud.Adopt(ex); err != nil {
+		return err
+	}
+
+	if e.project == nil {
+		return &cloud.ExistsError{Existing: ex, Claim: cloud.ClaimUnfinished}
+	}
+
+	e.ownGroup = g
+
+	return nil
+}
+
+// recorded reads the recorded project, and checks that it may be a unikorn_project (an
+// imported project may not be) before anything is written.
+func (e *ensurer) recorded(ctx context.Context) error {
+	p, err := e.svc.getProject(ctx, e.prior.ProjectID)
+
+	switch {
+	case err != nil:
+		return err
+	case p == nil:
+		return fmt.Errorf("project %s is gone: refresh, and the next plan makes it again", e.prior.ProjectID)
+	}
+
+	if err := e.svc.CheckManageable(p.DomainID, p.Name, p.ID); err != nil {
+		return err
+	}
+
+	e.project, e.mark = p, naming.MarkOf(p.Extra)
+
+	return nil
+}
+
+// existingProject describes p for the ownership rule (cloud.Adopt) of a create of
+// unikorn_project.
+func existingProject(p *projects.Project) cloud.Existing {
+	return cloud.Existing{Type: TypeName, Kind: "project", Name: p.Name, ID: p.ID, Where: "in domain " + p.DomainID,
+		ImportID: p.ID, Mark: naming.MarkOf(p.Extra)}
+}
+
+// existingGroup describes g, the group of the unikorn_project project, for the ownership rule.
+func existingGroup(g *groups.Group, project string) cloud.Existing {
+	return cloud.Existing{Type: TypeName, Kind: "group", Name: g.Name, ID: g.ID, Where: "in domain " + g.DomainID,
+		Part: "unikorn_project " + project, Mark: naming.MarkOf(g.Extra)}
 }
 
 // wantTags are the project's tags: the user's and the provider's mark.
@@ -110,24 +227,17 @@ func (e *ensurer) wantTags() []string {
 	return cloud.SortedSet(append(slices.Clone(e.spec.Tags), naming.HumanProjectTag))
 }
 
-// ensureProject reads the recorded project, or creates it, then brings its name, description,
-// enabled flag and tags to the spec with one request when something differs.
+// ensureProject brings the project found before (the recorded one, or the one adopted) to the
+// spec, or creates it with the creation mark of unikorn_project; then its name, description,
+// enabled flag and tags are brought to the spec with one request when something differs.
 func (e *ensurer) ensureProject(ctx context.Context) (*projects.Project, error) {
 	s, spec := e.svc, e.spec
 
-	if e.prior.ProjectID != "" {
-		p, err := s.getProject(ctx, e.prior.ProjectID)
-		switch {
-		case err != nil:
-			return nil, err
-		case p == nil:
-			return nil, fmt.Errorf("project %s is gone: refresh, and the next plan makes it again", e.prior.ProjectID)
-		}
-
-		return e.updateProject(ctx, p)
+	if e.project != nil {
+		return e.updateProject(ctx, e.project)
 	}
 
-	enabled, tags := spec.Enabled, e.wantTags()
+	enabled, tags, mark := spec.Enabled, e.wantTags(), naming.MadeFor(TypeName)
 
 	// Keystone keeps project names unique in a domain: no twin can be made.
 	p, err := cloud.Create(ctx, cloud.CreateSpec[*projects.Project]{
@@ -135,16 +245,18 @@ func (e *ensurer) ensureProject(ctx context.Context) (*projects.Project, error) 
 		Create: func(ctx context.Context) (*projects.Project, error) {
 			return projects.Create(ctx, s.Keystone, projects.CreateOpts{
 				DomainID: spec.DomainID, Name: spec.Name, Description: spec.Description, Enabled: &enabled, Tags: tags,
+				Extra: mark.Extra(),
 			}).Extract()
 		},
 		Find: func(ctx context.Context) ([]*projects.Project, error) {
 			return cloud.Optional(s.findProject(ctx, spec.DomainID, spec.Name))
 		},
-		ID: func(p *projects.Project) string { return p.ID },
+		ID:    func(p *projects.Project) string { return p.ID },
+		Adopt: func(p *projects.Project) error { return cloud.Adopt(existingProject(p)) },
 	})
 	if domain.Conflict(err) {
 		if existing, ferr := s.findProject(ctx, spec.DomainID, spec.Name); ferr == nil && existing != nil {
-			return nil, &domain.ExistsError{Kind: "project", Name: spec.Name, ID: existing.ID, Import: "unikorn_project.<name> " + existing.ID}
+			return nil, domain.Taken(existingProject(existing))
 		}
 	}
 
@@ -153,6 +265,8 @@ func (e *ensurer) ensureProject(ctx context.Context) (*projects.Project, error) 
 	}
 
 	tflog.Info(ctx, "Created the project", map[string]any{"project_id": p.ID})
+
+	e.mark = naming.MarkOf(p.Extra)
 
 	return p, nil
 }
@@ -181,21 +295,28 @@ func (e *ensurer) updateProject(ctx context.Context, p *projects.Project) (*proj
 	return updated, nil
 }
 
-// ensureGroup keeps the recorded group (renamed to the spec's name when it differs), or makes
-// it in the project's domain.
+// ensureGroup keeps the recorded or adopted group (renamed to the spec's name when it
+// differs), or makes it in the project's domain with the creation mark of unikorn_project.
 func (e *ensurer) ensureGroup(ctx context.Context, projectID string) error {
 	s, spec := e.svc, e.spec
 
-	if e.prior.GroupID != "" {
-		g, err := s.getGroup(ctx, e.prior.GroupID)
-		if err != nil {
-			return err
+	if e.prior.GroupID != "" || e.ownGroup != nil {
+		g := e.ownGroup
+
+		if g == nil {
+			var err error
+			if g, err = s.getGroup(ctx, e.prior.GroupID); err != nil {
+				return err
+			}
 		}
 
 		if g != nil && g.Name != spec.GroupName {
-			if g, err = groups.Update(ctx, s.Keystone, g.ID, groups.UpdateOpts{Name: spec.GroupName}).Extract(); err != nil {
-				return s.Refused("renaming group "+e.prior.GroupID, err)
+			renamed, err := groups.Update(ctx, s.Keystone, g.ID, groups.UpdateOpts{Name: spec.GroupName}).Extract()
+			if err != nil {
+				return s.Refused("renaming group "+g.ID, err)
 			}
+
+			g = renamed
 		}
 
 		if g != nil {
@@ -209,17 +330,18 @@ func (e *ensurer) ensureGroup(ctx context.Context, projectID string) error {
 		Create: func(ctx context.Context) (*groups.Group, error) {
 			return groups.Create(ctx, s.Keystone, groups.CreateOpts{
 				Name: spec.GroupName, DomainID: spec.DomainID, Description: "Members of project " + spec.Name,
+				Extra: naming.MadeFor(TypeName).Extra(),
 			}).Extract()
 		},
 		Find: func(ctx context.Context) ([]*groups.Group, error) {
 			return cloud.Optional(s.findGroup(ctx, spec.DomainID, spec.GroupName))
 		},
-		ID: func(g *groups.Group) string { return g.ID },
+		ID:    func(g *groups.Group) string { return g.ID },
+		Adopt: func(g *groups.Group) error { return cloud.Adopt(existingGroup(g, spec.Name)) },
 	})
 	if domain.Conflict(err) {
 		if existing, ferr := s.findGroup(ctx, spec.DomainID, spec.GroupName); ferr == nil && existing != nil {
-			return fmt.Errorf("the group %q (%s) of domain %s exists already and was not made by this project: set "+
-				"group_name to another name, or delete the group", spec.GroupName, existing.ID, spec.DomainID)
+			return domain.Taken(existingGroup(existing, spec.Name))
 		}
 	}
 

@@ -70,6 +70,20 @@ func (r *projectResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			"Destroying refuses while the project still holds servers, load balancers, floating IPs, routers, ports, " +
 			"networks, security groups or volumes in any served region, unless `force_destroy` is set; then Neutron's " +
 			"default security groups, the quotas, the group and the project are deleted.\n\n" +
+			"**Adoption.** The project carries the provider's ownership marks as Keystone extra attributes (not " +
+			"shown in any attribute): `unikorn_terraform_kind = unikorn_project` from its creation, and `unikorn_terraform_created` " +
+			"once its create finished. A create looks for the project of its name first and adopts it only when it is what " +
+			"an interrupted create of a `unikorn_project` left (the first mark without the second), with its group when that carries the same " +
+			"creation mark; a new project never takes an existing group of its group's name. Any other project of " +
+			"the name (one made by hand, by Unikorn, by another tool, or a finished `unikorn_project` of another configuration) " +
+			"is refused before anything is written, with the `terraform import` command that takes it over: importing is the " +
+			"only way to manage an existing project. A create whose answer was lost (a proxy's error after Keystone acted) " +
+			"recovers only its own project. A project gone by its recorded ID is replaced by one of its name only under the " +
+			"same rule; projects made before these marks existed keep working by their recorded IDs.\n\n" +
+			"A project may never be in Keystone's `Default` domain, be named like an identity's project (`" + naming.IdentityPrefix +
+			"…`, in any domain: a `unikorn_identity` of that name would take it for its own) or be the service user's own " +
+			"project: the plan fails (or the import, or the apply before anything is written). The project and its group " +
+			"carry the creation mark of `unikorn_project`, which no `unikorn_identity` adopts.\n\n" +
 			"**Import** with the project's ID, its name (in the managed domain) or `DOMAIN_ID/name`. The role " +
 			"assignments found on an imported project become its `role_bindings`.",
 		Attributes: map[string]schema.Attribute{

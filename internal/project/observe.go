@@ -24,9 +24,11 @@ type Ref struct {
 }
 
 // Observe reads the project back: the project by its ID (and, when that is gone, by its name
-// in its domain, if it carries the provider's mark: Refound then says so), its group by ID (or
-// by name), the role assignments (one listing) and the quotas of every served region, merged
-// against want (quota.Merge). It returns nil when the project is gone.
+// in its domain, if a create of unikorn_project may take it: an interrupted create, cloud.Owns;
+// a notice then says so), its group by ID (or by name: one that carries the creation mark of
+// unikorn_project, or any on import), the role assignments (one listing) and the quotas of
+// every served region, merged against want (quota.Merge). It returns nil when the project is
+// gone.
 func (s *Service) Observe(ctx context.Context, ref Ref, want quota.Set) (*Project, []Notice, error) {
 	var notices []Notice
 
@@ -40,7 +42,7 @@ func (s *Service) Observe(ctx context.Context, ref Ref, want quota.Set) (*Projec
 			return nil, nil, err
 		}
 
-		if _, marked := userTags(tagsOf(p)); !marked {
+		if p != nil && !cloud.Owns(TypeName, naming.MarkOf(p.Extra)) {
 			p = nil
 		}
 
@@ -61,7 +63,7 @@ func (s *Service) Observe(ctx context.Context, ref Ref, want quota.Set) (*Projec
 		groupName = naming.ProjectGroup(p.Name)
 	}
 
-	g, gn, err := s.observeGroup(ctx, ref.GroupID, p.DomainID, groupName)
+	g, gn, err := s.observeGroup(ctx, ref.GroupID, p.DomainID, groupName, ref.Imported)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -108,8 +110,11 @@ func (s *Service) Observe(ctx context.Context, ref Ref, want quota.Set) (*Projec
 }
 
 // observeGroup reads the project's group by its recorded ID, or when that is gone (or none is
-// recorded) by its name in the project's domain; nil when there is none.
-func (s *Service) observeGroup(ctx context.Context, id, domainID, name string) (*groups.Group, []Notice, error) {
+// recorded) by its name in the project's domain: on import any group of the name (the import
+// takes the project with its group), otherwise only one that carries the creation mark of
+// unikorn_project (a part is re-found by name only when it is this type's); nil when there is
+// none.
+func (s *Service) observeGroup(ctx context.Context, id, domainID, name string, imported bool) (*groups.Group, []Notice, error) {
 	if id != "" {
 		g, err := s.getGroup(ctx, id)
 		if err != nil || g != nil {
@@ -118,19 +123,19 @@ func (s *Service) observeGroup(ctx context.Context, id, domainID, name string) (
 	}
 
 	g, err := s.findGroup(ctx, domainID, name)
-	if err != nil || g == nil || id == "" {
-		return g, nil, err
+	if err != nil || g == nil {
+		return nil, nil, err
+	}
+
+	if !imported && naming.MarkOf(g.Extra).Kind != TypeName {
+		return nil, nil, nil
+	}
+
+	if id == "" {
+		return g, nil, nil
 	}
 
 	return g, []Notice{refound("group", g.Name, id, g.ID)}, nil
-}
-
-func tagsOf(p *projects.Project) []string {
-	if p == nil {
-		return nil
-	}
-
-	return p.Tags
 }
 
 // refound announces that the object recorded as oldID is gone and the one of its name, newID,
@@ -145,18 +150,29 @@ func refound(kind, name, oldID, newID string) Notice {
 }
 
 // Locate finds a project to import: by ID, else by exact name in the managed domain, or
-// `DOMAIN_ID/name` for a project of another domain.
+// `DOMAIN_ID/name` for a project of another domain. A project that may not be a
+// unikorn_project (CheckManageable) is refused.
 func (s *Service) Locate(ctx context.Context, importID string) (cloud.Located, error) {
-	return domain.Locator[projects.Project]{
+	var found *projects.Project
+
+	loc, err := domain.Locator[projects.Project]{
 		Get: s.getProject,
 		Find: func(ctx context.Context, domainID, name string) (*projects.Project, error) {
 			return s.findProject(ctx, domainID, name)
 		},
 		Scoped:        true,
 		DefaultDomain: s.cloud.ManagedDomainID,
-		Located:       func(p *projects.Project) cloud.Located { return cloud.Located{ID: p.ID, Name: p.Name} },
+		Located: func(p *projects.Project) cloud.Located {
+			found = p
+			return cloud.Located{ID: p.ID, Name: p.Name}
+		},
 		Missing: func(importID, domainID, name string) error {
 			return fmt.Errorf("no project with the ID %q, nor named %q in domain %s", importID, name, domainID)
 		},
 	}.Locate(ctx, importID)
+	if err != nil {
+		return loc, err
+	}
+
+	return loc, s.CheckManageable(found.DomainID, found.Name, found.ID)
 }

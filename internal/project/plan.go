@@ -11,7 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
-	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/domain"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
 
@@ -22,17 +21,16 @@ const (
 )
 
 // ValidateConfig checks what needs more than one attribute: every binding names users or
-// groups, no role is bound twice, the default group name fits Keystone, and the project is not
-// in Keystone's Default domain.
+// groups, no role is bound twice, the default group name fits Keystone, and the project may be a
+// unikorn_project (Unmanageable: not in Keystone's Default domain, not named like an identity).
 func (r *projectResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	m, ok := adapter.Get[projectModel](ctx, req.Config, &resp.Diagnostics)
 	if !ok {
 		return
 	}
 
-	if m.DomainID.ValueString() == domain.DefaultDomainID {
-		resp.Diagnostics.AddAttributeError(path.Root("domain_id"), "Project in the Default domain",
-			"Keystone's Default domain holds the service users and the cloud's own projects: a unikorn_project is never made there.")
+	if e := Unmanageable(adapter.KnownOrNull(m.DomainID).ValueString(), adapter.KnownOrNull(m.Name).ValueString()); e != nil {
+		resp.Diagnostics.AddAttributeError(path.Root(e.Attribute), e.Summary(), e.Error()+".")
 	}
 
 	if m.GroupName.IsNull() && !m.Name.IsUnknown() && len([]rune(naming.ProjectGroup(m.Name.ValueString()))) > maxNameLength {

@@ -18,12 +18,84 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/domain"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/identity"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/quota"
 )
+
+// TypeName is the resource type of a project's ownership marks (on the project and its group).
+const TypeName = "unikorn_project"
+
+// UnmanageableError is a project that a unikorn_project may never be: one in Keystone's Default
+// domain, one named like an identity's, or the service user's own.
+type UnmanageableError struct {
+	// Name and ID name the project (no ID: the configured one, before it exists).
+	Name, ID string
+	// Attribute is the configuration's attribute that makes it so ("name", "domain_id"); "" for
+	// an existing project (an import).
+	Attribute string
+	Reason    string
+}
+
+func (e *UnmanageableError) Error() string {
+	what := fmt.Sprintf("project %q", e.Name)
+	if e.ID != "" {
+		what += " (" + e.ID + ")"
+	}
+
+	return fmt.Sprintf("%s cannot be a unikorn_project: %s", what, e.Reason)
+}
+
+// Summary is the summary of the refusal's diagnostic.
+func (e *UnmanageableError) Summary() string {
+	if e.Attribute == "domain_id" {
+		return "Project in the Default domain"
+	}
+
+	return "Not a project for unikorn_project"
+}
+
+// CheckManageable refuses a project (domainID, name and, once it exists, id) that a
+// unikorn_project may never be (Unmanageable), or the service user's own project. Checked
+// before any write, and on import.
+func (s *Service) CheckManageable(domainID, name, id string) error {
+	if e := Unmanageable(domainID, name); e != nil {
+		if id != "" {
+			e.ID, e.Attribute = id, "" // an existing project: nothing in the configuration to change
+		}
+
+		return e
+	}
+
+	if id != "" && id == s.cloud.Base().ProjectID() {
+		return &UnmanageableError{Name: name, ID: id, Reason: "it is the service user's own project"}
+	}
+
+	return nil
+}
+
+// Unmanageable says why a project of domainID ("" when not known yet) and name may never be a
+// unikorn_project (nil when it may): in Keystone's Default domain (the service users' and the
+// cloud's own projects); named like an identity's project (naming.IdentityPrefix: a
+// unikorn_identity of that name would take the project for its own, and the provider binds such
+// a project only as an identity, in any domain).
+func Unmanageable(domainID, name string) *UnmanageableError {
+	switch {
+	case domainID == domain.DefaultDomainID:
+		return &UnmanageableError{Name: name, Attribute: "domain_id",
+			Reason: "its domain is Keystone's Default domain, which holds the service users and the cloud's own projects"}
+	case strings.HasPrefix(name, naming.IdentityPrefix):
+		return &UnmanageableError{Name: name, Attribute: "name", Reason: fmt.Sprintf("names beginning with %q are the "+
+			"identities' (a unikorn_identity of that name would take the project for its own); give the project another name",
+			naming.IdentityPrefix)}
+	}
+
+	return nil
+}
 
 // Spec is what a project should be.
 type Spec struct {

@@ -34,9 +34,10 @@ type meta interface {
 
 // Summaries of the project's own diagnostics.
 const (
-	summaryExists    = "Project exists already"
-	summaryLeftovers = "Project still holds tenant objects"
-	summaryUnknown   = "Unknown user or group"
+	summaryExists      = "Project exists already"
+	summaryGroupExists = "Group exists already"
+	summaryLeftovers   = "Project still holds tenant objects"
+	summaryUnknown     = "Unknown user or group"
 )
 
 // NewResource is unikorn_project. A project found again by name is said by the core's notices
@@ -109,8 +110,22 @@ func (r *projectResource) apply(ctx context.Context, op *adapter.Operation, svc 
 
 	out, err := svc.Ensure(ctx, spec, prior)
 
-	if unknown := (*UnknownUserError)(nil); out == nil && errors.As(err, &unknown) {
+	var (
+		unknown      *UnknownUserError
+		unmanageable *UnmanageableError
+		exists       *cloud.ExistsError
+	)
+
+	switch {
+	case out != nil:
+	case errors.As(err, &unknown):
 		diags.AddAttributeError(path.Root("role_bindings"), summaryUnknown, err.Error())
+		return
+	case errors.As(err, &unmanageable) && unmanageable.Attribute != "":
+		diags.AddAttributeError(path.Root(unmanageable.Attribute), unmanageable.Summary(), err.Error()+".")
+		return
+	case errors.As(err, &exists) && exists.Kind == "group":
+		diags.AddAttributeError(path.Root("group_name"), summaryGroupExists, err.Error()+" (or set group_name to another name).")
 		return
 	}
 

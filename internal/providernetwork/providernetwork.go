@@ -28,6 +28,10 @@ const (
 
 const kindNetwork = "provider network"
 
+// TypeName is the resource type of a provider network's ownership marks (on the network and its
+// subnets: network.Tag).
+const TypeName = "unikorn_provider_network"
+
 // Spec is what a unikorn_provider_network asks for.
 type Spec struct {
 	Name            string
@@ -52,7 +56,7 @@ type Network struct {
 	Subnets                      []Subnet
 	// RefoundFrom is the recorded ID when the network was gone by it and found again by name.
 	RefoundFrom string
-	// Adopted says that a create took over an existing network of the name.
+	// Adopted says that a create took over the network an interrupted create left unfinished.
 	Adopted bool
 }
 
@@ -99,13 +103,9 @@ func (s *Service) byName(ctx context.Context, name string) ([]neutronNetwork, er
 // find reads the network by its recorded ID, then by its exact name; false when neither finds it.
 func (s *Service) find(ctx context.Context, id, name string) (neutronNetwork, bool, error) {
 	if id != "" {
-		n, err := getNetwork(ctx, s.Client, id)
-
-		switch {
-		case err == nil:
-			return n, true, nil
-		case !isNotFound(err):
-			return n, false, fmt.Errorf("reading network %s: %w", id, s.refused("reading a provider network", err))
+		n, found, err := s.byID(ctx, id)
+		if found || err != nil {
+			return n, found, err
 		}
 
 		tflog.Debug(ctx, "Gone by ID; looking it up by name", map[string]any{"id": id, "name": name})
@@ -119,12 +119,39 @@ func (s *Service) find(ctx context.Context, id, name string) (neutronNetwork, bo
 	return naming.One(kindNetwork, name, all, func(n neutronNetwork) string { return n.Name }, func(n neutronNetwork) string { return n.ID })
 }
 
+// byID reads network id; false when it is gone.
+func (s *Service) byID(ctx context.Context, id string) (neutronNetwork, bool, error) {
+	n, err := getNetwork(ctx, s.Client, id)
+
+	switch {
+	case err == nil:
+		return n, true, nil
+	case isNotFound(err):
+		return n, false, nil
+	}
+
+	return n, false, fmt.Errorf("reading network %s: %w", id, s.refused("reading a provider network", err))
+}
+
+// existing describes n for the ownership rule (cloud.Adopt) of a create of unikorn_provider_network.
+func (s *Service) existing(n neutronNetwork) cloud.Existing {
+	return cloud.Existing{Type: TypeName, Kind: kindNetwork, Name: n.Name, ID: n.ID,
+		Where: fmt.Sprintf("in project %s, region %s", n.ProjectID, s.Region), ImportID: s.Region + "/" + n.ID,
+		Mark: naming.MarkOfNeutron(n.Tags, n.Description)}
+}
+
 // Observe reads the network recorded as id (found again by name when that ID is gone, said in
-// RefoundFrom) with its subnets; nil when it is gone.
+// RefoundFrom, if a create of unikorn_provider_network may take it: an interrupted create,
+// cloud.Owns; a finished or foreign network is not this resource's) with its subnets; nil when
+// it is gone.
 func (s *Service) Observe(ctx context.Context, id, name string) (*Network, error) {
 	n, found, err := s.find(ctx, id, name)
 	if err != nil || !found {
 		return nil, err
+	}
+
+	if n.ID != id && !cloud.Owns(TypeName, naming.MarkOfNeutron(n.Tags, n.Description)) {
+		return nil, nil
 	}
 
 	out := toNetwork(n)
@@ -192,7 +219,8 @@ func checkSegment(n neutronNetwork, spec Spec) error {
 }
 
 // create makes the network of spec through cloud.Create (a lost answer is found again by
-// name, a concurrent twin removed again). A VLAN network without a segmentation ID gets one as
+// name when it is this create's own, a concurrent twin removed again), posted with the creation
+// mark as its description. A VLAN network without a segmentation ID gets one as
 // unikorn_network's VLAN networks do (network.CreateOnFreeVLAN: the lowest free ID of the
 // provider's provider_network.vlan_ranges, from Neutron's own view) when provider_network names
 // the same physical network; otherwise Neutron allocates one from its own network_vlan_ranges.
@@ -201,6 +229,8 @@ func (s *Service) create(ctx context.Context, spec Spec) (neutronNetwork, error)
 		body := networkBody{
 			"name": spec.Name, "admin_state_up": true, "shared": spec.Shared, "router:external": spec.External,
 			"provider:network_type": spec.NetworkType, "provider:physical_network": spec.PhysicalNetwork,
+			// The creation mark until the network is tagged (Neutron takes no tags in a POST).
+			"description": naming.MadeFor(TypeName).Description(),
 		}
 
 		if segmentationID > 0 {
@@ -223,6 +253,7 @@ func (s *Service) create(ctx context.Context, spec Spec) (neutronNetwork, error)
 			Find:   func(ctx context.Context) ([]neutronNetwork, error) { return s.byName(ctx, spec.Name) },
 			ID:     func(n neutronNetwork) string { return n.ID },
 			Delete: func(ctx context.Context, id string) error { return networks.Delete(ctx, s.Client, id).ExtractErr() },
+			Adopt:  func(n neutronNetwork) error { return cloud.Adopt(s.existing(n)) },
 		})
 	}
 
@@ -233,9 +264,15 @@ func (s *Service) create(ctx context.Context, spec Spec) (neutronNetwork, error)
 	return post(ctx, spec.SegmentationID)
 }
 
-// update converges what changes in place: name, shared, external, mtu.
+// update converges what changes in place: name, shared, external, mtu; and clears the
+// description that carried the creation mark until the network was tagged (a provider network
+// has no description of its own).
 func (s *Service) update(ctx context.Context, n neutronNetwork, spec Spec) (neutronNetwork, error) {
 	body := networkBody{}
+
+	if n.Description != "" && naming.MarkOfTags(n.Tags).Marked() && naming.MarkOfNeutron(nil, n.Description).Marked() {
+		body["description"] = ""
+	}
 
 	if n.Name != spec.Name {
 		body["name"] = spec.Name
@@ -266,21 +303,39 @@ func (s *Service) update(ctx context.Context, n neutronNetwork, spec Spec) (neut
 }
 
 // Ensure makes the network of spec exist as specified: the recorded one (knownID), else one of
-// the name (adopted, said in Adopted), else a new one; then converges it in place and its
-// subnets by name. It returns what exists even when it fails part way, so that the caller can
-// record it.
+// the name that an interrupted create of a unikorn_provider_network left unfinished (adopted,
+// said in Adopted, when its subnets carry the same creation mark), else a new one carrying the
+// creation mark; then converges it in place and its subnets by name, and ends a create with the
+// completion mark. A network of the name that may not be adopted is a *cloud.ExistsError, and
+// nothing is written. It returns what exists even when it fails part way, so that the caller
+// can record it.
 func (s *Service) Ensure(ctx context.Context, spec Spec, knownID string) (*Network, error) {
-	n, found, err := s.find(ctx, knownID, spec.Name)
-	if err != nil {
-		return nil, err
+	var (
+		n              neutronNetwork
+		found, adopted bool
+		err            error
+	)
+
+	if knownID != "" {
+		if n, found, err = s.byID(ctx, knownID); err != nil {
+			return nil, err
+		}
+
+		if !found {
+			// Renamed in this change: the old name is in the state's network, gone by ID.
+			tflog.Debug(ctx, "The recorded network is gone; creating it again", map[string]any{"id": knownID})
+		}
 	}
 
-	if !found && knownID != "" {
-		// Renamed in this change: the old name is in the state's network, gone by ID.
-		tflog.Debug(ctx, "The recorded network is gone; creating it again", map[string]any{"id": knownID})
-	}
+	creating := !found
 
-	adopted := found && knownID == ""
+	if creating {
+		if n, adopted, err = s.claim(ctx, spec.Name); err != nil {
+			return nil, err
+		}
+
+		found = adopted
+	}
 
 	if !found {
 		if n, err = s.create(ctx, spec); err != nil {
@@ -292,22 +347,84 @@ func (s *Service) Ensure(ctx context.Context, spec Spec, knownID string) (*Netwo
 
 			return toNetwork(n), err // a twin that could not be removed: recorded, never orphaned
 		}
-	} else {
-		if err := checkSegment(n, spec); err != nil {
+	} else if err := checkSegment(n, spec); err != nil {
+		return toNetwork(n), err
+	}
+
+	var have naming.Mark // the marks of the network a create made or adopted, once tagged
+
+	if creating {
+		if n, err = s.tag(ctx, n); err != nil {
 			return toNetwork(n), err
 		}
 
-		if n, err = s.update(ctx, n, spec); err != nil {
-			return toNetwork(n), err
-		}
+		have = naming.MarkOfTags(n.Tags)
+	}
+
+	if n, err = s.update(ctx, n, spec); err != nil {
+		return toNetwork(n), err
 	}
 
 	out := toNetwork(n)
 	out.Adopted = adopted
 
-	out.Subnets, err = s.convergeSubnets(ctx, n.ID, spec.Subnets)
+	if out.Subnets, err = s.convergeSubnets(ctx, n.ID, spec.Subnets); err != nil || !creating {
+		return out, err
+	}
 
-	return out, err
+	if err := network.Complete(ctx, s.Client, network.TagNetworks, n.ID, TypeName, have); err != nil {
+		return out, s.refused("marking a provider network as created", err)
+	}
+
+	return out, nil
+}
+
+// claim looks for the network of name before a create writes anything: one that an interrupted
+// create of a unikorn_provider_network left unfinished is adopted (true) when every subnet in it
+// carries the same creation mark; anything else is a *cloud.ExistsError.
+func (s *Service) claim(ctx context.Context, name string) (neutronNetwork, bool, error) {
+	n, found, err := s.find(ctx, "", name)
+	if err != nil || !found {
+		return n, false, err
+	}
+
+	if err := cloud.Adopt(s.existing(n)); err != nil {
+		return n, false, err
+	}
+
+	subs, err := listSubnets(ctx, s.Client, subnetsOf(n.ID))
+	if err != nil {
+		return n, false, err
+	}
+
+	for _, sub := range subs {
+		if sub.NetworkID == n.ID {
+			if err := cloud.Adopt(s.existingSubnet(sub, name)); err != nil {
+				return n, false, err
+			}
+		}
+	}
+
+	tflog.Warn(ctx, "Adopting the provider network an interrupted create left unfinished", map[string]any{"network_id": n.ID})
+
+	return n, true, nil
+}
+
+// tag writes the creation mark as tags on n (made by this create, or adopted with the mark
+// still in its description), unless n carries it already.
+func (s *Service) tag(ctx context.Context, n neutronNetwork) (neutronNetwork, error) {
+	if naming.MarkOfTags(n.Tags).Marked() {
+		return n, nil
+	}
+
+	mark := naming.MadeFor(TypeName)
+	if err := network.Tag(ctx, s.Client, network.TagNetworks, n.ID, mark); err != nil {
+		return n, s.refused("tagging a provider network", err)
+	}
+
+	n.Tags = append(n.Tags, mark.Tags()...)
+
+	return n, nil
 }
 
 // ForeignPortsError says that a network is not deleted because ports of other projects use it.

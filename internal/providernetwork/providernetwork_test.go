@@ -2,6 +2,7 @@ package providernetwork
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
@@ -15,13 +16,48 @@ import (
 
 const project = "p-admin"
 
+// fake is a Neutron that answers the routes a test sets, and otherwise takes every tag (PUT
+// .../tags/<tag>) and answers a PUT of a network with that network, updated.
 func fake(t *testing.T) (*cloudtest.API, *Service, context.Context) {
 	t.Helper()
 
 	api := cloudtest.New(t)
 	ctx := cloud.WithSleeper(t.Context(), cloudtest.Instant)
 
-	return api, &Service{Client: api.ServiceClient("/", "/v2.0/"), ProjectID: project}, ctx
+	api.Fallback(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		parts := strings.Split(strings.TrimPrefix(r.URL.Path, "/v2.0/"), "/")
+
+		switch {
+		case r.Method == http.MethodPut && len(parts) == 4 && parts[2] == "tags":
+			w.WriteHeader(http.StatusCreated)
+		case r.Method == http.MethodPut && len(parts) == 2 && parts[0] == "networks":
+			var body map[string]map[string]any
+
+			_ = json.NewDecoder(r.Body).Decode(&body)
+
+			n := net(parts[1], "pn")
+			for k, v := range body["network"] {
+				n[k] = v
+			}
+
+			cloudtest.WriteJSON(w, http.StatusOK, map[string]any{"network": n})
+		default:
+			cloudtest.WriteJSON(w, http.StatusNotFound, map[string]any{"NeutronError": map[string]any{"type": "NotFound"}})
+		}
+	}))
+
+	return api, &Service{Client: api.ServiceClient("/", "/v2.0/"), ProjectID: project, Region: "RegionOne"}, ctx
+}
+
+// marked is n carrying marks m: as tags, or, when posted and not yet tagged, as its description.
+func marked(n map[string]any, m naming.Mark, tagged bool) map[string]any {
+	if tagged {
+		n["tags"] = m.Tags()
+	} else {
+		n["description"] = m.Description()
+	}
+
+	return n
 }
 
 func net(id, name string) map[string]any {
@@ -60,7 +96,7 @@ func TestEnsureLostAnswer(t *testing.T) {
 	t.Parallel()
 
 	api, svc, ctx := fake(t)
-	api.Sequence("GET", "/v2.0/networks", nets(), nets(net("made", "pn")))
+	api.Sequence("GET", "/v2.0/networks", nets(), nets(marked(net("made", "pn"), naming.MadeFor(TypeName), false)))
 	api.Reply("POST", "/v2.0/networks", http.StatusBadGateway, map[string]any{})
 	api.Reply("GET", "/v2.0/subnets", http.StatusOK, map[string]any{"subnets": []any{}})
 
@@ -170,14 +206,14 @@ func TestDeleteForeignPorts(t *testing.T) {
 	}
 }
 
-// Read: a network gone by its ID is found again by name (said in RefoundFrom); gone
-// altogether, it is nil.
+// Read: a network gone by its ID is found again by name (said in RefoundFrom) when an
+// interrupted create left it; gone altogether, it is nil.
 func TestObserveRefound(t *testing.T) {
 	t.Parallel()
 
 	api, svc, ctx := fake(t)
 	api.Reply("GET", "/v2.0/networks/old", http.StatusNotFound, map[string]any{})
-	api.Sequence("GET", "/v2.0/networks", nets(net("new", "pn")), nets())
+	api.Sequence("GET", "/v2.0/networks", nets(marked(net("new", "pn"), naming.MadeFor(TypeName), true)), nets())
 	api.Reply("GET", "/v2.0/subnets", http.StatusOK, map[string]any{"subnets": []any{}})
 
 	out, err := svc.Observe(ctx, "old", "pn")

@@ -98,7 +98,8 @@ func (r *providerNetworkResource) apply(ctx context.Context, op *adapter.Operati
 	r.Record(ctx, op, plan, made, err, subject, state, diags, func(m *model) { flatten(ctx, m, out, svc.Region, diags) })
 }
 
-// Create adopts or creates the network and its subnets.
+// Create creates the network and its subnets (or adopts what an interrupted create of a
+// unikorn_provider_network left unfinished).
 func (r *providerNetworkResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	r.Open(ctx, adapter.Create, req.Plan, &resp.Diagnostics,
 		func(ctx context.Context, op *adapter.Operation, svc *Service, plan *model, region adapter.InRegion, subject func(string) string) {

@@ -47,10 +47,19 @@ func (r *providerNetworkResource) Schema(ctx context.Context, _ resource.SchemaR
 			"subnets, made by the service user in its own project (an admin object of the region: it needs cloud admin). " +
 			"An `external` one is what routers of `unikorn_network` reach the outside through, and what the " +
 			"`unikorn_external_networks` data source lists.\n\n" +
-			"The network is found again by its exact name in the service user's project (a create adopts one that an " +
-			"interrupted apply left behind, two of the name are an error), its subnets by their names. Destroying deletes " +
+			"The network is found again by its exact name in the service user's project (two of the name are an error), its " +
+			"subnets by their names. Destroying deletes " +
 			"the subnets, then the network; a network that ports of other projects still use (routers' gateways, floating " +
 			"IPs, servers) is not deleted, and the error lists those ports.\n\n" +
+			"**Adoption.** The network and its subnets carry the provider's ownership marks as Neutron tags: " +
+			"`unikorn-terraform:unikorn_provider_network` from their creation (posted as the description until they are " +
+			"tagged, since Neutron takes no tags in a create), and `unikorn-terraform:created` on the network once its " +
+			"subnets exist. A create that finds a network of its name adopts it only when it is what an interrupted create " +
+			"of a `unikorn_provider_network` left (the first mark without the second) and every subnet in it carries the " +
+			"first mark. Any other network of the name (made by hand, by Unikorn, by another tool, or a finished " +
+			"`unikorn_provider_network` of another configuration) is refused before anything is written, with the " +
+			"`terraform import` command that takes it over. A network gone by its recorded ID is replaced by one of its name " +
+			"only under the same rule; networks made before these marks existed keep working by their recorded IDs.\n\n" +
 			"**Import** with `REGION/ID` or `REGION/name` (a bare `ID` or `name` means the provider's default region).",
 		Attributes: map[string]schema.Attribute{
 			"external": schema.BoolAttribute{

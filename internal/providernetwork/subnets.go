@@ -39,12 +39,16 @@ type Subnet struct {
 	Pools                     []Pool
 	DNSNameservers            []string
 	HostRoutes                []network.Route
+
+	// tags and description carry the ownership marks.
+	tags        []string
+	description string
 }
 
 func toSubnet(s subnets.Subnet) Subnet {
 	out := Subnet{
 		ID: s.ID, Name: s.Name, CIDR: s.CIDR, GatewayIP: s.GatewayIP, EnableDHCP: s.EnableDHCP,
-		DNSNameservers: slices.Clone(s.DNSNameservers),
+		DNSNameservers: slices.Clone(s.DNSNameservers), tags: s.Tags, description: s.Description,
 	}
 
 	for _, p := range s.AllocationPools {
@@ -158,7 +162,16 @@ func (s *Service) deleteSubnet(ctx context.Context, id, name string) error {
 	return fmt.Errorf("deleting subnet %s (%s): %w", name, id, s.refused("deleting a subnet of a provider network", err))
 }
 
-// createSubnet makes subnet want in networkID through cloud.Create.
+// existingSubnet describes sub, a subnet of the network of the unikorn_provider_network name,
+// for the ownership rule of its parts (the creation mark of the type).
+func (s *Service) existingSubnet(sub subnets.Subnet, name string) cloud.Existing {
+	return cloud.Existing{Type: TypeName, Kind: kindSubnet, Name: sub.Name, ID: sub.ID, Where: "in network " + sub.NetworkID,
+		Part: "unikorn_provider_network " + name, Mark: naming.MarkOfNeutron(sub.Tags, sub.Description)}
+}
+
+// createSubnet makes subnet want in networkID through cloud.Create, posted with the creation
+// mark as its description, then tagged with it (its description cleared): a subnet found after a
+// lost answer is taken only when it carries that mark.
 func (s *Service) createSubnet(ctx context.Context, networkID string, want SubnetSpec) (Subnet, error) {
 	version := gopherIPVersion(want.CIDR)
 	dhcp := want.EnableDHCP
@@ -166,6 +179,7 @@ func (s *Service) createSubnet(ctx context.Context, networkID string, want Subne
 	opts := subnets.CreateOpts{
 		NetworkID: networkID, Name: want.Name, CIDR: want.CIDR, IPVersion: gophercloud.IPVersion(version), EnableDHCP: &dhcp,
 		DNSNameservers: slices.Clone(want.DNSNameservers), HostRoutes: network.HostRoutes(want.HostRoutes),
+		Description: naming.MadeFor(TypeName).Description(),
 	}
 
 	if want.GatewayIP != "" {
@@ -196,13 +210,41 @@ func (s *Service) createSubnet(ctx context.Context, networkID string, want Subne
 		Find:   find,
 		ID:     func(s subnets.Subnet) string { return s.ID },
 		Delete: func(ctx context.Context, id string) error { return subnets.Delete(ctx, s.Client, id).ExtractErr() },
+		Adopt: func(sub subnets.Subnet) error {
+			return cloud.Adopt(cloud.Existing{Type: TypeName, Kind: kindSubnet, Name: sub.Name, ID: sub.ID,
+				Where: "in network " + networkID, Part: "the provider network " + networkID, Mark: naming.MarkOfNeutron(sub.Tags, sub.Description)})
+		},
 	})
 	if err != nil {
 		return toSubnet(created), fmt.Errorf("creating subnet %s (%s) in network %s: %w", want.Name, want.CIDR, networkID,
 			s.refused("creating a subnet of a provider network", err))
 	}
 
-	return toSubnet(created), nil
+	return s.markSubnet(ctx, toSubnet(created))
+}
+
+// markSubnet tags sub with the creation mark it carries in its description (made by this
+// provider, not yet tagged), then clears that description; nothing for a subnet tagged already
+// or never marked.
+func (s *Service) markSubnet(ctx context.Context, sub Subnet) (Subnet, error) {
+	mark := naming.MarkOfNeutron(sub.tags, sub.description)
+	if !mark.Marked() || naming.MarkOfTags(sub.tags).Marked() {
+		return sub, nil
+	}
+
+	if err := network.Tag(ctx, s.Client, network.TagSubnets, sub.ID, mark); err != nil {
+		return sub, s.refused("tagging a subnet of a provider network", err)
+	}
+
+	none := ""
+
+	updated, err := subnets.Update(ctx, s.Client, sub.ID, subnets.UpdateOpts{Description: &none}).Extract()
+	if err != nil {
+		return sub, fmt.Errorf("clearing the description of subnet %s (%s): %w", sub.Name, sub.ID,
+			s.refused("updating a subnet of a provider network", err))
+	}
+
+	return toSubnet(*updated), nil
 }
 
 // gopherIPVersion is the IP version of a CIDR (IPv4 unless it parses as IPv6).
@@ -259,6 +301,13 @@ func (s *Service) convergeSubnets(ctx context.Context, networkID string, want []
 	out := kept
 
 	for i, sub := range out {
+		// A subnet an interrupted create posted and never tagged gets its mark as tags.
+		if out[i], err = s.markSubnet(ctx, sub); err != nil {
+			return out, err
+		}
+
+		sub = out[i]
+
 		diff, changed := subnetDiff(sub, wanted[sub.Name])
 		if !changed {
 			continue

@@ -17,6 +17,7 @@ import (
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/domain"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
 
 // MaxNameLength is Keystone's limit of a role's name.
@@ -26,10 +27,15 @@ const MaxNameLength = 255
 // ([assignment] prohibited_implied_role).
 const ProhibitedImplied = "admin"
 
+// TypeName is the resource type of a role's ownership marks.
+const TypeName = "unikorn_role"
+
 // Role is a Keystone role as the provider reads it, with the names of the roles it implies.
 type Role struct {
 	ID, Name, DomainID, Description string
 	Implies                         []string
+	// Mark is what its ownership marks say (naming.Mark).
+	Mark naming.Mark
 }
 
 // Spec is a role as configured. Implies are names of global roles.
@@ -55,7 +61,17 @@ func NewService(c *cloud.Client) (*Service, error) {
 
 func fromKeystone(r *roles.Role) *Role {
 	desc, _ := r.Extra["description"].(string)
-	return &Role{ID: r.ID, Name: r.Name, DomainID: r.DomainID, Description: desc}
+	return &Role{ID: r.ID, Name: r.Name, DomainID: r.DomainID, Description: desc, Mark: naming.MarkOf(r.Extra)}
+}
+
+// Existing describes r for the ownership rule (cloud.Adopt) of a create of unikorn_role.
+func (r *Role) Existing() cloud.Existing {
+	ex := cloud.Existing{Type: TypeName, Kind: "role", Name: r.Name, ID: r.ID, ImportID: r.ID, Mark: r.Mark}
+	if r.DomainID != "" {
+		ex.Where = "of domain " + r.DomainID
+	}
+
+	return ex
 }
 
 // where names a role's scope in messages.
@@ -86,7 +102,16 @@ func (s *Service) Get(ctx context.Context, id string) (*Role, error) {
 // Find finds the role named exactly name, global (domainID "") or of domainID; nil when there
 // is none. It does not read what the role implies.
 func (s *Service) Find(ctx context.Context, name, domainID string) (*Role, error) {
-	r, err := cloud.FindOne(ctx, roles.List(s.Keystone, roles.ListOpts{Name: name, DomainID: domainID}), roles.ExtractRoles,
+	r, err := s.findRaw(ctx, name, domainID)
+	if err != nil || r == nil {
+		return nil, s.Refused("listing roles", err)
+	}
+
+	return fromKeystone(r), nil
+}
+
+func (s *Service) findRaw(ctx context.Context, name, domainID string) (*roles.Role, error) {
+	return cloud.FindOne(ctx, roles.List(s.Keystone, roles.ListOpts{Name: name, DomainID: domainID}), roles.ExtractRoles,
 		"role", name, func(r roles.Role) string {
 			if r.DomainID != domainID {
 				return "" // Keystone lists the global roles only without a domain, but never mix scopes
@@ -94,11 +119,6 @@ func (s *Service) Find(ctx context.Context, name, domainID string) (*Role, error
 
 			return r.Name
 		}, func(r roles.Role) string { return r.ID })
-	if err != nil || r == nil {
-		return nil, s.Refused("listing roles", err)
-	}
-
-	return fromKeystone(r), nil
 }
 
 // implication is Keystone's answer of GET /v3/roles/{id}/implies, which gophercloud does not
@@ -136,12 +156,15 @@ func (s *Service) impliedIDs(ctx context.Context, id string) (map[string]string,
 	return out, nil
 }
 
-// Create makes the role of spec (through cloud.Create: an answer lost after Keystone acted is
-// recovered by name; Keystone keeps role names unique per domain, so no twin can appear), then
-// the inference rules of spec.Implies, whose roles are resolved before anything is made (a
-// name that is no global role fails the create with nothing made). A role of the name that
-// exists already is a *domain.ExistsError. A role made whose rules failed is returned with the
-// error, so that it is recorded.
+// Create makes the role of spec, carrying the creation mark of unikorn_role, then the inference
+// rules of spec.Implies, and ends with the role's completion mark. The roles to imply are
+// resolved and the role of the name is looked for before anything is written (a name that is no
+// global role, or a role of the name that this create may not adopt, fails with nothing made):
+// an interrupted create of a unikorn_role (creation mark, no completion) is adopted and brought
+// to spec; any other is a *cloud.ExistsError, its rules untouched. The POST goes through
+// cloud.Create, whose look after a lost answer takes only a role this create may own (Keystone
+// keeps role names unique per domain, so no twin can appear). A role made whose rules failed is
+// returned with the error, so that it is recorded.
 func (s *Service) Create(ctx context.Context, spec Spec) (*Role, error) {
 	var ids map[string]string
 
@@ -152,27 +175,64 @@ func (s *Service) Create(ctx context.Context, spec Spec) (*Role, error) {
 		}
 	}
 
+	found, err := s.Find(ctx, spec.Name, spec.DomainID)
+	if err != nil {
+		return nil, err
+	}
+
+	var out *Role
+
+	if found != nil {
+		if err := cloud.Adopt(found.Existing()); err != nil {
+			return nil, err
+		}
+
+		tflog.Warn(ctx, "Adopting the role an interrupted create left unfinished", map[string]any{"role_id": found.ID})
+
+		if out, err = s.Update(ctx, found, spec); err != nil {
+			return out, err
+		}
+	} else {
+		if out, err = s.post(ctx, spec); err != nil {
+			return nil, err
+		}
+
+		if out.Implies, err = s.converge(ctx, out.ID, nil, spec.Implies, ids); err != nil {
+			return out, err
+		}
+	}
+
+	if extra := domain.Completion(TypeName, out.Mark); extra != nil {
+		if _, err := roles.Update(ctx, s.Keystone, out.ID, roles.UpdateOpts{Extra: extra}).Extract(); err != nil {
+			return out, s.Refused("marking role "+out.ID+" as created", err)
+		}
+
+		out.Mark = out.Mark.Done()
+	}
+
+	return out, nil
+}
+
+// post makes the role of spec with the creation mark (cloud.Create).
+func (s *Service) post(ctx context.Context, spec Spec) (*Role, error) {
 	r, err := cloud.Create(ctx, cloud.CreateSpec[*roles.Role]{
 		Kind: "role",
 		Name: spec.Name,
 		Create: func(ctx context.Context) (*roles.Role, error) {
-			return roles.Create(ctx, s.Keystone, roles.CreateOpts{Name: spec.Name, DomainID: spec.DomainID, Description: spec.Description}).Extract()
+			return roles.Create(ctx, s.Keystone, roles.CreateOpts{
+				Name: spec.Name, DomainID: spec.DomainID, Description: spec.Description, Extra: naming.MadeFor(TypeName).Extra(),
+			}).Extract()
 		},
 		Find: func(ctx context.Context) ([]*roles.Role, error) {
-			found, err := s.Find(ctx, spec.Name, spec.DomainID)
-			if found == nil {
-				return nil, err
-			}
-
-			return []*roles.Role{{ID: found.ID, Name: found.Name, DomainID: found.DomainID,
-				Extra: map[string]any{"description": found.Description}}}, nil
+			return cloud.Optional(s.findRaw(ctx, spec.Name, spec.DomainID))
 		},
-		ID: func(r *roles.Role) string { return r.ID },
+		ID:    func(r *roles.Role) string { return r.ID },
+		Adopt: func(r *roles.Role) error { return cloud.Adopt(fromKeystone(r).Existing()) },
 	})
 
 	if domain.Conflict(err) {
 		if existing, ferr := s.Find(ctx, spec.Name, spec.DomainID); ferr == nil && existing != nil {
-			return nil, &domain.ExistsError{Kind: "role", Name: spec.Name, ID: existing.ID, Import: "unikorn_role.<name> " + existing.ID}
+			return nil, domain.Taken(existing.Existing())
 		}
 	}
 
@@ -182,10 +242,7 @@ func (s *Service) Create(ctx context.Context, spec Spec) (*Role, error) {
 
 	tflog.Info(ctx, "Created a Keystone role", map[string]any{"role_id": r.ID, "name": r.Name, "domain_id": r.DomainID})
 
-	out := fromKeystone(r)
-	out.Implies, err = s.converge(ctx, out.ID, nil, spec.Implies, ids)
-
-	return out, err
+	return fromKeystone(r), nil
 }
 
 // Update brings the role cur (as recorded) to spec in place: name and description with one
@@ -305,14 +362,16 @@ func (s *Service) globalRoleIDs(ctx context.Context, names []string) (map[string
 }
 
 // Observe reads the role recorded as id: by ID, and when that is gone by its exact name in its
-// scope (refound then tells so, for a warning). nil when neither finds it.
+// scope (refound then tells so, for a warning), taking only a role that a create of unikorn_role
+// may adopt (an interrupted create: cloud.Owns); a finished or foreign one is not this
+// resource's, and the role counts as gone. nil when neither finds it.
 func (s *Service) Observe(ctx context.Context, id, name, domainID string) (r *Role, refound bool, err error) {
 	if r, err = s.Get(ctx, id); r != nil || err != nil || name == "" {
 		return r, false, err
 	}
 
 	found, err := s.Find(ctx, name, domainID)
-	if found == nil || err != nil {
+	if found == nil || err != nil || !cloud.Owns(TypeName, found.Mark) {
 		return nil, false, err
 	}
 

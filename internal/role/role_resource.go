@@ -63,6 +63,15 @@ func (r *roleResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 			"implied-roles API. The service user manages it as cloud admin (the admin role on its own project).\n\n" +
 			"Name, description and `implies` change in place; changing `domain_id` replaces the role. Destroying deletes " +
 			"the role, and Keystone its inference rules and assignments with it.\n\n" +
+			"**Adoption.** The role carries the provider's ownership marks as Keystone extra attributes (not " +
+			"shown in any attribute): `unikorn_terraform_kind = unikorn_role` from its creation, and `unikorn_terraform_created` " +
+			"once its create finished. A create looks for the role of its name first and adopts it only when it is what " +
+			"an interrupted create of a `unikorn_role` left (the first mark without the second): its name, description and implied roles are then brought to the configuration. Any other role of " +
+			"the name (one made by hand, by Unikorn, by another tool, or a finished `unikorn_role` of another configuration) " +
+			"is refused before anything is written, with the `terraform import` command that takes it over: importing is the " +
+			"only way to manage an existing role. A create whose answer was lost (a proxy's error after Keystone acted) " +
+			"recovers only its own role. A role gone by its recorded ID is replaced by one of its name only under the " +
+			"same rule; roles made before these marks existed keep working by their recorded IDs.\n\n" +
 			"**Import** with the role's ID, the name of a global role, or `DOMAIN_ID/name` for a domain-specific role.",
 		Attributes: map[string]schema.Attribute{
 			"description": domain.DescriptionAttribute("role"),
@@ -95,7 +104,8 @@ func (r *roleResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 	}
 }
 
-// Create creates the role and its inference rules.
+// Create creates the role and its inference rules (or adopts what an interrupted create of a
+// unikorn_role left unfinished).
 func (r *roleResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	r.Open(ctx, adapter.Create, req.Plan, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, svc *Service, m *roleModel, subject string) {
 		spec := m.spec(ctx, &resp.Diagnostics)
@@ -153,7 +163,8 @@ func (r *roleResource) ValidateConfig(ctx context.Context, req resource.Validate
 }
 
 // ModifyPlan refuses, at plan time, to create a role whose name is taken in its scope (global,
-// or the domain's) by a role this configuration does not manage: import it instead.
+// or the domain's) by a role that the create may not adopt (anything but what an interrupted
+// create of a unikorn_role left unfinished): import it instead.
 func (r *roleResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	p, ok := adapter.OpenPlan[roleModel](ctx, req, &resp.Diagnostics)
 	if !ok || !p.Creating() || r.Cloud() == nil || p.Plan.Name.IsUnknown() || p.Plan.DomainID.IsUnknown() {
@@ -173,9 +184,9 @@ func (r *roleResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 	case err != nil:
 		resp.Diagnostics.AddError("Error reading roles", fmt.Sprintf("the %s roles named %q: %s", where(domainID), name, err))
 	case existing != nil:
-		resp.Diagnostics.AddAttributeError(path.Root("name"), summaryExists, (&domain.ExistsError{
-			Kind: "role", Name: name, ID: existing.ID, Import: "unikorn_role.<name> " + existing.ID,
-		}).Error())
+		if err := cloud.Adopt(existing.Existing()); err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("name"), summaryExists, err.Error())
+		}
 	}
 }
 

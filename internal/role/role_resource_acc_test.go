@@ -152,7 +152,7 @@ func TestAccRole_planErrors(t *testing.T) {
 		{Config: config(name, acctest.RandomName(), fmt.Sprintf(`implies = [%q]`, name)), Error: `(?s)Role implies itself`},
 		{Config: config(name, acctest.RandomName(), `implies = []`), Error: `(?s)implies.*at least 1`},
 		{Config: config(name+" ", acctest.RandomName(), ""), Error: `(?s)Invalid name.*white`},
-		{Config: config("member", acctest.RandomName(), ""), Error: `(?s)Role exists already.*terraform import`},
+		{Config: config("member", acctest.RandomName(), ""), Error: `(?s)Role exists already.*terraform\s+import`},
 	})
 
 	steps = append(steps, resource.TestStep{
@@ -179,7 +179,7 @@ func TestAccRole_requestCount(t *testing.T) {
 	var r *role.Role
 
 	acctest.WithinBudget(t, c, "unikorn_role",
-		acctest.Budget{What: "create (role, one listing of the global roles, one rule)", Most: 3, Do: acctest.Made(t, &r,
+		acctest.Budget{What: "create (one listing of the global roles, the look for the name, role, one rule, completion mark)", Most: 5, Do: acctest.Made(t, &r,
 			func() (*role.Role, error) {
 				return svc.Create(ctx, role.Spec{Name: acctest.RandomName(), Implies: []string{"member"}})
 			},

@@ -8,8 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloudtest"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/domain"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
 
 func service(f *cloudtest.API) *Service {
@@ -42,26 +44,20 @@ func TestCreateRecoversALostAnswerAndAddsTheRules(t *testing.T) {
 	t.Parallel()
 
 	f := cloudtest.New(t)
-	f.Reply("POST", "/v3/roles", http.StatusServiceUnavailable, nil)
-	f.On("GET", "/v3/roles", func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Query().Get("name") == "tf-mgr" {
-			// fuzzy: a near miss and a role of another domain are listed too
-			cloudtest.WriteJSON(w, 200, roleList(role("near", "TF-MGR", ""), role("r-1", "tf-mgr", "")))
-			return
-		}
+	// The name filter is fuzzy: a near miss is listed too; a role of another domain is not global.
+	k := newKeystoneRoles(f, role("near", "TF-MGR", ""), role("r-mem", "member", ""), role("r-rd", "reader", ""),
+		role("r-dom", "member", "d-1"))
+	k.onPost = func(k *keystoneRoles, body map[string]any) int {
+		k.add(body)
+		return http.StatusServiceUnavailable
+	}
 
-		cloudtest.WriteJSON(w, 200, roleList(role("r-1", "tf-mgr", ""), role("r-mem", "member", ""), role("r-rd", "reader", ""),
-			role("r-dom", "member", "d-1")))
-	})
-	f.Reply("PUT", "/v3/roles/r-1/implies/r-mem", 201, map[string]any{"role_inference": map[string]any{}})
-	f.Reply("PUT", "/v3/roles/r-1/implies/r-rd", 201, map[string]any{"role_inference": map[string]any{}})
-
-	out, err := service(f).Create(context.Background(), Spec{Name: "tf-mgr", Implies: []string{"reader", "member"}})
+	out, err := service(f).Create(instant(), Spec{Name: "tf-mgr", Implies: []string{"reader", "member"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	want := []string{"POST /v3/roles", "PUT /v3/roles/r-1/implies/r-mem", "PUT /v3/roles/r-1/implies/r-rd"}
+	want := []string{"POST /v3/roles", "PUT /v3/roles/r-1/implies/r-mem", "PUT /v3/roles/r-1/implies/r-rd", "PATCH /v3/roles/r-1"}
 	if out.ID != "r-1" || !slices.Equal(out.Implies, []string{"member", "reader"}) || !slices.Equal(f.Writes(), want) {
 		t.Fatalf("got %+v after %v; want r-1 implying member and reader, %v", out, f.Calls(), want)
 	}
@@ -72,11 +68,11 @@ func TestCreateOfAnExistingNameSaysHowToImport(t *testing.T) {
 
 	f := cloudtest.New(t)
 	f.Reply("POST", "/v3/roles", http.StatusConflict, map[string]any{"error": map[string]any{"code": 409, "message": "Duplicate"}})
-	f.Reply("GET", "/v3/roles", 200, roleList(role("r-old", "tf-mgr", "d-1")))
+	f.Sequence("GET", "/v3/roles", roleList(), roleList(role("r-old", "tf-mgr", "d-1")))
 
 	_, err := service(f).Create(context.Background(), Spec{Name: "tf-mgr", DomainID: "d-1"})
 
-	var exists *domain.ExistsError
+	var exists *cloud.ExistsError
 	if !errors.As(err, &exists) || exists.ID != "r-old" {
 		t.Fatalf("got %v, want an ExistsError naming r-old", err)
 	}
@@ -156,7 +152,7 @@ func TestObserveAndLocate(t *testing.T) {
 	f := cloudtest.New(t)
 	f.On("GET", "/v3/roles", func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Query().Get("domain_id") == "d-1" {
-			cloudtest.WriteJSON(w, 200, roleList(role("r-d", "tf-mgr", "d-1")))
+			cloudtest.WriteJSON(w, 200, roleList(markedRole("r-d", "d-1", naming.MadeFor(TypeName))))
 			return
 		}
 
