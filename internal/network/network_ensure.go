@@ -209,13 +209,19 @@ func (s *Service) attach(ctx context.Context, routerID, networkID, subnetID stri
 	})
 }
 
-// updateNetworkDescription sets the description of network id.
+// updateNetworkDescription sets the description of network id, through networkClient: its
+// answer then shows a VLAN provider network's segmentation ID, which only admin may see.
 func (s *Service) updateNetworkDescription(ctx context.Context, id, description string) (neutronNetwork, error) {
 	var out neutronNetwork
 
+	sc, err := s.networkClient(ctx)
+	if err != nil {
+		return out, err
+	}
+
 	s.tenant.Wrote(kindNetwork, id)
 
-	err := networks.Update(ctx, s.sc, id, networks.UpdateOpts{Description: &description}).ExtractInto(&out)
+	err = networks.Update(ctx, sc, id, networks.UpdateOpts{Description: &description}).ExtractInto(&out)
 
 	return out, apiError(err)
 }
