@@ -16,13 +16,17 @@ import (
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloudtest"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
 
 // fakeNeutron is an in-memory Neutron v2.0 API, served and recorded by cloudtest, with the
 // behaviour that matters to this package: fuzzy (prefix) name filters, filters repeated for
 // "any of", VLAN segmentation IDs unique per physical network (409 VlanIdInUse), default egress
 // rules on new security groups, duplicate rules (409), bulk rule creation, router interfaces as
-// ports, and 409 on deleting objects in use.
+// ports, 409 on deleting objects in use, and tags and descriptions as Zed has them: every
+// object shows its tags (none at first) and its description ("" when none was given), tags are
+// added one by one (PUT /<collection>/<id>/tags/<tag>), and a POST that carries tags is refused
+// (Zed has no tag-creation extension).
 type fakeNeutron struct {
 	mu sync.Mutex
 
@@ -109,6 +113,36 @@ func (f *fakeNeutron) add(store map[string]map[string]any, obj map[string]any) s
 	return id
 }
 
+// addMarked stores an object with the marks m as this provider leaves them: tagged with them,
+// or, when posted, only posted with the creation mark as its description (a create whose answer
+// was lost, or that was killed before it tagged the object).
+func (f *fakeNeutron) addMarked(store map[string]map[string]any, obj map[string]any, m naming.Mark, posted bool) string {
+	if posted {
+		obj["description"] = m.Description()
+	} else {
+		obj["tags"] = m.Tags()
+	}
+
+	return f.add(store, obj)
+}
+
+// tagsOf are the tags of the object id of store.
+func (f *fakeNeutron) tagsOf(store map[string]map[string]any, id string) []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+
+	return asStrings(store[id]["tags"])
+}
+
+// unfinish removes the completion mark from the object id of store: what a create killed just
+// before its last step leaves.
+func (f *fakeNeutron) unfinish(store map[string]map[string]any, id string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+
+	store[id]["tags"] = slices.DeleteFunc(asStrings(store[id]["tags"]), func(t string) bool { return t == naming.MarkCompletedTag })
+}
+
 func neutronErr(w http.ResponseWriter, status int, typ, msg string) {
 	reply(w, status, map[string]any{"NeutronError": map[string]any{"type": typ, "message": msg, "detail": ""}})
 }
@@ -182,7 +216,7 @@ func asStrings(v any) []string {
 }
 
 // A fault is one failure the fake injects into the next request whose "METHOD /path" (below
-// /v2.0) starts with call.
+// /v2.0) contains call ("POST /networks", "/add_router_interface").
 type fault struct {
 	call string
 	kind faultKind
@@ -203,12 +237,15 @@ const (
 	// actTwice acts on the request, loses the answer and acts on it again, answering the
 	// second time (the transport repeating a request whose answer was lost).
 	actTwice
+	// lostToAnother does not act on the create: someone else (a person, another tool) makes an
+	// unmarked object of its name in the meantime, and the answer is a 502.
+	lostToAnother
 )
 
 func (ft fault) String() string { return ft.call + ": " + ft.kind.String() }
 
 func (k faultKind) String() string {
-	return [...]string{"503 before acting", "502 after acting", "hang-up after acting", "twin", "acted twice"}[k]
+	return [...]string{"503 before acting", "502 after acting", "hang-up after acting", "twin", "acted twice", "lost to another"}[k]
 }
 
 // inject queues faults.
@@ -224,7 +261,7 @@ func (f *fakeNeutron) takeFault(r *http.Request) (fault, bool) {
 	call := r.Method + " /" + strings.TrimPrefix(r.URL.Path, "/v2.0/")
 
 	for i, ft := range f.faults {
-		if strings.HasPrefix(call, ft.call) {
+		if strings.Contains(call, ft.call) {
 			f.faults = slices.Delete(f.faults, i, i+1)
 			return ft, true
 		}
@@ -243,8 +280,14 @@ func (f *fakeNeutron) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	if ft.kind == answer503 {
+	switch ft.kind {
+	case answer503:
 		neutronErr(w, http.StatusServiceUnavailable, "ServiceUnavailable", "injected fault")
+		return
+	case lostToAnother:
+		f.makeForeign(r)
+		neutronErr(w, http.StatusBadGateway, "", "injected fault: the answer was lost")
+
 		return
 	}
 
@@ -275,6 +318,25 @@ func (f *fakeNeutron) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write(rec.Body.Bytes())
 	case actTwice:
 		f.serve(w, r)
+	}
+}
+
+// makeForeign stores an unmarked object named as the create r asks for (in the same network),
+// as another client would have made it.
+func (f *fakeNeutron) makeForeign(r *http.Request) {
+	var body map[string]map[string]any
+	_ = json.NewDecoder(r.Body).Decode(&body)
+
+	coll := strings.Trim(strings.TrimPrefix(r.URL.Path, "/v2.0/"), "/")
+	store := map[string]map[string]map[string]any{
+		"networks": f.networks, "subnets": f.subnets, "routers": f.routers, "security-groups": f.groups,
+	}[coll]
+
+	for _, obj := range body {
+		id := f.id()
+		store[id] = map[string]any{
+			"id": id, "name": obj["name"], "network_id": obj["network_id"], "cidr": obj["cidr"], "project_id": fakeProject,
+		}
 	}
 }
 
@@ -374,16 +436,34 @@ func (f *fakeNeutron) serve(w http.ResponseWriter, r *http.Request) {
 	case len(parts) == 3 && parts[0] == "routers" && r.Method == http.MethodPut:
 		f.routerInterface(w, parts[1], parts[2], body)
 
+	case len(parts) == 4 && parts[2] == "tags" && r.Method == http.MethodPut:
+		obj, ok := s.store[parts[1]]
+		if !ok {
+			neutronErr(w, http.StatusNotFound, s.kindError, parts[1]+" not found")
+			return
+		}
+
+		if tags := asStrings(obj["tags"]); !slices.Contains(tags, parts[3]) {
+			obj["tags"] = append(tags, parts[3])
+		}
+
+		w.WriteHeader(http.StatusCreated)
+
 	default:
 		neutronErr(w, http.StatusBadRequest, "HTTPBadRequest", "unsupported "+r.Method+" "+r.URL.Path)
 	}
 }
 
-// view is what the API shows of an object: security groups carry their rules.
+// view is what the API shows of an object: its tags and description always, and security
+// groups carry their rules.
 func (f *fakeNeutron) view(coll string, obj map[string]any) map[string]any {
-	out := map[string]any{}
+	out := map[string]any{"tags": []string{}, "description": ""}
 	for k, v := range obj {
 		out[k] = v
+	}
+
+	if coll == "security-group-rules" {
+		delete(out, "tags")
 	}
 
 	if coll == "security-groups" {
@@ -404,6 +484,11 @@ func (f *fakeNeutron) view(coll string, obj map[string]any) map[string]any {
 func (f *fakeNeutron) create(w http.ResponseWriter, coll, one string, obj map[string]any) {
 	if obj == nil {
 		neutronErr(w, http.StatusBadRequest, "HTTPBadRequest", "no body")
+		return
+	}
+
+	if _, ok := obj["tags"]; ok {
+		neutronErr(w, http.StatusBadRequest, "HTTPBadRequest", "Attribute 'tags' not allowed in POST")
 		return
 	}
 

@@ -39,12 +39,17 @@ func Tag(ctx context.Context, sc *gophercloud.ServiceClient, resourceType, id st
 }
 
 // Complete writes the completion mark on the Neutron object id of resourceType: the last step
-// of a create. Nothing is written when have (its marks as read) is not an unfinished create of
-// kind (an imported object is never marked) or is complete already.
+// of a create, on an object tagged with its creation mark already (Tag: the completion tag
+// alone is no mark), so one PUT. Nothing is written when have (its marks as read) is not an
+// unfinished create of kind (an imported object is never marked) or is complete already.
 func Complete(ctx context.Context, sc *gophercloud.ServiceClient, resourceType, id, kind string, have naming.Mark) error {
 	if have.Kind != kind || have.Completed {
 		return nil
 	}
 
-	return Tag(ctx, sc, resourceType, id, have.Done())
+	if err := attributestags.Add(ctx, sc, resourceType, id, naming.MarkCompletedTag).ExtractErr(); err != nil {
+		return fmt.Errorf("marking %s %s with the tag %q: %w", resourceType, id, naming.MarkCompletedTag, err)
+	}
+
+	return nil
 }

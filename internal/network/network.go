@@ -10,13 +10,10 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/layer3/routers"
-	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/provider"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/networks"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/ports"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/subnets"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 
-	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
 
@@ -113,7 +110,7 @@ type Router struct {
 func (n *Network) setNetwork(net neutronNetwork) {
 	n.ID = net.ID
 	n.Name = net.Name
-	n.Description = net.Description
+	n.Description = userDescription(net.Description)
 	n.ProjectID = net.ProjectID
 	n.VLANID = nil
 
@@ -125,7 +122,7 @@ func (n *Network) setNetwork(net neutronNetwork) {
 func toSubnet(s subnets.Subnet) *Subnet {
 	out := &Subnet{
 		ID:             s.ID,
-		Description:    s.Description,
+		Description:    userDescription(s.Description),
 		CIDR:           s.CIDR,
 		GatewayIP:      s.GatewayIP,
 		DNSNameservers: slices.Clone(s.DNSNameservers),
@@ -165,7 +162,7 @@ func HostRoutes(rs []Route) []subnets.HostRoute {
 }
 
 func toRouter(r routers.Router) *Router {
-	return &Router{ID: r.ID, Description: r.Description, ExternalNetworkID: r.GatewayInfo.NetworkID}
+	return &Router{ID: r.ID, Description: userDescription(r.Description), ExternalNetworkID: r.GatewayInfo.NetworkID}
 }
 
 // networkClient is the Neutron client networks are read and made through: the admin scope's
@@ -192,8 +189,10 @@ func (s *Service) networks(ctx context.Context) (lookup[neutronNetwork], error) 
 }
 
 // ObserveNetwork reads what exists of network name, starting from the known IDs and
-// re-finding by name what is gone by ID (said in Network.Refound). It returns nil when the
-// Neutron network itself is gone.
+// re-finding by name what is gone by ID (said in Network.Refound). What is re-found by name is
+// taken only under the ownership rule (ownership.go): the network must be an unfinished create
+// of a unikorn_network, a subnet or router must carry a unikorn_network's creation mark;
+// anything else is taken as gone. It returns nil when the Neutron network itself is gone.
 func (s *Service) ObserveNetwork(ctx context.Context, name string, known Ref) (*Network, error) {
 	nl, err := s.networks(ctx)
 	if err != nil {
@@ -201,21 +200,24 @@ func (s *Service) ObserveNetwork(ctx context.Context, name string, known Ref) (*
 	}
 
 	out := &Network{}
+	part := networkPart(name)
 
-	net, found, err := nl.observe(ctx, naming.Network(name), known.NetworkID, &out.Refound)
+	net, found, err := nl.owning(s.tenant, TypeNetwork, "").observe(ctx, naming.Network(name), known.NetworkID, &out.Refound)
 	if err != nil || !found {
 		return nil, err
 	}
 
 	out.setNetwork(net)
 
-	if sub, found, err := s.subnetIn(net.ID).observe(ctx, naming.Subnet(name), known.SubnetID, &out.Refound); err != nil {
+	sl := s.subnetIn(net.ID).owning(s.tenant, TypeNetwork, part)
+	if sub, found, err := sl.observe(ctx, naming.Subnet(name), known.SubnetID, &out.Refound); err != nil {
 		return out, err
 	} else if found {
 		out.Subnet = toSubnet(sub)
 	}
 
-	if r, found, err := s.routerIn().observe(ctx, naming.Router(name), known.RouterID, &out.Refound); err != nil {
+	rl := s.routerIn().owning(s.tenant, TypeNetwork, part)
+	if r, found, err := rl.observe(ctx, naming.Router(name), known.RouterID, &out.Refound); err != nil {
 		return out, err
 	} else if found {
 		out.Router = toRouter(r)
@@ -229,362 +231,6 @@ func (s *Service) ObserveNetwork(ctx context.Context, name string, known Ref) (*
 	}
 
 	return out, nil
-}
-
-// EnsureNetwork makes network spec.Name exist as specified: each part is looked up (by the
-// known ID, then by exact name) and adopted when it exists, created when it does not, and
-// converged in place. Before anything is made it checks that the prefix does not overlap the
-// router's external network (an *OverlapError). It returns what exists even when it fails
-// part way, so that the caller can record it.
-func (s *Service) EnsureNetwork(ctx context.Context, spec Spec, known Ref) (*Network, error) {
-	if err := s.cfg.CheckExternalOverlap(ctx, s.sc, s.Region(), spec.Addressing.CIDR, spec.ExternalNetworkID); err != nil {
-		return nil, err
-	}
-
-	out := &Network{}
-
-	nl, err := s.networks(ctx)
-	if err != nil {
-		return nil, err
-	}
-
-	net, found, err := nl.ensureFind(ctx, naming.Network(spec.Name), known.NetworkID, &out.Refound)
-	if err != nil {
-		return nil, err
-	}
-
-	createdNetwork := !found
-
-	if createdNetwork {
-		if net, err = s.createNetwork(ctx, spec); err != nil {
-			if net.ID == "" {
-				return nil, err
-			}
-
-			out.setNetwork(net) // a twin that could not be removed: recorded, never orphaned
-
-			return out, err
-		}
-	} else if net.Description != spec.Description {
-		updated, err := s.updateNetworkDescription(ctx, net.ID, spec.Description)
-		if err != nil {
-			out.setNetwork(net)
-			return out, fmt.Errorf("updating the description of network %s: %w", net.ID, err)
-		}
-
-		net = updated
-	}
-
-	out.setNetwork(net)
-
-	sub, err := s.ensureSubnet(ctx, spec, net.ID, known.SubnetID, createdNetwork)
-	if sub.ID != "" {
-		out.Subnet = toSubnet(sub)
-	}
-
-	if err != nil {
-		return out, err
-	}
-
-	r, createdRouter, err := s.ensureRouter(ctx, spec, known.RouterID)
-	if r.ID != "" {
-		out.Router = toRouter(r)
-	}
-
-	if err != nil {
-		return out, err
-	}
-
-	// A port can only exist on a subnet or router that existed before.
-	if !createdNetwork && !createdRouter {
-		if out.InterfacePortID, err = s.interfacePort(ctx, r.ID, net.ID, sub.ID); err != nil {
-			return out, err
-		}
-	}
-
-	if out.InterfacePortID == "" {
-		if out.InterfacePortID, err = s.attach(ctx, r.ID, net.ID, sub.ID); err != nil {
-			return out, fmt.Errorf("attaching router %s to subnet %s: %w", r.ID, sub.ID, err)
-		}
-	}
-
-	return out, nil
-}
-
-// attach attaches router routerID to subnetID of networkID and returns the interface port.
-// add_router_interface goes through cloud.Create: after a lost answer or a 5xx it re-reads
-// whether the interface landed (the router's port on the subnet) instead of repeating the call
-// into Neutron's refusal of a second interface on one subnet; and a refusal is checked the same
-// way, since it may answer our own repeated call (the transport repeats a PUT after a 5xx). A
-// second interface cannot be made (Neutron refuses it), so there is no twin to check for.
-func (s *Service) attach(ctx context.Context, routerID, networkID, subnetID string) (string, error) {
-	find := func(ctx context.Context) ([]string, error) {
-		id, err := s.interfacePort(ctx, routerID, networkID, subnetID)
-		if err != nil || id == "" {
-			return nil, err
-		}
-
-		return []string{id}, nil
-	}
-
-	// The interface is a port of the router on the network.
-	s.tenant.Wrote(PortKind, OnDeviceKey(routerID), OnNetworkKey(networkID))
-
-	return cloud.Create(ctx, cloud.CreateSpec[string]{
-		Kind: "router interface",
-		Name: fmt.Sprintf("router %s on subnet %s", routerID, subnetID),
-		Create: func(ctx context.Context) (string, error) {
-			attached, err := routers.AddInterface(ctx, s.sc, routerID, routers.AddInterfaceOpts{SubnetID: subnetID}).Extract()
-			if err == nil {
-				return attached.PortID, nil
-			}
-
-			err = apiError(err)
-			if cloud.Definite(err) {
-				if found, ferr := find(ctx); ferr == nil && len(found) == 1 {
-					tflog.Debug(ctx, "The router interface a refused attach asked for exists", map[string]any{
-						"router_id": routerID, "subnet_id": subnetID, "port_id": found[0], "refusal": err.Error(),
-					})
-
-					return found[0], nil
-				}
-			}
-
-			return "", err
-		},
-		Find: find,
-		ID:   func(portID string) string { return portID },
-	})
-}
-
-// updateNetworkDescription sets the description of network id.
-func (s *Service) updateNetworkDescription(ctx context.Context, id, description string) (neutronNetwork, error) {
-	var out neutronNetwork
-
-	s.tenant.Wrote(kindNetwork, id)
-
-	err := networks.Update(ctx, s.sc, id, networks.UpdateOpts{Description: &description}).ExtractInto(&out)
-
-	return out, apiError(err)
-}
-
-// createNetwork creates the Neutron network of spec (cloud.Create: a lost answer is found
-// again by name, a concurrent twin removed), as a VLAN provider network when the provider
-// configures one: made in the admin scope then (stock policy reserves provider attributes, and
-// the listing of other projects' VLAN networks, for admin), owned by the identity's project.
-func (s *Service) createNetwork(ctx context.Context, spec Spec) (neutronNetwork, error) {
-	name := naming.Network(spec.Name)
-	up := true
-	opts := networks.CreateOpts{Name: name, Description: spec.Description, AdminStateUp: &up}
-
-	sc, err := s.networkClient(ctx)
-	if err != nil {
-		return neutronNetwork{}, err
-	}
-
-	l, err := s.networks(ctx)
-	if err != nil {
-		return neutronNetwork{}, err
-	}
-	post := func(ctx context.Context, opts networks.CreateOptsBuilder) (neutronNetwork, error) {
-		return l.create(ctx, name, func(ctx context.Context) (neutronNetwork, error) {
-			var out neutronNetwork
-			err := networks.Create(ctx, sc, opts).ExtractInto(&out)
-
-			return out, apiError(err)
-		})
-	}
-
-	if pn := s.cfg.ProviderNetwork; pn != nil {
-		opts.ProjectID = s.ProjectID()
-
-		// The VLAN provider network: one segment of the provider extension on pn's physical network.
-		out, err := CreateOnFreeVLAN(ctx, sc, pn.PhysicalNetwork, pn.VLANRanges, func(ctx context.Context, id int) (neutronNetwork, error) {
-			return post(ctx, provider.CreateOptsExt{
-				CreateOptsBuilder: opts,
-				Segments:          []provider.Segment{{NetworkType: "vlan", PhysicalNetwork: pn.PhysicalNetwork, SegmentationID: id}},
-			})
-		})
-
-		return out, s.tenant.AdminRefusal("Neutron", "creating a VLAN provider network", err)
-	}
-
-	out, err := post(ctx, opts)
-	if err != nil {
-		return out, fmt.Errorf("creating network %s: %w", name, err)
-	}
-
-	return out, nil
-}
-
-// subnetFields are the mutable fields of the subnet of spec, as an update that sets them all.
-func subnetFields(spec Spec) subnets.UpdateOpts {
-	a := spec.Addressing
-
-	dns := slices.Clone(spec.DNSNameservers)
-	if dns == nil {
-		dns = []string{}
-	}
-
-	routes := HostRoutes(spec.Routes)
-	description, gateway := spec.Description, a.Gateway.String()
-
-	return subnets.UpdateOpts{
-		Description:     &description,
-		GatewayIP:       &gateway,
-		AllocationPools: []subnets.AllocationPool{{Start: a.Pool.Start.String(), End: a.Pool.End.String()}},
-		DNSNameservers:  &dns,
-		HostRoutes:      &routes,
-	}
-}
-
-// subnetDiff is the update of the fields of spec that differ on the existing subnet; false
-// when none does.
-func subnetDiff(sub subnets.Subnet, spec Spec) (subnets.UpdateOpts, bool) {
-	want := subnetFields(spec)
-	have := toSubnet(sub)
-
-	var diff subnets.UpdateOpts
-
-	if have.Description != spec.Description {
-		diff.Description = want.Description
-	}
-
-	if have.GatewayIP != spec.Addressing.Gateway.String() {
-		diff.GatewayIP = want.GatewayIP
-	}
-
-	if len(have.AllocationPools) != 1 || have.AllocationPools[0] != spec.Addressing.Pool {
-		diff.AllocationPools = want.AllocationPools
-	}
-
-	if !slices.Equal(have.DNSNameservers, spec.DNSNameservers) {
-		diff.DNSNameservers = want.DNSNameservers
-	}
-
-	if !cloud.SameSet(have.Routes, spec.Routes) {
-		diff.HostRoutes = want.HostRoutes
-	}
-
-	changed := diff.Description != nil || diff.GatewayIP != nil || diff.AllocationPools != nil ||
-		diff.DNSNameservers != nil || diff.HostRoutes != nil
-
-	return diff, changed
-}
-
-// ensureSubnet finds or creates the subnet of spec in networkID and converges it.
-func (s *Service) ensureSubnet(ctx context.Context, spec Spec, networkID, knownID string, fresh bool) (subnets.Subnet, error) {
-	name := naming.Subnet(spec.Name)
-
-	l := s.subnetIn(networkID)
-
-	if !fresh {
-		sub, found, err := l.find(ctx, name, knownID)
-		if err != nil {
-			return subnets.Subnet{}, err
-		}
-
-		if found {
-			if sub.CIDR != spec.Addressing.CIDR.String() {
-				return sub, fmt.Errorf("subnet %s (%s) of network %s has the CIDR %s, not %s: a subnet's CIDR cannot change; "+
-					"delete the network or set cidr = %q", name, sub.ID, networkID, sub.CIDR, spec.Addressing.CIDR, sub.CIDR)
-			}
-
-			diff, changed := subnetDiff(sub, spec)
-			if !changed {
-				return sub, nil
-			}
-
-			l.wrote(sub.ID)
-
-			updated, err := subnets.Update(ctx, s.sc, sub.ID, diff).Extract()
-			if err != nil {
-				return sub, fmt.Errorf("updating subnet %s (%s): %w", name, sub.ID, apiError(err))
-			}
-
-			return *updated, nil
-		}
-	}
-
-	fields := subnetFields(spec)
-	dhcp := true
-
-	opts := subnets.CreateOpts{
-		Name:            name,
-		NetworkID:       networkID,
-		IPVersion:       4,
-		CIDR:            spec.Addressing.CIDR.String(),
-		EnableDHCP:      &dhcp,
-		Description:     *fields.Description,
-		GatewayIP:       fields.GatewayIP,
-		AllocationPools: fields.AllocationPools,
-		DNSNameservers:  *fields.DNSNameservers,
-		HostRoutes:      *fields.HostRoutes,
-	}
-
-	created, err := l.create(ctx, name, func(ctx context.Context) (subnets.Subnet, error) {
-		return deref(subnets.Create(ctx, s.sc, opts).Extract())
-	})
-	if err != nil {
-		return created, fmt.Errorf("creating subnet %s in network %s: %w", name, networkID, err)
-	}
-
-	return created, nil
-}
-
-// ensureRouter finds or creates the router of spec and converges its gateway and description.
-func (s *Service) ensureRouter(ctx context.Context, spec Spec, knownID string) (routers.Router, bool, error) {
-	name := naming.Router(spec.Name)
-
-	l := s.routerIn()
-
-	r, found, err := l.find(ctx, name, knownID)
-	if err != nil {
-		return routers.Router{}, false, err
-	}
-
-	external := spec.ExternalNetworkID
-	if external == "" && (!found || r.GatewayInfo.NetworkID == "") {
-		if external, err = s.cfg.DefaultExternalNetwork(ctx, s.sc, s.Region()); err != nil {
-			return r, false, err
-		}
-	}
-
-	if !found {
-		opts := routers.CreateOpts{Name: name, Description: spec.Description, GatewayInfo: &routers.GatewayInfo{NetworkID: external}}
-
-		created, err := l.create(ctx, name, func(ctx context.Context) (routers.Router, error) {
-			return deref(routers.Create(ctx, s.sc, opts).Extract())
-		})
-		if err != nil {
-			return created, true, fmt.Errorf("creating router %s on external network %s: %w", name, external, err)
-		}
-
-		return created, true, nil
-	}
-
-	var diff routers.UpdateOpts
-
-	if r.Description != spec.Description {
-		diff.Description = &spec.Description
-	}
-
-	if external != "" && r.GatewayInfo.NetworkID != external {
-		diff.GatewayInfo = &routers.GatewayInfo{NetworkID: external}
-	}
-
-	if diff.Description != nil || diff.GatewayInfo != nil {
-		l.wrote(r.ID)
-
-		updated, err := routers.Update(ctx, s.sc, r.ID, diff).Extract()
-		if err != nil {
-			return r, false, fmt.Errorf("updating router %s (%s): %w", name, r.ID, apiError(err))
-		}
-
-		r = *updated
-	}
-
-	return r, false, nil
 }
 
 // InUseError says that a network part cannot be deleted because ports still use it.

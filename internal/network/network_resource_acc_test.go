@@ -16,6 +16,7 @@ import (
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/acctest"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/network"
 )
 
 const networkAddress = "unikorn_network.test"
@@ -191,25 +192,44 @@ func TestAccNetwork_nearMissNames(t *testing.T) {
 	})
 }
 
-// TestAccNetwork_adopt pre-creates network-<name> (as an interrupted apply would leave it):
-// the apply adopts it and completes it, and exactly one exists afterwards.
+// TestAccNetwork_adopt pre-creates network-<name> by hand: the apply refuses it (it says how to
+// import it) and writes nothing. Marked as an interrupted create leaves it (the creation mark,
+// no completion mark), the next apply adopts and completes it, and exactly one exists afterwards.
 func TestAccNetwork_adopt(t *testing.T) {
 	project := tenant(t)
 	name := acctest.RandomName()
 	def, _ := regions(t)
 
 	existing := acctest.NeutronCreateBareNetwork(t, project, def, naming.Network(name))
+	config := networkConfig(project, name, `  cidr = "10.7.0.0/24"`)
 
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             acctest.CheckNetworkDestroy(t),
-		Steps: []resource.TestStep{{
-			Config: networkConfig(project, name, `  cidr = "10.7.0.0/24"`),
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(networkAddress, tfjsonpath.New("id"), knownvalue.StringExact(existing)),
+		Steps: []resource.TestStep{
+			{
+				Config:      config,
+				ExpectError: regexp.MustCompile(`(?s)` + existsPattern("network", naming.Network(name), "this provider did not make it", "unikorn_network")),
 			},
-			Check: checkNeutronNetwork(t, networkAddress),
-		}},
+			{
+				PreConfig: func() {
+					if s := snapshot(t, project, def, name); len(s.SubnetCIDRs) != 0 || len(s.RouterIDs) != 0 || s.NetworkDescription != "" ||
+						neutronMarkOf(t, project, def, network.TagNetworks, existing).Marked() {
+						t.Fatalf("the refused create wrote: %+v", s)
+					}
+
+					markAsInterrupted(t, project, def, network.TagNetworks, network.TypeNetwork, existing)
+				},
+				Config: config,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(networkAddress, tfjsonpath.New("id"), knownvalue.StringExact(existing)),
+				},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					checkNeutronNetwork(t, networkAddress),
+					checkMark(t, networkAddress, "id", network.TagNetworks, naming.MadeFor(network.TypeNetwork).Done()),
+				),
+			},
+		},
 	})
 }
 

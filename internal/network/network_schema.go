@@ -38,10 +38,20 @@ func (r *networkResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			"subnet, all named `network-<name>`. When the provider " +
 			"configures `provider_network`, the network is a VLAN provider network whose VLAN ID is chosen from what " +
 			"Neutron reports in use.\n\n" +
-			"Every part is found again by its exact name in its project: a create adopts what an interrupted " +
-			"apply left behind (never a twin), two objects with the name are an error that names both, and a part " +
-			"deleted out of band is restored by the next apply. Destroying deletes the router interface, the router, the " +
-			"subnet and the network, in that order, and fails naming any port still on them.\n\n" +
+			"Every part is found again by its exact name in its project: two objects with the name are an error that " +
+			"names both, and a part deleted out of band is restored by the next apply. Destroying deletes the router " +
+			"interface, the router, the subnet and the network, in that order, and fails naming any port still on them.\n\n" +
+			"**Adoption.** Every object the provider makes carries its creation mark (the Neutron tag " +
+			"`unikorn-terraform:unikorn_network`, and until it is tagged, that text as its description), and the network " +
+			"gets the completion mark (the tag `unikorn-terraform:created`) as the create's last step. A create that finds " +
+			"a network of its name adopts it only when an interrupted create of a `unikorn_network` left it unfinished " +
+			"(the creation mark, no completion mark), and completes it; its subnet and the router of the name must carry " +
+			"the creation mark too. Anything else — a network of another configuration (finished), one made by hand, by " +
+			"Unikorn or by another tool, a subnet or router without the mark — is never taken over nor changed: the create " +
+			"fails before it writes anything, naming the object and the `terraform import` that takes it over. A refresh " +
+			"that finds the recorded network gone takes another network of the name only under the same rule (otherwise " +
+			"the plan shows a create). An imported network, with its subnet and router, is managed as it is and never " +
+			"marked.\n\n" +
 			"**Import** with `REGION/ID` or `REGION/name` (a bare `ID` or `name` means the provider's default region).",
 		Attributes: map[string]schema.Attribute{
 			"allocation_pool": schema.SingleNestedAttribute{

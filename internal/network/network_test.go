@@ -66,7 +66,7 @@ func mustEnsure(t *testing.T, svc *Service, spec Spec) *Network {
 	return out
 }
 
-func TestEnsureNetwork_createsEverythingInElevenRequests(t *testing.T) {
+func TestEnsureNetwork_createsEverythingMarkedInEighteenRequests(t *testing.T) {
 	t.Parallel()
 
 	f, external := externalFake()
@@ -74,19 +74,28 @@ func TestEnsureNetwork_createsEverythingInElevenRequests(t *testing.T) {
 
 	out := mustEnsure(t, svc, testSpec(t, "a"))
 
+	creation, completion := naming.MarkPrefix+TypeNetwork, naming.MarkCompletedTag
+
 	calls := f.calls()
 	want := []string{
 		"GET /networks",  // the external networks (once per region and process)
 		"GET /subnets",   // their subnets, for the overlap check before anything is made (likewise)
 		"GET /networks",  // look up network-a
-		"POST /networks", // create it
+		"GET /routers",   // and its router, before anything is written
+		"POST /networks", // create it, described with the creation mark
 		"GET /networks",  // no twin made by a concurrent create
-		"POST /subnets",  // a new network has no subnet: no lookup
-		"GET /subnets",   // no twin
-		"GET /routers",   // look up the router (its external network is known by now)
-		"POST /routers",  // create the router
-		"GET /routers",   // no twin
+		"PUT /networks/" + out.ID + "/tags/" + creation, // the creation mark as a tag
+		"PUT /networks/" + out.ID,                       // its own description
+		"POST /subnets",                                 // a new network has no subnet: no lookup
+		"GET /subnets",                                  // no twin
+		"PUT /subnets/" + out.Subnet.ID + "/tags/" + creation,
+		"PUT /subnets/" + out.Subnet.ID,
+		"POST /routers", // create the router
+		"GET /routers",  // no twin
+		"PUT /routers/" + out.Router.ID + "/tags/" + creation,
+		"PUT /routers/" + out.Router.ID,
 		"PUT /routers/" + out.Router.ID + "/add_router_interface",
+		"PUT /networks/" + out.ID + "/tags/" + completion, // the completion mark, last
 	}
 
 	if !slices.Equal(calls, want) {
@@ -109,6 +118,26 @@ func TestEnsureNetwork_createsEverythingInElevenRequests(t *testing.T) {
 
 	if !slices.Equal(s.DNSNameservers, []string{"192.0.2.53"}) || len(s.Routes) != 1 {
 		t.Fatalf("subnet options: %+v", s)
+	}
+
+	// The network carries both marks, its parts the creation mark; every one its own description.
+	for _, o := range []struct {
+		what  string
+		store map[string]map[string]any
+		id    string
+		tags  []string
+	}{
+		{"network", f.networks, out.ID, []string{creation, completion}},
+		{"subnet", f.subnets, out.Subnet.ID, []string{creation}},
+		{"router", f.routers, out.Router.ID, []string{creation}},
+	} {
+		if got := f.tagsOf(o.store, o.id); !slices.Equal(got, o.tags) {
+			t.Errorf("%s tags %q, want %q", o.what, got, o.tags)
+		}
+
+		if d := o.store[o.id]["description"]; d != "test" {
+			t.Errorf("%s description %q, want the spec's", o.what, d)
+		}
 	}
 
 	// The second ensure changes nothing and creates nothing.
@@ -189,23 +218,41 @@ func TestEnsureNetwork_duplicateNamesAreAnErrorNamingBoth(t *testing.T) {
 	}
 }
 
-func TestEnsureNetwork_adoptsWhatAnInterruptedApplyLeft(t *testing.T) {
+// TestEnsureNetwork_adoptsWhatAnInterruptedCreateLeft: a network that a create began and never
+// finished (tagged with the creation mark; or only posted, its description still the mark) is
+// adopted, completed with the rest of the parts, and given the completion mark.
+func TestEnsureNetwork_adoptsWhatAnInterruptedCreateLeft(t *testing.T) {
 	t.Parallel()
 
-	f, _ := externalFake()
+	for _, posted := range []bool{false, true} {
+		t.Run(map[bool]string{false: "tagged", true: "posted only"}[posted], func(t *testing.T) {
+			t.Parallel()
 
-	net := f.add(f.networks, map[string]any{"name": "network-a", "description": "test"})
-	svc := f.service(t, nil)
+			f, _ := externalFake()
 
-	out := mustEnsure(t, svc, testSpec(t, "a"))
+			net := f.addMarked(f.networks, map[string]any{"name": "network-a"}, naming.MadeFor(TypeNetwork), posted)
+			svc := f.service(t, nil)
 
-	if out.ID != net {
-		t.Fatalf("adopted %s, want %s", out.ID, net)
-	}
+			out := mustEnsure(t, svc, testSpec(t, "a"))
 
-	calls := f.calls()
-	if count(calls, "POST /networks") != 0 || count(calls, "POST /subnets") != 1 || count(calls, "POST /routers") != 1 {
-		t.Fatalf("requests: %q", calls)
+			if out.ID != net {
+				t.Fatalf("adopted %s, want %s", out.ID, net)
+			}
+
+			calls := f.calls()
+			if count(calls, "POST /networks") != 0 || count(calls, "POST /subnets") != 1 || count(calls, "POST /routers") != 1 {
+				t.Fatalf("requests: %q", calls)
+			}
+
+			want := []string{naming.MarkPrefix + TypeNetwork, naming.MarkCompletedTag}
+			if got := f.tagsOf(f.networks, net); !slices.Equal(got, want) {
+				t.Fatalf("network tags %q, want %q", got, want)
+			}
+
+			if d := f.networks[net]["description"]; d != "test" || out.Description != "test" {
+				t.Fatalf("description %q (read %q), want the spec's", d, out.Description)
+			}
+		})
 	}
 }
 
@@ -214,12 +261,17 @@ func TestEnsureNetwork_adoptedSubnetWithOtherCIDRIsAnError(t *testing.T) {
 
 	f, _ := externalFake()
 
-	net := f.add(f.networks, map[string]any{"name": "network-a"})
-	f.add(f.subnets, map[string]any{"name": "network-a", "network_id": net, "cidr": "10.9.0.0/24"})
+	mark := naming.MadeFor(TypeNetwork)
+	net := f.addMarked(f.networks, map[string]any{"name": "network-a"}, mark, false)
+	f.addMarked(f.subnets, map[string]any{"name": "network-a", "network_id": net, "cidr": "10.9.0.0/24"}, mark, false)
 
 	_, err := f.service(t, nil).EnsureNetwork(context.Background(), testSpec(t, "a"), Ref{})
 	if err == nil || !strings.Contains(err.Error(), "10.9.0.0/24") {
 		t.Fatalf("err = %v, want a CIDR mismatch", err)
+	}
+
+	if w := f.api.Writes(); len(w) != 0 {
+		t.Fatalf("written before the refusal: %q", w)
 	}
 }
 
@@ -257,15 +309,25 @@ func TestEnsureNetwork_updatesInPlaceAndRestoresMissingParts(t *testing.T) {
 	}
 }
 
-func TestObserveNetwork_refindsByNameWhenGoneByID(t *testing.T) {
+// TestObserveNetwork_refindsByNameOnlyAnUnfinishedCreate: a network gone by its recorded ID is
+// found again by name only when the one found is an interrupted create of a unikorn_network; a
+// finished one (another configuration's) is taken as gone.
+func TestObserveNetwork_refindsByNameOnlyAnUnfinishedCreate(t *testing.T) {
 	t.Parallel()
 
-	_, svc, out := ensured(t)
+	f, svc, out := ensured(t)
 	ctx := context.Background()
 
 	stale := Ref{NetworkID: "00000000-dead-4000-8000-000000000000", SubnetID: "gone", RouterID: "gone"}
 
 	got, err := svc.ObserveNetwork(ctx, "a", stale)
+	if err != nil || got != nil {
+		t.Fatalf("a finished network was taken for the one recorded: %+v, %v", got, err)
+	}
+
+	f.unfinish(f.networks, out.ID)
+
+	got, err = svc.ObserveNetwork(ctx, "a", stale)
 	if err != nil {
 		t.Fatal(err)
 	}

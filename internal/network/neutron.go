@@ -169,6 +169,13 @@ type lookup[T any] struct {
 	created func(T) time.Time
 	// remove deletes an object by ID: the twin that a create has just made (cloud.Create).
 	remove func(ctx context.Context, id string) error
+	// tags and description are an object's, where its ownership marks are (ownership.go).
+	tags        func(T) []string
+	description func(T) string
+	// adopt is the ownership rule of an object found by its name rather than by its recorded ID
+	// (owning: cloud.Adopt for the resource type): nil when it may be taken, else why not. A
+	// lookup without one takes whatever carries the name (import, delete).
+	adopt func(T) error
 	// tenant and listing, when set (inRun), answer reads from the run's listing of the kind
 	// and record the lookup's writes (issue 17).
 	tenant  *cloud.Tenant
@@ -188,39 +195,72 @@ type Refound struct {
 }
 
 // observe is find for a Read: an object found again by name because knownID is gone is noted
-// in refound.
+// in refound, and taken only under the lookup's ownership rule (adopt): one this resource may
+// not own (a finished object of another configuration, one made by hand) is treated as gone.
 func (l lookup[T]) observe(ctx context.Context, name, knownID string, refound *[]Refound) (T, bool, error) {
 	obj, found, err := l.find(ctx, name, knownID)
 	if err != nil || !found || knownID == "" || l.id(obj) == knownID {
 		return obj, found, err
 	}
 
-	r := Refound{Kind: l.kind, Name: name, OldID: knownID, NewID: l.id(obj)}
-	if l.created != nil {
-		r.CreatedAt = l.created(obj)
+	if l.adopt != nil {
+		if refusal := l.adopt(obj); refusal != nil {
+			tflog.Warn(ctx, "Gone by its recorded ID; the object of its name is not this resource's, so it is taken as gone",
+				map[string]any{"kind": l.kind, "name": name, "recorded_id": knownID, "found_id": l.id(obj), "why": refusal.Error()})
+
+			var zero T
+
+			return zero, false, nil //nolint:nilerr // the rule's refusal: the recorded object is gone, not the read
+		}
 	}
 
-	*refound = append(*refound, r)
+	*refound = append(*refound, l.note(obj, name, knownID))
 
 	return obj, true, nil
 }
 
-// ensureFind is find for a create or an update: what observe notes, and also an object found by
-// name when nothing was recorded (knownID ""), which is adopted (noted in refound as such).
+// ensureFind is find for a create or an update: an object found by name rather than by knownID
+// (nothing recorded, or gone) is taken only under the lookup's ownership rule (adopt), whose
+// refusal is the error; it is noted in refound (nil: not noted), as adopted when nothing was
+// recorded.
 func (l lookup[T]) ensureFind(ctx context.Context, name, knownID string, refound *[]Refound) (T, bool, error) {
-	obj, found, err := l.observe(ctx, name, knownID, refound)
-	if err != nil || !found || knownID != "" {
+	obj, found, err := l.find(ctx, name, knownID)
+	if err != nil || !found || (knownID != "" && l.id(obj) == knownID) {
 		return obj, found, err
 	}
 
-	r := Refound{Kind: l.kind, Name: name, NewID: l.id(obj), Adopted: true}
+	if l.adopt != nil {
+		if err := l.adopt(obj); err != nil {
+			var zero T
+
+			return zero, false, err
+		}
+	}
+
+	if refound != nil {
+		*refound = append(*refound, l.note(obj, name, knownID))
+	}
+
+	return obj, true, nil
+}
+
+// note is the Refound of obj, found by name instead of knownID ("": nothing recorded, adopted).
+func (l lookup[T]) note(obj T, name, knownID string) Refound {
+	r := Refound{Kind: l.kind, Name: name, OldID: knownID, NewID: l.id(obj), Adopted: knownID == ""}
 	if l.created != nil {
 		r.CreatedAt = l.created(obj)
 	}
 
-	*refound = append(*refound, r)
+	return r
+}
 
-	return obj, true, nil
+// mark is the ownership mark obj carries.
+func (l lookup[T]) mark(obj T) naming.Mark {
+	if l.tags == nil || l.description == nil {
+		return naming.Mark{}
+	}
+
+	return naming.MarkOfNeutron(l.tags(obj), l.description(obj))
 }
 
 // inRun makes l read from the run's listing of t's objects of its kind, which listAll lists,
@@ -251,8 +291,10 @@ func (l lookup[T]) exact(ctx context.Context, name string) ([]T, error) {
 }
 
 // create makes the object called name with post (one POST) through cloud.Create: an answer
-// lost after Neutron acted is recovered by looking the object up by its exact name, and a twin
-// that a concurrent create made under the same name is removed again (a *cloud.TwinError).
+// lost after Neutron acted is recovered by looking the object up by its exact name, taking only
+// one the lookup's ownership rule (adopt) lets this create own (the lost POST carried the
+// creation mark as its description), and a twin that a concurrent create made under the same
+// name is removed again (a *cloud.TwinError).
 func (l lookup[T]) create(ctx context.Context, name string, post func(ctx context.Context) (T, error)) (T, error) {
 	l.wrote(name)
 
@@ -263,6 +305,7 @@ func (l lookup[T]) create(ctx context.Context, name string, post func(ctx contex
 		Find:   func(ctx context.Context) ([]T, error) { return l.exact(ctx, name) },
 		ID:     l.id,
 		Delete: func(ctx context.Context, id string) error { l.wrote(id); return l.remove(ctx, id) },
+		Adopt:  l.adopt,
 	})
 	l.wrote(l.id(made))
 

@@ -69,12 +69,12 @@ func TestEnsureNetwork_recoversEveryLostCreateInTheSameApply(t *testing.T) {
 		{"subnet connection closed", fault{"POST /subnets", hangUp}},
 		{"router answer lost", fault{"POST /routers", drop502}},
 		{"router connection closed", fault{"POST /routers", hangUp}},
-		{"interface answer lost", fault{"PUT /routers/", drop502}},
-		{"interface connection closed", fault{"PUT /routers/", hangUp}},
-		{"interface 503", fault{"PUT /routers/", answer503}},
+		{"interface answer lost", fault{"/add_router_interface", drop502}},
+		{"interface connection closed", fault{"/add_router_interface", hangUp}},
+		{"interface 503", fault{"/add_router_interface", answer503}},
 		// The first attach landed, its answer was lost and the call was repeated: Neutron
 		// refuses the repeat (a second interface on the subnet), which must not reach the user.
-		{"interface repeated", fault{"PUT /routers/", actTwice}},
+		{"interface repeated", fault{"/add_router_interface", actTwice}},
 	}
 
 	for _, tt := range tests {
@@ -229,22 +229,26 @@ func TestEnsureFloatingIP_recoversALostCreate(t *testing.T) {
 }
 
 // replaced deletes network a from the fake (as another workspace's destroy would) and makes a
-// new network a (another workspace's apply), returning the new one.
-func replaced(t *testing.T, svc *Service, old *Network) *Network {
+// new network a that a create of this provider left unfinished (killed before its last step),
+// returning the new one.
+func replaced(t *testing.T, f *fakeNeutron, svc *Service, old *Network) *Network {
 	t.Helper()
 
 	if err := svc.DeleteNetwork(context.Background(), "a", old.Ref()); err != nil {
 		t.Fatal(err)
 	}
 
-	return mustEnsure(t, svc, testSpec(t, "a"))
+	newer := mustEnsure(t, svc, testSpec(t, "a"))
+	f.unfinish(f.networks, newer.ID)
+
+	return newer
 }
 
 func TestObserveNetwork_saysWhatItFoundAgainByName(t *testing.T) {
 	t.Parallel()
 
-	_, svc, old := ensured(t)
-	newer := replaced(t, svc, old)
+	f, svc, old := ensured(t)
+	newer := replaced(t, f, svc, old)
 
 	got, err := svc.ObserveNetwork(context.Background(), "a", old.Ref())
 	if err != nil || got == nil || got.ID != newer.ID {
@@ -274,7 +278,7 @@ func TestObserveNetwork_saysWhatItFoundAgainByName(t *testing.T) {
 func TestObserveSecurityGroup_saysWhatItFoundAgainByName(t *testing.T) {
 	t.Parallel()
 
-	_, svc, ctx := groupFake(t)
+	f, svc, ctx := groupFake(t)
 
 	old := mustEnsureGroup(t, svc, SecurityGroupSpec{Name: "g"}, "")
 
@@ -283,6 +287,13 @@ func TestObserveSecurityGroup_saysWhatItFoundAgainByName(t *testing.T) {
 	}
 
 	newer := mustEnsureGroup(t, svc, SecurityGroupSpec{Name: "g"}, "")
+
+	// A finished group of the name is another configuration's: the recorded one is gone.
+	if got, err := svc.ObserveSecurityGroup(ctx, "g", old.ID); err != nil || got != nil {
+		t.Fatalf("a finished group was taken for the one recorded: %v, %+v", err, got)
+	}
+
+	f.unfinish(f.groups, newer.ID) // an interrupted create of this provider
 
 	got, err := svc.ObserveSecurityGroup(ctx, "g", old.ID)
 	if err != nil || got == nil || got.ID != newer.ID {
@@ -311,7 +322,7 @@ func TestDeleteNetwork_actsOnRecordedIDsOnly(t *testing.T) {
 	t.Parallel()
 
 	f, svc, old := ensured(t)
-	newer := replaced(t, svc, old)
+	newer := replaced(t, f, svc, old)
 
 	// An old state whose router was never recorded (its create failed before the attach):
 	// destroying it must leave the newer network of the same name alone.
@@ -375,16 +386,18 @@ func TestDeleteSecurityGroup_actsOnTheRecordedIDOnly(t *testing.T) {
 	}
 }
 
-// TestEnsure_adoptionIsAnnounced: a create that finds the network or the group already there by
-// name (an interrupted apply's) adopts it and says so, with its ID and creation time; one that
-// makes the object, or converges the recorded one, says nothing (issue 12, behaviour 7).
+// TestEnsure_adoptionIsAnnounced: a create that finds the network or the group that an
+// interrupted create left unfinished adopts it and says so, with its ID and creation time; one
+// that makes the object, or converges the recorded one, says nothing (issue 12, behaviour 7).
 func TestEnsure_adoptionIsAnnounced(t *testing.T) {
 	t.Parallel()
 
-	_, svc, first := ensured(t)
+	f, svc, first := ensured(t)
 	if len(first.Refound) != 0 {
 		t.Fatalf("a fresh create noted %+v", first.Refound)
 	}
+
+	f.unfinish(f.networks, first.ID) // killed before its last step
 
 	again := mustEnsure(t, svc, testSpec(t, "a")) // nothing recorded: the create of a new apply
 	if len(again.Refound) != 1 || !again.Refound[0].Adopted || again.Refound[0].NewID != first.ID || again.Refound[0].CreatedAt.IsZero() {
@@ -395,9 +408,11 @@ func TestEnsure_adoptionIsAnnounced(t *testing.T) {
 		t.Fatalf("update by recorded IDs: %v, notes %+v", err, got)
 	}
 
-	_, gsvc, _ := groupFake(t)
+	gf, gsvc, _ := groupFake(t)
 
 	g := mustEnsureGroup(t, gsvc, SecurityGroupSpec{Name: "g"}, "")
+	gf.unfinish(gf.groups, g.ID)
+
 	adopted := mustEnsureGroup(t, gsvc, SecurityGroupSpec{Name: "g"}, "")
 
 	if len(g.Refound) != 0 || len(adopted.Refound) != 1 || !adopted.Refound[0].Adopted || adopted.Refound[0].NewID != g.ID {
@@ -405,7 +420,7 @@ func TestEnsure_adoptionIsAnnounced(t *testing.T) {
 	}
 
 	detail := adoptedDetail(adopted.Refound[0], cloud.NewTenant(nil, fakeProject, "RegionOne"))
-	for _, want := range []string{"securitygroup-g", g.ID, "adopted"} {
+	for _, want := range []string{"securitygroup-g", g.ID, "adopted", "interrupted create"} {
 		if !strings.Contains(detail, want) {
 			t.Fatalf("the warning does not say %q: %s", want, detail)
 		}

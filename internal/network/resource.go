@@ -268,21 +268,24 @@ func createdAt(rf Refound) string {
 	return "at " + rf.CreatedAt.UTC().Format(time.RFC3339)
 }
 
-// adoptedDetail says that an existing object was taken over instead of a new one made.
+// adoptedDetail says that an existing object was taken over instead of a new one made: only an
+// object that an interrupted create of this resource type left unfinished is.
 func adoptedDetail(rf Refound, where fmt.Stringer) string {
-	return fmt.Sprintf("The %s %s (%s) already existed in %s, created %s, and was adopted instead of a new one being made "+
-		"(an interrupted apply leaves such objects behind). If another workspace manages it, remove this resource "+
-		"from this configuration.", rf.Kind, rf.Name, rf.NewID, where, createdAt(rf))
+	return fmt.Sprintf("The %s %s (%s) already existed in %s, created %s, left unfinished by an interrupted create of "+
+		"this provider (it carries the creation mark and no completion mark), and was adopted and completed instead of a "+
+		"new one being made.", rf.Kind, rf.Name, rf.NewID, where, createdAt(rf))
 }
 
 // refoundDetail says, for the plan, that an object was found again by name: the old and the
-// new ID, and when the new one was made, so that nothing acts on it unnoticed.
+// new ID, and when the new one was made, so that nothing acts on it unnoticed. Only an object
+// left unfinished by an interrupted create of this provider is taken so (ownership.go).
 func refoundDetail(rf Refound, where fmt.Stringer) string {
 	created := createdAt(rf)
 
-	return fmt.Sprintf("The %s %s recorded as %s is gone from %s; %s, the %s of that name created %s, is taken for it. "+
-		"If it is not the one this configuration made (another workspace may have made it), remove this resource from "+
-		"the state before applying or destroying.", rf.Kind, rf.Name, rf.OldID, where, rf.NewID, rf.Kind, created)
+	return fmt.Sprintf("The %s %s recorded as %s is gone from %s; %s, the %s of that name created %s, carries this "+
+		"provider's creation mark for this resource type (and, as the resource's own network or group, no completion "+
+		"mark: an interrupted create), so it is taken for it. If it is not the one this configuration made, remove this "+
+		"resource from the state before applying or destroying.", rf.Kind, rf.Name, rf.OldID, where, rf.NewID, rf.Kind, created)
 }
 
 // Delete deletes the object; already gone is success.

@@ -272,7 +272,7 @@ type SecurityGroup struct {
 }
 
 func toSecurityGroup(g groups.SecGroup, rules []neutronRule) *SecurityGroup {
-	out := &SecurityGroup{ID: g.ID, Name: g.Name, Description: g.Description, ProjectID: g.ProjectID}
+	out := &SecurityGroup{ID: g.ID, Name: g.Name, Description: userDescription(g.Description), ProjectID: g.ProjectID}
 	for _, nr := range rules {
 		out.Rules = append(out.Rules, ruleFromNeutron(nr))
 	}
@@ -281,11 +281,12 @@ func toSecurityGroup(g groups.SecGroup, rules []neutronRule) *SecurityGroup {
 }
 
 // ObserveSecurityGroup reads security group name (re-found by name when gone by ID, which
-// SecurityGroup.Refound says); nil when it does not exist.
+// SecurityGroup.Refound says, and only when the group found is an unfinished create of a
+// unikorn_security_group: another is taken as gone); nil when it does not exist.
 func (s *Service) ObserveSecurityGroup(ctx context.Context, name, knownID string) (*SecurityGroup, error) {
 	var refound []Refound
 
-	g, found, err := s.groupIn().observe(ctx, naming.SecurityGroup(name), knownID, &refound)
+	g, found, err := s.groupIn().owning(s.tenant, TypeSecurityGroup, "").observe(ctx, naming.SecurityGroup(name), knownID, &refound)
 	if err != nil || !found {
 		return nil, err
 	}
@@ -298,9 +299,11 @@ func (s *Service) ObserveSecurityGroup(ctx context.Context, name, knownID string
 
 // EnsureSecurityGroup makes security group spec.Name exist with exactly spec.Rules (besides
 // Neutron's default egress rules): it finds the group (by knownID, then by exact name) with
-// its rules in one request, or creates it; then deletes the extra rules one by one and
-// creates the missing ones in one bulk request. It returns what exists even when it fails
-// part way.
+// its rules in one request, or creates it with its creation mark; then deletes the extra rules
+// one by one and creates the missing ones in one bulk request; the group of a create gets the
+// completion mark last. A group found by name is adopted only when an interrupted create of a
+// unikorn_security_group left it; anything else is refused with a *cloud.ExistsError before any
+// write. It returns what exists even when it fails part way.
 func (s *Service) EnsureSecurityGroup(ctx context.Context, spec SecurityGroupSpec, knownID string) (*SecurityGroup, error) {
 	var refound []Refound
 
@@ -315,41 +318,43 @@ func (s *Service) EnsureSecurityGroup(ctx context.Context, spec SecurityGroupSpe
 func (s *Service) ensureSecurityGroup(ctx context.Context, spec SecurityGroupSpec, knownID string, refound *[]Refound) (*SecurityGroup, error) {
 	name := naming.SecurityGroup(spec.Name)
 
-	g, found, err := s.groupIn().ensureFind(ctx, name, knownID, refound)
+	l := s.groupIn().owning(s.tenant, TypeSecurityGroup, "")
+
+	g, found, err := l.ensureFind(ctx, name, knownID, refound)
 	if err != nil {
 		return nil, err
 	}
 
-	if !found {
-		opts := groups.CreateOpts{Name: name, Description: spec.Description}
+	mark := l.mark(g)
 
-		created, err := s.groupIn().create(ctx, name, func(ctx context.Context) (groups.SecGroup, error) {
-			return deref(groups.Create(ctx, s.sc, opts).Extract())
-		})
+	if !found {
+		created, err := l.createMarked(ctx, s.sc, TagSecurityGroups, TypeSecurityGroup, name,
+			func(ctx context.Context, description string) (groups.SecGroup, error) {
+				return deref(groups.Create(ctx, s.sc, groups.CreateOpts{Name: name, Description: description}).Extract())
+			},
+			func(ctx context.Context, g groups.SecGroup) (groups.SecGroup, error) {
+				return s.describeGroup(ctx, g, spec.Description)
+			})
 		if err != nil {
 			if created.ID == "" {
 				return nil, fmt.Errorf("creating security group %s: %w", name, err)
 			}
 
-			// A twin that could not be removed: recorded, never orphaned.
+			// Made, then failed (or a twin that could not be removed): recorded, never orphaned.
 			return toSecurityGroup(created, created.Rules), fmt.Errorf("creating security group %s: %w", name, err)
 		}
 
-		g = created
+		g, mark = created, naming.MadeFor(TypeSecurityGroup)
+	} else if err := l.markPosted(ctx, s.sc, TagSecurityGroups, g); err != nil {
+		return toSecurityGroup(g, g.Rules), fmt.Errorf("security group %s (%s): %w", name, g.ID, err)
 	} else if g.Description != spec.Description {
-		s.tenant.Wrote(kindSecurityGroup, g.ID)
-
-		updated, err := groups.Update(ctx, s.sc, g.ID, groups.UpdateOpts{Description: &spec.Description}).Extract()
+		updated, err := s.describeGroup(ctx, g, spec.Description)
 		if err != nil {
 			return toSecurityGroup(g, g.Rules), fmt.Errorf("updating the description of security group %s (%s): %w",
-				name, g.ID, apiError(err))
+				name, g.ID, err)
 		}
 
-		if updated.Rules == nil {
-			updated.Rules = g.Rules
-		}
-
-		g = *updated
+		g = updated
 	}
 
 	plan := planRules(g.Rules, spec.Rules)
@@ -384,7 +389,28 @@ func (s *Service) ensureSecurityGroup(ctx context.Context, spec SecurityGroupSpe
 		"security_group_id": g.ID, "kept": len(plan.Keep), "deleted": len(plan.Delete), "created": len(plan.Create),
 	})
 
+	if err := l.complete(ctx, s.sc, TagSecurityGroups, TypeSecurityGroup, g.ID, mark); err != nil {
+		return toSecurityGroup(g, current), err
+	}
+
 	return toSecurityGroup(g, current), nil
+}
+
+// describeGroup writes description on group g, keeping the rules g was read with when the
+// answer does not list them.
+func (s *Service) describeGroup(ctx context.Context, g groups.SecGroup, description string) (groups.SecGroup, error) {
+	s.tenant.Wrote(kindSecurityGroup, g.ID)
+
+	updated, err := groups.Update(ctx, s.sc, g.ID, groups.UpdateOpts{Description: &description}).Extract()
+	if err != nil {
+		return g, apiError(err)
+	}
+
+	if updated.Rules == nil {
+		updated.Rules = g.Rules
+	}
+
+	return *updated, nil
 }
 
 // createRules creates rules in group with one bulk request (Neutron creates all or none),

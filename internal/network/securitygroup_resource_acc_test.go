@@ -2,6 +2,7 @@ package network_test
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/acctest"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/network"
 )
 
 const groupAddress = "unikorn_security_group.test"
@@ -244,8 +246,10 @@ func TestAccSecurityGroup_disappears(t *testing.T) {
 	})
 }
 
-// TestAccSecurityGroup_adoptAndNearMiss pre-creates securitygroup-<name> (adopted, with its
-// rules reconciled) next to securitygroup-<name>2 and securitygroup-x<name> (left alone).
+// TestAccSecurityGroup_adoptAndNearMiss pre-creates securitygroup-<name> by hand with a rule of
+// its own, next to securitygroup-<name>2 and securitygroup-x<name>: the apply refuses the group
+// made by hand and leaves its rules alone. Marked as an interrupted create leaves it, it is
+// adopted by the next apply, its rules reconciled; the near misses are never touched.
 func TestAccSecurityGroup_adoptAndNearMiss(t *testing.T) {
 	project := tenant(t)
 	name := acctest.RandomName()
@@ -274,19 +278,43 @@ func TestAccSecurityGroup_adoptAndNearMiss(t *testing.T) {
 		return nil
 	}
 
+	config := groupConfig(project, name, `  rules = [{ direction = "ingress", protocol = "tcp", port = 22 }]`)
+
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             resource.ComposeAggregateTestCheckFunc(acctest.CheckSecurityGroupDestroy(t), untouched),
-		Steps: []resource.TestStep{{
-			Config: groupConfig(project, name, `  rules = [{ direction = "ingress", protocol = "tcp", port = 22 }]`),
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(groupAddress, tfjsonpath.New("id"), knownvalue.StringExact(existing)),
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				ExpectError: regexp.MustCompile(`(?s)` + existsPattern("security group", naming.SecurityGroup(name), "this provider did not make it",
+					"unikorn_security_group")),
 			},
-			Check: resource.ComposeAggregateTestCheckFunc(
-				checkNeutronRules(t, groupAddress, nil, append([]string{"ingress IPv4 tcp 22-22 0.0.0.0/0"}, defaultEgress...)...),
-				untouched,
-			),
-		}},
+			{
+				PreConfig: func() {
+					var got []string
+					for _, r := range acctest.NeutronSecurityGroupRules(t, project, def, existing) {
+						got = append(got, ruleText(r))
+					}
+
+					slices.Sort(got)
+
+					if want := append([]string{"ingress IPv4 udp 9999-9999 0.0.0.0/0"}, defaultEgress...); !slices.Equal(got, slices.Sorted(slices.Values(want))) {
+						t.Fatalf("the refused create changed the rules of the group made by hand: %q", got)
+					}
+
+					markAsInterrupted(t, project, def, network.TagSecurityGroups, network.TypeSecurityGroup, existing)
+				},
+				Config: config,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(groupAddress, tfjsonpath.New("id"), knownvalue.StringExact(existing)),
+				},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					checkNeutronRules(t, groupAddress, nil, append([]string{"ingress IPv4 tcp 22-22 0.0.0.0/0"}, defaultEgress...)...),
+					checkMark(t, groupAddress, "id", network.TagSecurityGroups, naming.MadeFor(network.TypeSecurityGroup).Done()),
+					untouched,
+				),
+			},
+		},
 	})
 }
 

@@ -55,8 +55,18 @@ func (r *securityGroupResource) Schema(ctx context.Context, _ resource.SchemaReq
 			"deleted, and the missing ones are created together in one bulk request. Neutron's default egress rules " +
 			"(any protocol to anywhere, IPv4 and IPv6) are never deleted. A rule added or removed out of band shows in " +
 			"the next plan.\n\n" +
-			"The group is found again by its exact name in its project: a create adopts a group an " +
-			"interrupted apply left behind (never a twin), and two groups with the name are an error that names both.\n\n" +
+			"The group is found again by its exact name in its project; two groups with the name are an error that names " +
+			"both.\n\n" +
+			"**Adoption.** The group the provider makes carries its creation mark (the Neutron tag " +
+			"`unikorn-terraform:unikorn_security_group`, and until it is tagged, that text as its description) and gets " +
+			"the completion mark (the tag `unikorn-terraform:created`) once its rules are written, as the create's last " +
+			"step. A create that finds a group of its name adopts it only when an interrupted create of a " +
+			"`unikorn_security_group` left it unfinished (the creation mark, no completion mark), and reconciles its rules. " +
+			"Anything else — another configuration's group (finished), one made by hand, by Unikorn or by another tool — " +
+			"is never taken over and its rules are never touched: the create fails before it writes anything, naming the " +
+			"group and the `terraform import` that takes it over. A refresh that finds the recorded group gone takes " +
+			"another group of the name only under the same rule (otherwise the plan shows a create). An imported group is " +
+			"managed as it is and never marked.\n\n" +
 			"**Import** with `REGION/ID` or `REGION/name` (a bare `ID` or `name` means the provider's default region).",
 		Attributes: map[string]schema.Attribute{
 			"description": schema.StringAttribute{

@@ -55,7 +55,7 @@ func neutronRulesOf(f *fakeNeutron, group string) []map[string]any {
 	return out
 }
 
-func TestEnsureSecurityGroup_createsInFourRequests(t *testing.T) {
+func TestEnsureSecurityGroup_createsMarkedInSevenRequests(t *testing.T) {
 	t.Parallel()
 
 	f, svc, _ := groupFake(t)
@@ -68,12 +68,23 @@ func TestEnsureSecurityGroup_createsInFourRequests(t *testing.T) {
 	out := mustEnsureGroup(t, svc, SecurityGroupSpec{Name: "web", Rules: rules}, "")
 
 	want := []string{
-		"GET /security-groups", "POST /security-groups",
+		"GET /security-groups", "POST /security-groups", // described with the creation mark
 		"GET /security-groups", // no twin made by a concurrent create
+		"PUT /security-groups/" + out.ID + "/tags/" + naming.MarkPrefix + TypeSecurityGroup, // the creation mark as a tag
+		"PUT /security-groups/" + out.ID, // its own description
 		"POST /security-group-rules",
+		"PUT /security-groups/" + out.ID + "/tags/" + naming.MarkCompletedTag, // the completion mark, last
 	}
 	if calls := f.calls(); !slices.Equal(calls, want) {
 		t.Fatalf("requests:\n got %q\nwant %q", calls, want)
+	}
+
+	if tags := f.tagsOf(f.groups, out.ID); !slices.Equal(tags, []string{naming.MarkPrefix + TypeSecurityGroup, naming.MarkCompletedTag}) {
+		t.Fatalf("tags %q", tags)
+	}
+
+	if d := f.groups[out.ID]["description"]; d != "" || out.Description != "" {
+		t.Fatalf("description %q (read %q), want none", d, out.Description)
 	}
 
 	if out.Name != "securitygroup-web" || len(out.Rules) != 502 {

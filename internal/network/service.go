@@ -93,6 +93,9 @@ func networkLookup(sc *gophercloud.ServiceClient, projectID string) lookup[neutr
 		id:      func(n neutronNetwork) string { return n.ID },
 		created: func(n neutronNetwork) time.Time { return n.CreatedAt },
 		remove:  func(ctx context.Context, id string) error { return apiError(networks.Delete(ctx, sc, id).ExtractErr()) },
+
+		tags:        func(n neutronNetwork) []string { return n.Tags },
+		description: func(n neutronNetwork) string { return n.Description },
 	}
 }
 
@@ -110,6 +113,9 @@ func subnetLookup(sc *gophercloud.ServiceClient, networkID string) lookup[subnet
 		belongs: func(s subnets.Subnet) bool { return s.NetworkID == networkID },
 		created: func(s subnets.Subnet) time.Time { return s.CreatedAt },
 		remove:  func(ctx context.Context, id string) error { return apiError(subnets.Delete(ctx, sc, id).ExtractErr()) },
+
+		tags:        func(s subnets.Subnet) []string { return s.Tags },
+		description: func(s subnets.Subnet) string { return s.Description },
 	}
 }
 
@@ -126,6 +132,9 @@ func routerLookup(sc *gophercloud.ServiceClient, projectID string) lookup[router
 		id:      func(r routers.Router) string { return r.ID },
 		created: func(r routers.Router) time.Time { return r.CreatedAt },
 		remove:  func(ctx context.Context, id string) error { return apiError(routers.Delete(ctx, sc, id).ExtractErr()) },
+
+		tags:        func(r routers.Router) []string { return r.Tags },
+		description: func(r routers.Router) string { return r.Description },
 	}
 }
 
@@ -143,6 +152,9 @@ func groupLookup(sc *gophercloud.ServiceClient, projectID string) lookup[groups.
 		id:      func(g groups.SecGroup) string { return g.ID },
 		created: func(g groups.SecGroup) time.Time { return g.CreatedAt },
 		remove:  func(ctx context.Context, id string) error { return apiError(groups.Delete(ctx, sc, id).ExtractErr()) },
+
+		tags:        func(g groups.SecGroup) []string { return g.Tags },
+		description: func(g groups.SecGroup) string { return g.Description },
 	}
 }
 
