@@ -27,6 +27,9 @@ const (
 	ClaimFinished
 	// ClaimUnfinished: a create of this resource type began it and never finished: adoptable.
 	ClaimUnfinished
+	// ClaimUnknown: the kind carries no marks (Nova flavors, Keystone identity providers), so
+	// who made it cannot be told: never adopted.
+	ClaimUnknown
 )
 
 // ClaimOf judges an object's marks for a create of resource type kind.
@@ -86,7 +89,7 @@ type ExistsError struct {
 func (e *ExistsError) Error() string {
 	var b strings.Builder
 
-	fmt.Fprintf(&b, "a %s named %q already exists (%s", e.Kind, e.Name, e.ID)
+	fmt.Fprintf(&b, "%s %s named %q already exists (%s", article(e.Kind), e.Kind, e.Name, e.ID)
 
 	if e.Where != "" {
 		fmt.Fprintf(&b, ", %s", e.Where)
@@ -103,13 +106,26 @@ func (e *ExistsError) Error() string {
 		fmt.Fprintf(&b, "it is a finished %s of another configuration (another workspace, or a state that lost it): "+
 			"it is not taken over", e.Type)
 	case ClaimUnfinished:
-		b.WriteString("it could not be adopted")
+		fmt.Fprintf(&b, "another create of a %s began it (one running now, or killed) that this create cannot tell for its own: "+
+			"it is not taken over", e.Type)
+	case ClaimUnknown:
+		fmt.Fprintf(&b, "a %s carries no mark of who made it (another configuration, a person or a tool): it is not taken over",
+			e.Kind)
 	}
 
 	b.WriteString(". ")
 	b.WriteString(e.WayOut())
 
 	return b.String()
+}
+
+// article is "a" or "an" for word.
+func article(word string) string {
+	if word != "" && strings.ContainsRune("aeiouAEIOU", rune(word[0])) {
+		return "an"
+	}
+
+	return "a"
 }
 
 // WayOut says what the user can do.

@@ -163,7 +163,7 @@ func (s *Service) createIDP(ctx context.Context, id string, want identityProvide
 
 // existingIDP refuses a create onto identity provider id, which exists already.
 func existingIDP(id string) error {
-	return &cloud.ExistsError{Existing: cloud.Existing{Type: TypeName, Kind: "identity provider", Name: id, ID: id, ImportID: id}}
+	return &cloud.ExistsError{Existing: cloud.Existing{Type: TypeName, Kind: "identity provider", Name: id, ID: id, ImportID: id}, Claim: cloud.ClaimUnknown}
 }
 
 // convergeIDP brings the recorded identity provider to want in place.

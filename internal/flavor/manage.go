@@ -190,7 +190,7 @@ func (a *Admin) vacant(ctx context.Context, spec ManagedSpec) error {
 func (a *Admin) refusal(f *flavors.Flavor, diffs []string) error {
 	exists := &cloud.ExistsError{Existing: cloud.Existing{
 		Type: TypeName, Kind: kindFlavor, Name: f.Name, ID: f.ID, Where: "in region " + a.region, ImportID: a.region + "/" + f.ID,
-	}}
+	}, Claim: cloud.ClaimUnknown}
 
 	if len(diffs) == 0 {
 		return exists

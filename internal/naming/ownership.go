@@ -21,9 +21,11 @@ import (
 // else is refused (cloud.Adopt): no creation mark means Unikorn, a person or another tool made
 // it; a completion mark means a configuration holds it.
 //
-// Octavia carries the marks as tags; services with key/value properties (Keystone's extra
-// attributes, Nova server metadata, Glance image properties, Cinder metadata) as two keys (in
-// Keystone's spelling: Keystone turns "-" and ":" of an extra attribute's name into "_").
+// Octavia and Keystone's domains carry the marks as tags (Keystone 2025.1 refuses a domain
+// with extra attributes: the POST makes the domain and answers 400); services with key/value
+// properties (Keystone's extra attributes of projects, users, groups and roles, Nova server
+// metadata, Glance image properties, Cinder metadata) as two keys (in Keystone's spelling:
+// Keystone turns "-" and ":" of an extra attribute's name into "_").
 // Neutron takes tags only after a create (the tag-creation extension is missing from Zed and
 // other releases), so a Neutron object is posted with the creation mark as its description and
 // tagged with it right after; its own description is written once it is tagged:

@@ -72,7 +72,7 @@ func TestEnsureMarksAndCompletes(t *testing.T) {
 	want := []string{
 		"POST /v2.0/networks", "PUT " + tagPath("networks", "made", kind), "PUT /v2.0/networks/made",
 		"POST /v2.0/subnets", "PUT " + tagPath("subnets", "s1", kind), "PUT /v2.0/subnets/s1",
-		"PUT " + tagPath("networks", "made", kind), "PUT " + tagPath("networks", "made", done),
+		"PUT " + tagPath("networks", "made", done),
 	}
 
 	var got []string
