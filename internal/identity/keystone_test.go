@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/projects"
+
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloudtest"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/leftovers"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
@@ -307,7 +309,7 @@ func TestObserveUserByItsAssignments(t *testing.T) {
 			f.Reply("GET", "/v3/users/u-1", 200, user)
 
 			got, roles, err := NewService(nil, NewConfig(nil)).observeUser(context.Background(), keystone(f), fakeDomainID,
-				"u-1", "unikorn-identity-foo", "p-1")
+				"u-1", "unikorn-identity-foo", &projects.Project{ID: "p-1"})
 			if err != nil {
 				t.Fatal(err)
 			}

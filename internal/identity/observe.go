@@ -73,7 +73,7 @@ func (s *Service) Observe(ctx context.Context, ref Ref, want quota.Set) (*Identi
 
 	ctx = tflog.SetField(ctx, "project_id", project.ID)
 
-	user, roles, err := s.observeUser(ctx, sc, domainID, ref.UserID, naming.IdentityUser(name), project.ID)
+	user, roles, err := s.observeUser(ctx, sc, domainID, ref.UserID, naming.IdentityUser(name), project)
 	if err != nil {
 		return nil, err
 	}
@@ -274,13 +274,17 @@ func (s *Service) unikornRoles(keystoneNames []string) []string {
 	return cloud.SortedSet(names)
 }
 
-// observeUser is the identity's user and its roles on projectID. The recorded user (userID) is
-// known by its role assignments there, one listing that names the user, so that a refresh
+// observeUser is the identity's user and its roles on its project p. The recorded user (userID)
+// is known by its role assignments there, one listing that names the user, so that a refresh
 // needs no read of the user; a user without any role there is read by ID, else found by name
-// (userName: when the recorded one is gone, only a user made for an identity), and its roles
-// listed; nil when there is none.
-func (s *Service) observeUser(ctx context.Context, sc *gophercloud.ServiceClient, domainID, userID, userName, projectID string,
+// (userName), and its roles listed; nil when there is none. When the recorded user is gone, a
+// user of its name is taken only when it was made for an identity, if p was (as a create would
+// judge it: claim).
+func (s *Service) observeUser(ctx context.Context, sc *gophercloud.ServiceClient, domainID, userID, userName string,
+	p *projects.Project,
 ) (*users.User, []string, error) {
+	projectID := p.ID
+
 	if userID != "" {
 		keystoneNames, user, err := listUserRoles(ctx, sc, userID, projectID)
 		if err != nil {
@@ -297,7 +301,7 @@ func (s *Service) observeUser(ctx context.Context, sc *gophercloud.ServiceClient
 		return nil, nil, err
 	}
 
-	if userID != "" && user.ID != userID && !madeForIdentity(user.Extra) {
+	if userID != "" && user.ID != userID && madeForIdentity(p.Extra) && !madeForIdentity(user.Extra) {
 		// The recorded user is gone, and the one of its name was not made for an identity.
 		tflog.Warn(ctx, "The identity's user is gone; the user of its name is not this identity's", map[string]any{
 			"gone_user_id": userID, "other_user_id": user.ID,
