@@ -53,6 +53,8 @@ type Client struct {
 	trustors trustorMemory
 	// runs holds the per-run listings, what the process wrote, and the polling rounds.
 	runs runState
+	// unserved holds the regions outside the served ones that BindAnywhere bound (regions.go).
+	unserved sync.Map
 }
 
 // New resolves cfg (over clouds.yaml when Cloud is set), authenticates the service user once

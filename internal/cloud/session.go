@@ -137,7 +137,7 @@ func pinned(sc *gophercloud.ServiceClient, err error) func(microversion string) 
 
 // regional resolves region and returns the cached client of service there.
 func (s *Session) regional(region, service string, build func(gophercloud.EndpointOpts) (*gophercloud.ServiceClient, error)) (*gophercloud.ServiceClient, error) {
-	resolved, err := s.client.ResolveRegion(region)
+	resolved, err := s.client.sessionRegion(region)
 	if err != nil {
 		return nil, err
 	}

@@ -90,8 +90,9 @@ func (r *credentialResource) Schema(_ context.Context, _ ephemeral.SchemaRequest
 			"long-lived secret of the identity needs to be in the state (set `application_credential = false` on the " +
 			"`unikorn_identity`). The credential is restricted, delegates the identity user's roles on its project and " +
 			"expires after `ttl` even if Terraform never closes it. Keystone lets only the user itself issue a credential, " +
-			"so each open resets the identity user's password to a random one used once and forgotten, as an apply does; " +
-			"the identity's own credential and trust are untouched.",
+			"so each open resets the identity user's password to a random one used once and forgotten, as an apply does " +
+			"(opens of one identity in a run, and an apply of it, take turns; a reset by another run meanwhile is met by " +
+			"resetting it again); the identity's own credential and trust are untouched.",
 		Attributes: map[string]schema.Attribute{
 			"clouds_yaml": schema.StringAttribute{
 				Computed:  true,

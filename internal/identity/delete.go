@@ -21,11 +21,15 @@ import (
 // does not stop the project from being deleted, nor does a keypair that cannot be deleted (a
 // notice says so).
 //
+// The per-region steps cover every region the identity was applied in (recorded on its project:
+// internal/leftovers), also one the provider no longer serves, as long as the Keystone catalog
+// has it: a region the catalog lacks is passed over with a notice.
+//
 // Delete acts on the recorded IDs only: a recorded project or user that is gone is done with,
 // never looked for by name (a newer identity may carry the name). The name is used only for an
 // object whose ID was never recorded.
 func (s *Service) Delete(ctx context.Context, ref Ref, force bool) ([]Notice, error) {
-	d := &deletion{svc: s, ref: ref}
+	d := &deletion{svc: s, ref: ref, unreachable: map[string]bool{}}
 
 	return d.notices, d.run(ctx, force)
 }
@@ -35,6 +39,40 @@ type deletion struct {
 	svc     *Service
 	ref     Ref
 	notices []Notice
+	// regions are where the identity was applied: the served regions and those recorded on
+	// its project.
+	regions []string
+	// unreachable are the regions of regions that the Keystone catalog lacks, told once.
+	unreachable map[string]bool
+}
+
+// bind binds the identity's project with scope in every region of d.regions that the Keystone
+// catalog has; each one it lacks is a notice (once).
+func (d *deletion) bind(ctx context.Context, projectID string, scope cloud.Scope) ([]*cloud.Tenant, error) {
+	c := d.svc.cloud
+
+	ts, skipped, err := leftovers.Bind(ctx, d.regions, func(ctx context.Context, region string) (*cloud.Tenant, error) {
+		return c.BindAnywhere(ctx, projectID, region, scope)
+	})
+	if err != nil {
+		return nil, err
+	}
+
+	for _, u := range skipped {
+		if d.unreachable[u.Region] {
+			continue
+		}
+
+		d.unreachable[u.Region] = true
+		d.notices = append(d.notices, Notice{
+			Summary: "Region not looked into",
+			Detail: fmt.Sprintf("The identity (project %s) was applied in region %s, which this provider no longer serves, "+
+				"and the Keystone catalog no longer offers it (%s): whatever the project still holds there could not be "+
+				"checked or deleted.", projectID, u.Region, u.Err),
+		})
+	}
+
+	return ts, nil
 }
 
 // unlessRecorded is name when no ID was recorded, else "" (no lookup by name).
@@ -69,7 +107,9 @@ func (d *deletion) run(ctx context.Context, force bool) error {
 	name := strings.TrimPrefix(project.Name, naming.IdentityPrefix)
 	ctx = tflog.SetField(ctx, "project_id", projectID)
 
-	roleIDs, err := s.config.roleIDsFor(ctx, sc, withManager(ref.Roles))
+	d.regions = leftovers.Regions(c.Regions(), project.Extra)
+
+	roleIDs, err := s.config.roleIDsFor(ctx, sc, serviceUserRoles(ref.Roles))
 	if err != nil {
 		return err
 	}
@@ -85,7 +125,7 @@ func (d *deletion) run(ctx context.Context, force bool) error {
 		return fmt.Errorf("granting the service user its roles on project %s: %w", projectID, err)
 	}
 
-	priv, err := s.tenants(ctx, projectID, cloud.Privileged)
+	priv, err := d.bind(ctx, projectID, cloud.Privileged)
 	if err != nil {
 		return err
 	}
@@ -139,7 +179,7 @@ func (d *deletion) run(ctx context.Context, force bool) error {
 	}
 
 	// Stock policy lets only admin remove a project's default security group and reset its quotas.
-	admin, err := s.tenants(ctx, projectID, cloud.Admin)
+	admin, err := d.bind(ctx, projectID, cloud.Admin)
 	if err != nil {
 		return err
 	}
@@ -159,7 +199,7 @@ func (d *deletion) run(ctx context.Context, force bool) error {
 	return nil
 }
 
-// deleteNova removes the keypair and server group of every served region: through the
+// deleteNova removes the keypair and server group of every region of priv: through the
 // identity's own trust (ownTrust) when it still works, otherwise in the privileged scope priv
 // (the keypair then by the user's ID, which needs an admin role, and not at all without a
 // user, or when the state says none was made). A keypair that cannot be deleted is a notice,
@@ -169,7 +209,7 @@ func (d *deletion) deleteNova(ctx context.Context, priv []*cloud.Tenant, project
 	ts, asIdentity := priv, false
 
 	if ownTrust {
-		if asUser, err := s.tenants(ctx, projectID, cloud.AsIdentity); err == nil {
+		if asUser, err := d.bind(ctx, projectID, cloud.AsIdentity); err == nil {
 			ts, asIdentity = asUser, true
 		} else {
 			tflog.Debug(ctx, "No identity scope for deleting the keypair and server group; using the privileged scope",

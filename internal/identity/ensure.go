@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
-	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servergroups"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/projects"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/trusts"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/users"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
@@ -37,6 +37,7 @@ func (s *Service) Ensure(ctx context.Context, spec Spec, prior Prior) (*Identity
 	}
 
 	e := &ensurer{svc: s, spec: spec, prior: prior, out: out}
+	defer e.releaseUser()
 
 	err := e.run(ctx)
 	if err != nil {
@@ -60,6 +61,11 @@ type ensurer struct {
 	password string                     // the user's password, known only during this run
 	user     *gophercloud.ServiceClient // Keystone as the identity's user, once authenticated
 	userSess *cloud.Session             // the session of user
+	// unlock releases the user's lock (asuser.go), held from the first authentication as the
+	// user to the end of the run; nil while not held.
+	unlock func()
+	// made is set when this run created the project (it carries the creation mark).
+	made bool
 }
 
 func (e *ensurer) run(ctx context.Context) error {
@@ -73,25 +79,25 @@ func (e *ensurer) run(ctx context.Context) error {
 		return err
 	}
 
-	wantRoles := withManager(e.spec.Roles)
+	wantRoles := serviceUserRoles(e.spec.Roles)
 	if e.roleIDs, err = e.svc.config.roleIDsFor(ctx, e.manager, wantRoles); err != nil {
 		return err
 	}
 
-	// 1. Project (refused when it is a whole identity already: see refuseTakeover).
-	project, err := ensureProject(ctx, e.manager, e.domainID, e.spec, e.prior.ProjectID, func(p *projects.Project) error {
-		if err := e.refuseTakeover(ctx, p); err != nil {
-			return err
-		}
-
-		e.notice(adoptedNotice("Keystone project", p.Name, p.ID, created(p.Extra)))
-
-		return nil
-	})
+	// 1. What carries the identity's names, judged before anything is written.
+	found, foundUser, err := e.claim(ctx)
 	if err != nil {
 		return err
 	}
 
+	// 2. Project, with the served regions recorded on it before the first write in any of them
+	// (the leftovers check of its destroy looks in every one: internal/leftovers).
+	project, err := ensureProject(ctx, e.manager, e.domainID, e.spec, found, c.Regions())
+	if err != nil {
+		return err
+	}
+
+	e.made = found == nil
 	e.out.ProjectID = project.ID
 	e.out.Description = project.Description
 	c.ForgetIdentityProject(project.ID) // its tags or description may have changed: read it again
@@ -103,13 +109,14 @@ func (e *ensurer) run(ctx context.Context) error {
 	e.out.OrganizationID, e.out.UnikornProject, _ = naming.ParseProjectTags(project.Tags)
 	ctx = tflog.SetField(ctx, "project_id", project.ID)
 
-	// 2. The service user's grants: manager plus the identity's roles.
+	// 3. The service user's grants: manager, the member roles and the identity's roles; it keeps
+	// them whatever the identity's roles become (serviceUserRoles).
 	svcRoles := e.ids(wantRoles)
 	if err := grantRoles(ctx, e.manager, c.ServiceUserID(), project.ID, svcRoles); err != nil {
 		return fmt.Errorf("granting the service user its roles on project %s: %w", project.ID, err)
 	}
 
-	revoked, err := e.revokeDropped(ctx, c.ServiceUserID(), project.ID, true)
+	revoked, err := e.revokeDropped(ctx, c.ServiceUserID(), project.ID, wantRoles)
 	if err != nil {
 		return fmt.Errorf("revoking the service user's dropped roles on project %s: %w", project.ID, err)
 	}
@@ -124,7 +131,7 @@ func (e *ensurer) run(ctx context.Context) error {
 		}
 	}
 
-	// 3. Quotas in every served region (admin scope: stock policy reserves quota updates for
+	// 4. Quotas in every served region (admin scope: stock policy reserves quota updates for
 	// admin, and lets admin read and set any project's).
 	if e.prior.Quotas == nil || !e.prior.Quotas.Equal(e.spec.Quotas) {
 		admin, err := e.svc.tenants(ctx, project.ID, cloud.Admin)
@@ -139,26 +146,22 @@ func (e *ensurer) run(ctx context.Context) error {
 		e.out.Quotas = e.spec.Quotas.Clone()
 	}
 
-	// 4. User.
-	user, password, err := ensureUser(ctx, e.manager, e.domainID, name, project.ID, e.prior.UserID)
+	// 5. User.
+	user, password, err := ensureUser(ctx, e.manager, e.domainID, name, project.ID, foundUser)
 	if err != nil {
 		return err
-	}
-
-	if password == "" && e.prior.UserID != user.ID {
-		e.notice(adoptedNotice("Keystone user", user.Name, user.ID, created(user.Extra)))
 	}
 
 	e.out.UserID = user.ID
 	e.password = password
 	ctx = tflog.SetField(ctx, "user_id", user.ID)
 
-	// 5. The user's grants.
+	// 6. The user's grants: exactly the identity's roles.
 	if err := grantRoles(ctx, e.manager, user.ID, project.ID, e.ids(e.spec.Roles)); err != nil {
 		return fmt.Errorf("granting user %s its roles on project %s: %w", user.ID, project.ID, err)
 	}
 
-	rolesChanged, err := e.revokeDropped(ctx, user.ID, project.ID, false)
+	rolesChanged, err := e.revokeDropped(ctx, user.ID, project.ID, e.spec.Roles)
 	if err != nil {
 		return fmt.Errorf("revoking dropped roles of user %s on project %s: %w", user.ID, project.ID, err)
 	}
@@ -175,7 +178,7 @@ func (e *ensurer) run(ctx context.Context) error {
 	rolesChanged = rolesChanged || !cloud.SameSet(e.prior.Roles, e.spec.Roles)
 	e.out.Roles = cloud.SortedSet(e.spec.Roles)
 
-	// 6. Trust (which forgets the project's cached scopes itself whenever it changes a trust).
+	// 7. Trust (which forgets the project's cached scopes itself whenever it changes a trust).
 	if err := e.ensureTrust(ctx, user.ID, project.ID); err != nil {
 		return err
 	}
@@ -191,7 +194,7 @@ func (e *ensurer) run(ctx context.Context) error {
 		c.ActAsIdentity(ctx, project.ID, e.userSess)
 	}
 
-	// 7. Server group and keypair, in every served region, in the identity scope. Nothing to
+	// 8. Server group and keypair, in every served region, in the identity scope. Nothing to
 	// do when neither is wanted nor was made before.
 	if e.spec.ServerGroupPolicy != "" || e.spec.SSHPublicKey != "" || e.prior.CheckNova {
 		if err := e.ensureNova(ctx, project.ID); err != nil {
@@ -199,69 +202,90 @@ func (e *ensurer) run(ctx context.Context) error {
 		}
 	}
 
-	// 8. Application credential, last: an identity whose credential and trust exist is whole
-	// (refuseTakeover), so a create interrupted at any earlier step is adopted by the next
-	// apply, and only one killed in the moment between this answer and the state being
-	// written is refused (and is to be imported). None is kept when the spec says so.
+	// 9. Application credential, or none when the spec says so.
 	if e.spec.NoApplicationCredential {
-		return e.dropApplicationCredentials(ctx, user.ID)
+		err = e.dropApplicationCredentials(ctx, user.ID)
+	} else {
+		err = e.ensureApplicationCredential(ctx, user.ID, project.ID, rolesChanged)
 	}
 
-	return e.ensureApplicationCredential(ctx, user.ID, project.ID, rolesChanged)
+	if err != nil {
+		return err
+	}
+
+	// 10. The completion mark, last: until it is written, the identity is what an interrupted
+	// create left, which the next create adopts; from then on it is a finished one, which no
+	// other create takes over.
+	return e.complete(ctx, project)
 }
 
 func (e *ensurer) notice(n Notice) {
 	e.out.Notices = append(e.out.Notices, n)
 }
 
-// TakeoverError refuses to adopt, on create, an identity that is whole already (its user holds
-// the credential and the trust): adopting it would reset its user's password and re-issue the
-// credential that someone may be using. It is to be imported instead.
-type TakeoverError struct {
-	Name, ProjectID, Created      string
-	UserID, CredentialID, TrustID string
+// claim looks up the project and the user that carry the identity's names (by the recorded IDs
+// first) and judges what it finds by the one ownership rule (cloud.Adopt), before anything is
+// written, so that a refusal leaves nothing behind. An object of the name that is not the
+// recorded one is adopted only as what an interrupted create of an identity left: a project
+// with the identity's creation mark and no completion mark, a user with the identity's creation
+// mark. Anything else — Unikorn's identities, a person's, another configuration's finished one,
+// an object made for another resource type — is refused with the *cloud.ExistsError, which
+// names it and the import that takes it over. The user of a recorded project that this
+// provider did not make (one imported: the import took it over) is taken by its name.
+func (e *ensurer) claim(ctx context.Context) (*projects.Project, *users.User, error) {
+	p, err := lookupProject(ctx, e.manager, e.domainID, e.prior.ProjectID, e.spec.Name)
+	if err != nil {
+		return nil, nil, err
+	}
+
+	adopted := p != nil && p.ID != e.prior.ProjectID
+	if adopted {
+		if err := cloud.Adopt(projectClaim(p)); err != nil {
+			return nil, nil, err
+		}
+	}
+
+	u, err := lookupUser(ctx, e.manager, e.domainID, e.prior.UserID, naming.IdentityUser(e.spec.Name))
+	if err != nil {
+		return nil, nil, err
+	}
+
+	foundUser := u != nil && u.ID != e.prior.UserID
+	if foundUser && (p == nil || adopted || madeForIdentity(p.Extra)) {
+		if err := cloud.Adopt(userClaim(u, e.spec.Name)); err != nil {
+			return nil, nil, err
+		}
+	}
+
+	if adopted {
+		tflog.Info(ctx, "Adopted the project of an interrupted create of the identity", map[string]any{"project_id": p.ID})
+		e.notice(adoptedNotice("Keystone project", p.Name, p.ID, created(p.Extra)))
+	}
+
+	if foundUser {
+		tflog.Info(ctx, "Adopted the identity's existing user", map[string]any{"user_id": u.ID})
+		e.notice(adoptedNotice("Keystone user", u.Name, u.ID, created(u.Extra)))
+	}
+
+	return p, u, nil
 }
 
-func (e *TakeoverError) Error() string {
-	return fmt.Sprintf("the identity %s already exists, whole: project %s (%s), user %s with application credential %s "+
-		"and trust %s. It is not taken over (that would reset its user's password and re-issue its credential): "+
-		"import it instead (terraform import <address> %s), or delete it first",
-		naming.IdentityProject(e.Name), e.ProjectID, e.Created, e.UserID, e.CredentialID, e.TrustID, e.ProjectID)
-}
-
-// refuseTakeover refuses, with a *TakeoverError, the project p found by name when its identity
-// is whole (user, credential and trust present); an incomplete one (an interrupted create) may
-// be adopted.
-func (e *ensurer) refuseTakeover(ctx context.Context, p *projects.Project) error {
-	user, err := lookupUser(ctx, e.manager, e.domainID, "", naming.IdentityUser(e.spec.Name))
-	if err != nil || user == nil {
-		return err
+// complete writes the completion mark on the identity's project p: the last step of its create.
+// Only a project made for an identity and not yet complete gets it (an imported one is never
+// marked, a finished one is left as it is).
+func (e *ensurer) complete(ctx context.Context, p *projects.Project) error {
+	if m := naming.MarkOf(p.Extra); !e.made && (m.Kind != Type || m.Completed) {
+		return nil
 	}
 
-	creds, err := e.svc.credentials(ctx, p.ID)
-	if err != nil {
-		return err
+	done := map[string]any{naming.MarkCompletedKey: naming.MarkCompletedValue}
+	if _, err := projects.Update(ctx, e.manager, p.ID, projects.UpdateOpts{Extra: done}).Extract(); err != nil {
+		return fmt.Errorf("marking the identity's project %s as complete: %w", p.ID, err)
 	}
 
-	acs, err := identityCredentials(ctx, creds, user.ID, e.spec.Name)
-	if err != nil || len(acs) == 0 {
-		return err
-	}
+	tflog.Debug(ctx, "Marked the identity's project as complete")
 
-	base, err := e.svc.cloud.Base().Keystone()
-	if err != nil {
-		return err
-	}
-
-	ts, err := findTrusts(ctx, base, e.svc.cloud.ServiceUserID(), user.ID, p.ID)
-	if err != nil || len(ts) == 0 {
-		return err
-	}
-
-	return &TakeoverError{
-		Name: e.spec.Name, ProjectID: p.ID, Created: created(p.Extra),
-		UserID: user.ID, CredentialID: acs[0].ID, TrustID: ts[0].ID,
-	}
+	return nil
 }
 
 // ids maps role names onto the resolved role IDs.
@@ -274,13 +298,14 @@ func (e *ensurer) ids(names []string) []string {
 	return out
 }
 
-// revokeDropped revokes from userID the roles that the prior apply granted and the spec no
-// longer has (for the service user, manager is always kept). It reports whether it revoked.
-func (e *ensurer) revokeDropped(ctx context.Context, userID, projectID string, serviceUser bool) (bool, error) {
+// revokeDropped revokes from userID the roles that the prior apply granted and keep leaves out:
+// the identity's roles for its user, serviceUserRoles for the service user. It reports whether
+// it revoked.
+func (e *ensurer) revokeDropped(ctx context.Context, userID, projectID string, keep []string) (bool, error) {
 	var dropped []string
 
 	for _, r := range e.prior.Roles {
-		if slices.Contains(e.spec.Roles, r) || (serviceUser && r == RoleManager) {
+		if slices.Contains(keep, r) {
 			continue
 		}
 
@@ -303,129 +328,6 @@ func (e *ensurer) revokeDropped(ctx context.Context, userID, projectID string, s
 	}
 
 	return true, nil
-}
-
-// userSession authenticates as the identity's user, resetting its password first when this
-// run does not know it (the user was adopted, or made by an earlier run).
-func (e *ensurer) userSession(ctx context.Context, userID, projectID string) (*gophercloud.ServiceClient, error) {
-	if e.user != nil {
-		return e.user, nil
-	}
-
-	if e.password == "" {
-		password, err := randomPassword()
-		if err != nil {
-			return nil, err
-		}
-
-		if err := resetPassword(ctx, e.manager, userID, password); err != nil {
-			return nil, err
-		}
-
-		e.password = password
-
-		// Keystone revokes the user's tokens issued up to the second of the change (at second
-		// precision), which would include a token asked for right now: let that second pass
-		// on Keystone's clock.
-		if err := cloud.Sleep(ctx, revocationGrace); err != nil {
-			return nil, err
-		}
-
-		tflog.Debug(ctx, "Reset the identity user's password to act as the user")
-	}
-
-	sess, err := e.svc.cloud.UserSession(ctx, userID, e.password, projectID)
-	if err != nil {
-		return nil, err
-	}
-
-	if e.user, err = sess.Keystone(); err != nil {
-		return nil, err
-	}
-
-	e.userSess = sess
-
-	return e.user, nil
-}
-
-// roleLagBudget bounds how long asUser waits for Keystone to see the user's new roles.
-const roleLagBudget = time.Minute
-
-// asUser runs create with the user's own session. Keystone serves a user's project roles from
-// a cache that can briefly miss a grant made a moment before (seen under concurrent load):
-// the new token then lacks the role and Keystone refuses to delegate it. Such a refusal is
-// retried with a fresh token, with backoff, for up to roleLagBudget.
-func (e *ensurer) asUser(ctx context.Context, userID, projectID, what string,
-	create func(context.Context, *gophercloud.ServiceClient) error,
-) error {
-	var last error
-
-	start := time.Now()
-
-	attempt := func(ctx context.Context) (struct{}, string, string, error) {
-		usc, err := e.userSession(ctx, userID, projectID)
-		if err != nil {
-			return struct{}{}, "", "", err
-		}
-
-		err = create(ctx, usc)
-
-		switch {
-		case err == nil:
-			return struct{}{}, "done", "", nil
-		case isRoleLag(err) && time.Since(start) < roleLagBudget:
-			last = err
-			e.user = nil // the next attempt gets a new token
-
-			tflog.Debug(ctx, "Keystone does not see the user's roles yet; retrying with a new token", map[string]any{
-				"object": what, "waited_ms": time.Since(start).Milliseconds(),
-			})
-
-			return struct{}{}, "role-lag", "", nil
-		}
-
-		return struct{}{}, "", "", err
-	}
-
-	_, err := cloud.Poll(ctx, cloud.PollSpec{
-		Pending:     []string{"role-lag"},
-		Target:      []string{"done"},
-		MinInterval: 500 * time.Millisecond,
-		MaxInterval: 5 * time.Second,
-	}, attempt)
-
-	var timeout *cloud.WaitTimeoutError
-	if errors.As(err, &timeout) && last != nil {
-		return fmt.Errorf("%w (still refused after %s)", last, timeout.Waited.Round(time.Second))
-	}
-
-	if err == nil && last != nil {
-		tflog.Info(ctx, "Keystone saw the user's roles after a delay", map[string]any{
-			"object": what, "waited_ms": time.Since(start).Milliseconds(),
-		})
-	}
-
-	return err
-}
-
-// isRoleLag tells whether Keystone refused to delegate a role because the user's token
-// lacks it.
-func isRoleLag(err error) bool {
-	var code gophercloud.ErrUnexpectedResponseCode
-	if !errors.As(err, &code) {
-		return false
-	}
-
-	body := strings.ToLower(string(code.Body))
-
-	switch code.Actual {
-	case 400:
-		return strings.Contains(body, "unassigned role")
-	case 403, 404:
-		return strings.Contains(body, "role")
-	}
-
-	return false
 }
 
 func (e *ensurer) ensureApplicationCredential(ctx context.Context, userID, projectID string, rolesChanged bool) error {
@@ -693,18 +595,39 @@ func (e *ensurer) ensureNova(ctx context.Context, projectID string) error {
 		return err
 	}
 
-	e.out.NovaChecked = true
-	e.out.ServerGroups = map[string]string{}
+	sgName := naming.IdentityServerGroup(e.spec.Name)
 
-	for _, t := range ts {
-		compute, err := t.Compute()
-		if err != nil {
+	// The groups of every region are checked before any is changed: one that holds servers is
+	// never replaced nor dropped (checkServerGroup).
+	computes := make([]*gophercloud.ServiceClient, len(ts))
+	groups := make([]*servergroups.ServerGroup, len(ts))
+
+	for i, t := range ts {
+		if computes[i], err = t.Compute(); err != nil {
 			return err
 		}
 
-		sgName := naming.IdentityServerGroup(e.spec.Name)
+		if groups[i], err = findServerGroup(ctx, computes[i], sgName); err != nil {
+			return fmt.Errorf("server group in region %s: %w", t.Region(), err)
+		}
 
-		id, existed, err := ensureServerGroup(ctx, compute, sgName, e.spec.ServerGroupPolicy)
+		if err := checkServerGroup(ctx, computes[i], groups[i], e.spec.ServerGroupPolicy); err != nil {
+			var inUse *GroupInUseError
+			if errors.As(err, &inUse) {
+				inUse.Region = t.Region()
+			}
+
+			return err
+		}
+	}
+
+	e.out.NovaChecked = true
+	e.out.ServerGroups = map[string]string{}
+
+	for i, t := range ts {
+		compute := computes[i]
+
+		id, existed, err := convergeServerGroup(ctx, compute, sgName, e.spec.ServerGroupPolicy, groups[i])
 		if err != nil {
 			return fmt.Errorf("server group in region %s: %w", t.Region(), err)
 		}

@@ -31,8 +31,9 @@ type Credential struct {
 // IssueCredential issues a restricted application credential of the identity projectID's user
 // that expires after ttl and delegates the user's roles on the project (those of the role
 // mapping). Keystone lets only the user itself issue one, so, as an apply does, the user's
-// password is reset to a random one known to this call only; the credentials and the trust
-// of the identity are untouched.
+// password is reset to a random one known to this call only (under the user's lock, which the
+// identity's apply takes too; a 401 after the reset, from another process resetting it, is met
+// by resetting it again); the credentials and the trust of the identity are untouched.
 func (s *Service) IssueCredential(ctx context.Context, projectID string, ttl time.Duration, now time.Time) (*Credential, error) {
 	loc, err := s.Locate(ctx, projectID)
 	if err != nil {
@@ -68,7 +69,11 @@ func (s *Service) IssueCredential(ctx context.Context, projectID string, ttl tim
 		return nil, err
 	}
 
+	// The user's lock is held from the password reset to the credential made with it: an apply
+	// of the identity or another open in this process would revoke the token in between.
 	e := &ensurer{svc: s, spec: Spec{Name: loc.Name, Roles: roles}, manager: manager}
+	defer e.releaseUser()
+
 	if e.roleIDs, err = s.config.roleIDsFor(ctx, manager, roles); err != nil {
 		return nil, err
 	}

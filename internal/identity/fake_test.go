@@ -11,6 +11,7 @@ import (
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloudtest"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
 
 // The service user and managed domain of the fake cloud.
@@ -31,10 +32,40 @@ func keystone(api *cloudtest.API) *gophercloud.ServiceClient {
 func fakeCloud(t *testing.T, api *cloudtest.API) *cloud.Client {
 	t.Helper()
 
+	return fakeCloudWith(t, api, fakeOptions{})
+}
+
+// fakeOptions change what fakeCloudWith serves.
+type fakeOptions struct {
+	// alsoInCatalog are regions of the catalog that the client does not serve: region R's
+	// services live under /R/compute/v2.1, /R/network/v2.0, and so on.
+	alsoInCatalog []string
+	// userAuth, when set, answers the authentications of identity users (a password of a user
+	// other than the service user) instead of accepting them.
+	userAuth func(w http.ResponseWriter, userID, password string)
+}
+
+// fakeCloudWith is fakeCloud with opts.
+func fakeCloudWith(t *testing.T, api *cloudtest.API, opts fakeOptions) *cloud.Client {
+	t.Helper()
+
 	endpoint := func(typ, path string) map[string]any {
-		return map[string]any{"type": typ, "name": typ, "id": typ, "endpoints": []any{map[string]any{
+		endpoints := []any{map[string]any{
 			"id": typ + "-public", "interface": "public", "region": "RegionOne", "region_id": "RegionOne", "url": api.URL() + path,
-		}}}
+		}}
+
+		for _, region := range opts.alsoInCatalog {
+			if typ == "identity" {
+				break
+			}
+
+			endpoints = append(endpoints, map[string]any{
+				"id": typ + "-public-" + region, "interface": "public", "region": region, "region_id": region,
+				"url": api.URL() + "/" + region + path,
+			})
+		}
+
+		return map[string]any{"type": typ, "name": typ, "id": typ, "endpoints": endpoints}
 	}
 
 	catalog := []any{
@@ -58,6 +89,11 @@ func fakeCloud(t *testing.T, api *cloudtest.API) *cloud.Client {
 		// A token scoped to the managed domain (by its name or ID) names it, as Keystone's do.
 		var req struct {
 			Auth struct {
+				Identity struct {
+					Password struct {
+						User struct{ ID, Name, Password string } `json:"user"`
+					} `json:"password"`
+				} `json:"identity"`
 				Scope struct {
 					Domain *struct{ ID, Name string } `json:"domain"`
 				} `json:"scope"`
@@ -72,6 +108,11 @@ func fakeCloud(t *testing.T, api *cloudtest.API) *cloud.Client {
 
 			delete(token, "project")
 			token["domain"] = map[string]any{"id": fakeDomainID, "name": "managed"}
+		}
+
+		if u := req.Auth.Identity.Password.User; opts.userAuth != nil && u.ID != "" && u.ID != fakeServiceUser {
+			opts.userAuth(w, u.ID, u.Password)
+			return
 		}
 
 		w.Header().Set("X-Subject-Token", "tok-"+time.Now().Format(time.RFC3339Nano))
@@ -103,3 +144,21 @@ func project(id, name string, tags ...string) map[string]any {
 
 	return map[string]any{"id": id, "name": name, "domain_id": fakeDomainID, "enabled": true, "description": "", "tags": tags}
 }
+
+// marked is obj (a Keystone project or user of the fake) carrying the marks m in its extra
+// attributes, as Keystone shows them.
+func marked(obj map[string]any, m naming.Mark) map[string]any {
+	for k, v := range m.Properties() {
+		obj[k] = v
+	}
+
+	return obj
+}
+
+// identityUser is the user u-1 of identity foo, carrying the marks m.
+func identityUser(m naming.Mark) map[string]any {
+	return marked(map[string]any{"id": "u-1", "name": "unikorn-identity-foo", "domain_id": fakeDomainID, "enabled": true}, m)
+}
+
+// interrupted is the mark of what an interrupted create of an identity left.
+var interrupted = naming.MadeFor(Type)

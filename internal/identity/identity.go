@@ -10,12 +10,14 @@
 // and a keypair made through that trust in every served region.
 //
 // The core holds no Terraform types: [Service.Ensure] (ensure.go) converges an identity and is
-// safe to re-run after a crash at any point (every step looks its object up by its
-// deterministic name and adopts it), [Service.Observe] (observe.go) re-reads every object, and
+// safe to re-run after a crash at any point (the project and user carry the identity's creation
+// mark from their create request on, and the project its completion mark from the create's last
+// step: a create adopts only what an interrupted create of an identity left, and refuses
+// anything else of its name), [Service.Observe] (observe.go) re-reads every object, and
 // [Service.Delete] (delete.go) removes them in order. The steps against each API live in
-// keystone.go and nova.go, the quotas in internal/quota and the check for tenant objects left
-// in the project in internal/leftovers (both shared with unikorn_project); resource.go adapts
-// the core to terraform-plugin-framework.
+// keystone.go and nova.go, what acting as the identity's user takes in asuser.go, the quotas in
+// internal/quota and the check for tenant objects left in the project in internal/leftovers
+// (both shared with unikorn_project); resource.go adapts the core to terraform-plugin-framework.
 package identity
 
 import (
@@ -31,7 +33,9 @@ import (
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/projects"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/roles"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/users"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
@@ -68,6 +72,9 @@ type Config struct {
 
 	mu      sync.Mutex
 	roleIDs map[string]string // Keystone role name → ID
+
+	// users serializes, per identity user, what resets its password and acts with it (asuser.go).
+	users userLocks
 }
 
 // NewConfig maps role names onto Keystone role names; a role left out keeps its own name.
@@ -196,7 +203,7 @@ func (c *Config) missingRoleIDs(keystoneNames []string) []string {
 // works in (an identity's with the default roles, a unikorn_project's): manager, member and
 // load-balancer_member, as the provider's roles argument maps them.
 func (c *Config) ServiceRoles() []string {
-	names := withManager(DefaultRoles)
+	names := serviceUserRoles(nil)
 	out := make([]string, len(names))
 
 	for i, name := range names {
@@ -291,9 +298,40 @@ type Notice struct {
 // createdAtKey is the extra attribute of the creation time (naming.KeystoneCreatedAt).
 const createdAtKey = naming.KeystoneCreatedAt
 
-// createdExtra is the extra attributes of a Keystone object created now.
+// Type is the resource type of an identity: the creation mark of the Keystone project and user
+// it makes (naming.MadeFor). The project is its primary object: it gets the completion mark as
+// the last step of the identity's create.
+const Type = "unikorn_identity"
+
+// createdExtra is the extra attributes of a Keystone object created now for an identity: its
+// creation time and the identity's creation mark.
 func createdExtra() map[string]any {
-	return map[string]any{createdAtKey: time.Now().UTC().Format(time.RFC3339)}
+	extra := naming.MadeFor(Type).Extra()
+	extra[createdAtKey] = time.Now().UTC().Format(time.RFC3339)
+
+	return extra
+}
+
+// projectClaim is the project p of an identity as the ownership rule sees it (cloud.Adopt).
+func projectClaim(p *projects.Project) cloud.Existing {
+	return cloud.Existing{
+		Type: Type, Kind: "Keystone project", Name: p.Name, ID: p.ID, Where: "in the managed domain",
+		ImportID: p.ID, Mark: naming.MarkOf(p.Extra),
+	}
+}
+
+// userClaim is the user u of the identity name, a part of it, as the ownership rule sees it.
+func userClaim(u *users.User, name string) cloud.Existing {
+	return cloud.Existing{
+		Type: Type, Kind: "Keystone user", Name: u.Name, ID: u.ID, Where: "in the managed domain",
+		Part: fmt.Sprintf("the unikorn_identity %q", name), Mark: naming.MarkOf(u.Extra),
+	}
+}
+
+// madeForIdentity tells whether a Keystone object with the extra attributes extra was made by a
+// create of an identity (finished or not): the mark every part of an identity carries.
+func madeForIdentity(extra map[string]any) bool {
+	return naming.MarkOf(extra).Kind == Type
 }
 
 // created says when a Keystone object with the extra attributes extra was created.
@@ -307,12 +345,14 @@ func created(extra map[string]any) string {
 	return "creation time not recorded"
 }
 
-// adoptedNotice announces an object that a create found by its name and took as its own.
+// adoptedNotice announces an object that a create found by its name and took as its own: what
+// an interrupted create of this identity left (the project and user carry its creation mark;
+// the trust, server group and keypair are found inside that project).
 func adoptedNotice(kind, name, id, when string) Notice {
 	return Notice{
 		Summary: "Adopted an existing " + kind,
-		Detail: fmt.Sprintf("The %s %q (%s, %s) already existed and was adopted as this identity's: an earlier apply "+
-			"was interrupted after making it, or it was made by hand.", kind, name, id, when),
+		Detail: fmt.Sprintf("The %s %q (%s, %s) already existed and was adopted as this identity's: an earlier create "+
+			"of this identity was interrupted after making it.", kind, name, id, when),
 	}
 }
 
@@ -389,13 +429,15 @@ func randomPassword() (string, error) {
 	return base64.RawURLEncoding.EncodeToString(b), nil
 }
 
-// withManager is roles plus manager.
-// withManager are the service user's roles in an identity's project: manager, the identity's
-// roles, and always load-balancer_member, without which Octavia refuses even to list the
-// project's load balancers (for refresh, destroy and the leftovers check) when the identity's
-// own roles leave it out. A cloud-admin service user holds nothing else there.
-func withManager(roles []string) []string {
-	return cloud.SortedSet(append(slices.Clone(roles), RoleManager, RoleLoadBalancerMember))
+// serviceUserRoles are the service user's roles in an identity's project: the identity's roles,
+// and always manager and the member roles (member, load-balancer_member), whatever the
+// identity's roles. The privileged scope reads, refreshes and deletes every tenant object of
+// the identity with them (Octavia refuses even to list the project's load balancers without
+// load-balancer_member), and a cloud-admin service user holds nothing else there: they are
+// never revoked when the identity's roles change (only the identity user's grants follow the
+// configuration).
+func serviceUserRoles(roles []string) []string {
+	return cloud.SortedSet(append(slices.Clone(roles), RoleManager, RoleMember, RoleLoadBalancerMember))
 }
 
 func sameTime(a, b *time.Time) bool {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/leftovers"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
 
@@ -56,12 +58,13 @@ func findProject(ctx context.Context, sc *gophercloud.ServiceClient, domainID, p
 		"Keystone project", projectName, func(p projects.Project) string { return p.Name }, func(p projects.Project) string { return p.ID })
 }
 
-// ensureProject finds (by prior ID, then by name) or creates the identity project, then
-// brings its description, tags and enabled flag to spec. Tags other than organization= and
-// project= are left alone. A project found that is not the prior one is handed to adopt first
-// (when adopt is not nil), which may refuse it before anything is changed.
-func ensureProject(ctx context.Context, sc *gophercloud.ServiceClient, domainID string, spec Spec, priorID string,
-	adopt func(*projects.Project) error,
+// ensureProject creates the identity project when found (what claim found) is nil, else brings
+// its description, tags and enabled flag to spec; either way it records regions on it (the
+// served ones: internal/leftovers). Tags other than organization= and project= are left alone.
+// A project is created with the identity's creation mark; a create whose answer was lost
+// recovers only a project that carries it (unfinished).
+func ensureProject(ctx context.Context, sc *gophercloud.ServiceClient, domainID string, spec Spec, found *projects.Project,
+	regions []string,
 ) (*projects.Project, error) {
 	projectName := naming.IdentityProject(spec.Name)
 
@@ -70,13 +73,12 @@ func ensureProject(ctx context.Context, sc *gophercloud.ServiceClient, domainID 
 		return nil, err
 	}
 
-	p, err := lookupProject(ctx, sc, domainID, priorID, spec.Name)
-	if err != nil {
-		return nil, err
-	}
-
+	p := found
 	if p == nil {
 		enabled := true
+
+		extra := createdExtra()
+		maps.Copy(extra, leftovers.RecordExtra(regions, nil))
 
 		// Keystone keeps project names unique in a domain: no twin can be made.
 		p, err = cloud.Create(ctx, cloud.CreateSpec[*projects.Project]{
@@ -88,13 +90,14 @@ func ensureProject(ctx context.Context, sc *gophercloud.ServiceClient, domainID 
 					Description: spec.Description,
 					Enabled:     &enabled,
 					Tags:        ours,
-					Extra:       createdExtra(),
+					Extra:       extra,
 				}).Extract()
 			},
 			Find: func(ctx context.Context) ([]*projects.Project, error) {
 				return cloud.Optional(findProject(ctx, sc, domainID, projectName))
 			},
-			ID: func(p *projects.Project) string { return p.ID },
+			ID:    func(p *projects.Project) string { return p.ID },
+			Adopt: func(p *projects.Project) error { return cloud.Adopt(projectClaim(p)) },
 		})
 		if err != nil {
 			return nil, fmt.Errorf("creating Keystone project %q in domain %s: %w", projectName, domainID, err)
@@ -103,16 +106,6 @@ func ensureProject(ctx context.Context, sc *gophercloud.ServiceClient, domainID 
 		tflog.Info(ctx, "Created the identity's project", map[string]any{"project_id": p.ID})
 
 		return p, nil
-	}
-
-	if priorID == "" || priorID != p.ID {
-		if adopt != nil {
-			if err := adopt(p); err != nil {
-				return nil, err
-			}
-		}
-
-		tflog.Info(ctx, "Adopted the identity's existing project", map[string]any{"project_id": p.ID})
 	}
 
 	wantTags := mergeProjectTags(p.Tags, ours)
@@ -134,6 +127,10 @@ func ensureProject(ctx context.Context, sc *gophercloud.ServiceClient, domainID 
 	if !p.Enabled {
 		enabled := true
 		opts.Enabled = &enabled
+		changed = true
+	}
+
+	if opts.Extra = leftovers.RecordExtra(regions, p.Extra); opts.Extra != nil {
 		changed = true
 	}
 
@@ -193,21 +190,15 @@ func lookupUser(ctx context.Context, sc *gophercloud.ServiceClient, domainID, id
 		"Keystone user", userName, func(u users.User) string { return u.Name }, func(u users.User) string { return u.ID })
 }
 
-// ensureUser finds (by prior ID, then by name) or creates the identity user. The password is
-// returned only when the user was created now; it is never stored.
-func ensureUser(ctx context.Context, sc *gophercloud.ServiceClient, domainID, name, projectID, priorID string) (*users.User, string, error) {
+// ensureUser creates the identity user when found (what claim found) is nil, else enables it
+// if it is disabled. The password is returned only when the user was created now; it is never
+// stored. A user is created with the identity's creation mark; a create whose answer was lost
+// recovers only a user that carries it.
+func ensureUser(ctx context.Context, sc *gophercloud.ServiceClient, domainID, name, projectID string, found *users.User,
+) (*users.User, string, error) {
 	userName := naming.IdentityUser(name)
 
-	u, err := lookupUser(ctx, sc, domainID, priorID, userName)
-	if err != nil {
-		return nil, "", err
-	}
-
-	if u != nil {
-		if priorID != u.ID {
-			tflog.Info(ctx, "Adopted the identity's existing user", map[string]any{"user_id": u.ID})
-		}
-
+	if u := found; u != nil {
 		if !u.Enabled {
 			enabled := true
 
@@ -228,7 +219,7 @@ func ensureUser(ctx context.Context, sc *gophercloud.ServiceClient, domainID, na
 
 	// Keystone keeps user names unique in a domain: no twin can be made. A user recovered
 	// after a lost answer carries the password sent with it.
-	u, err = cloud.Create(ctx, cloud.CreateSpec[*users.User]{
+	u, err := cloud.Create(ctx, cloud.CreateSpec[*users.User]{
 		Kind: "Keystone user", Name: userName,
 		Create: func(ctx context.Context) (*users.User, error) {
 			u, err := users.Create(ctx, sc, users.CreateOpts{
@@ -250,7 +241,8 @@ func ensureUser(ctx context.Context, sc *gophercloud.ServiceClient, domainID, na
 		Find: func(ctx context.Context) ([]*users.User, error) {
 			return cloud.Optional(lookupUser(ctx, sc, domainID, "", userName))
 		},
-		ID: func(u *users.User) string { return u.ID },
+		ID:    func(u *users.User) string { return u.ID },
+		Adopt: func(u *users.User) error { return cloud.Adopt(userClaim(u, name)) },
 	})
 	if err != nil {
 		return nil, "", fmt.Errorf("creating Keystone user %q in domain %s: %w", userName, domainID, scrub(err, password))

@@ -3,6 +3,7 @@ package identity
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
@@ -10,11 +11,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/projects"
+
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloudtest"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/leftovers"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
 
-func TestEnsureProjectAdoptsExisting(t *testing.T) {
+// The project found by name (exactly: no near miss) gets the spec's description and tags, and
+// the served regions recorded.
+func TestEnsureProjectUpdatesTheFoundOne(t *testing.T) {
 	t.Parallel()
 
 	f := cloudtest.New(t)
@@ -25,14 +31,19 @@ func TestEnsureProjectAdoptsExisting(t *testing.T) {
 	}, "links": map[string]any{}})
 	f.Reply("PATCH", "/v3/projects/p-1", 200, map[string]any{"project": project("p-1", "unikorn-identity-foo", "keep=me", "organization=org2", "project=proj")})
 
+	found, err := lookupProject(context.Background(), keystone(f), fakeDomainID, "", "foo")
+	if err != nil || found == nil || found.ID != "p-1" {
+		t.Fatalf("lookupProject = %v, %v; want p-1", found, err)
+	}
+
 	p, err := ensureProject(context.Background(), keystone(f), fakeDomainID,
-		Spec{Name: "foo", OrganizationID: "org2", ProjectID: "proj"}, "", nil)
+		Spec{Name: "foo", OrganizationID: "org2", ProjectID: "proj"}, found, []string{"RegionOne"})
 	if err != nil {
 		t.Fatal(err)
 	}
 
 	if p.ID != "p-1" {
-		t.Fatalf("adopted %s, want p-1", p.ID)
+		t.Fatalf("updated %s, want p-1", p.ID)
 	}
 
 	if n := f.Count("POST /v3/projects"); n != 0 {
@@ -60,7 +71,13 @@ func TestEnsureProjectCreatesWhenOnlyNearMisses(t *testing.T) {
 	f.Reply("GET", "/v3/projects", 200, map[string]any{"projects": []any{project("p-near", "unikorn-identity-foo-bar")}})
 	f.Reply("POST", "/v3/projects", 201, map[string]any{"project": project("p-new", "unikorn-identity-foo", "organization=o")})
 
-	p, err := ensureProject(context.Background(), keystone(f), fakeDomainID, Spec{Name: "foo", OrganizationID: "o"}, "", nil)
+	found, err := lookupProject(context.Background(), keystone(f), fakeDomainID, "", "foo")
+	if err != nil || found != nil {
+		t.Fatalf("lookupProject = %v, %v; want none (only near misses)", found, err)
+	}
+
+	p, err := ensureProject(context.Background(), keystone(f), fakeDomainID, Spec{Name: "foo", OrganizationID: "o"}, nil,
+		[]string{"RegionOne", "RegionTwo"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,8 +86,11 @@ func TestEnsureProjectCreatesWhenOnlyNearMisses(t *testing.T) {
 		t.Fatalf("got %s, want the new project", p.ID)
 	}
 
+	// Made with the identity's creation mark (no completion mark) and the served regions.
 	body := f.Last(t, "POST /v3/projects").JSON(t, "project")
-	if body["name"] != "unikorn-identity-foo" || body["domain_id"] != fakeDomainID {
+	if body["name"] != "unikorn-identity-foo" || body["domain_id"] != fakeDomainID ||
+		body[naming.MarkKindKey] != Type || body[naming.MarkCompletedKey] != nil ||
+		fmt.Sprint(body[leftovers.RegionsKey]) != "[RegionOne RegionTwo]" {
 		t.Fatalf("created %v", body)
 	}
 }
@@ -83,7 +103,7 @@ func TestEnsureProjectDuplicatesAreAnError(t *testing.T) {
 		project("p-b", "unikorn-identity-foo"), project("p-a", "unikorn-identity-foo"),
 	}})
 
-	_, err := ensureProject(context.Background(), keystone(f), fakeDomainID, Spec{Name: "foo"}, "", nil)
+	_, err := lookupProject(context.Background(), keystone(f), fakeDomainID, "", "foo")
 
 	var dup *naming.DuplicateError
 	if !errors.As(err, &dup) {
@@ -129,22 +149,28 @@ func TestEnsureUserAdoptsOrCreates(t *testing.T) {
 		map[string]any{"id": "u-1", "name": "unikorn-identity-foo", "domain_id": fakeDomainID, "enabled": true},
 	}})
 
-	u, password, err := ensureUser(ctx, keystone(f), fakeDomainID, "foo", "p-1", "")
-	if err != nil || u.ID != "u-1" || password != "" {
-		t.Fatalf("ensureUser = %v, %q, %v; want the adopted u-1 and no password", u, password, err)
+	found, err := lookupUser(ctx, keystone(f), fakeDomainID, "", "unikorn-identity-foo")
+	if err != nil || found == nil {
+		t.Fatalf("lookupUser = %v, %v; want u-1", found, err)
+	}
+
+	u, password, err := ensureUser(ctx, keystone(f), fakeDomainID, "foo", "p-1", found)
+	if err != nil || u.ID != "u-1" || password != "" || len(f.Writes()) != 0 {
+		t.Fatalf("ensureUser = %v, %q, %v (writes %v); want the found u-1 as it is and no password", u, password, err, f.Writes())
 	}
 
 	g := cloudtest.New(t)
 	g.Reply("GET", "/v3/users", 200, map[string]any{"users": []any{}})
 	g.Reply("POST", "/v3/users", 201, map[string]any{"user": map[string]any{"id": "u-new", "name": "unikorn-identity-foo", "domain_id": fakeDomainID}})
 
-	u, password, err = ensureUser(ctx, keystone(g), fakeDomainID, "foo", "p-1", "")
+	u, password, err = ensureUser(ctx, keystone(g), fakeDomainID, "foo", "p-1", nil)
 	if err != nil || u.ID != "u-new" || len(password) < 40 {
 		t.Fatalf("ensureUser = %v, %d-character password, %v; want a new user with a long random password", u, len(password), err)
 	}
 
 	sent := g.Last(t, "POST /v3/users").JSON(t, "user")
-	if sent["password"] != password || sent["default_project_id"] != "p-1" || sent["domain_id"] != fakeDomainID {
+	if sent["password"] != password || sent["default_project_id"] != "p-1" || sent["domain_id"] != fakeDomainID ||
+		sent[naming.MarkKindKey] != Type {
 		t.Fatalf("user created with %v", sent)
 	}
 }
@@ -160,7 +186,7 @@ func TestEnsureUserErrorHidesPassword(t *testing.T) {
 		cloudtest.WriteJSON(w, 400, map[string]any{"error": map[string]any{"message": "bad request: " + string(body)}})
 	})
 
-	_, _, err := ensureUser(context.Background(), keystone(f), fakeDomainID, "foo", "p-1", "")
+	_, _, err := ensureUser(context.Background(), keystone(f), fakeDomainID, "foo", "p-1", nil)
 	if err == nil {
 		t.Fatal("expected an error")
 	}
@@ -283,7 +309,7 @@ func TestObserveUserByItsAssignments(t *testing.T) {
 			f.Reply("GET", "/v3/users/u-1", 200, user)
 
 			got, roles, err := NewService(nil, NewConfig(nil)).observeUser(context.Background(), keystone(f), fakeDomainID,
-				"u-1", "unikorn-identity-foo", "p-1")
+				"u-1", "unikorn-identity-foo", &projects.Project{ID: "p-1"})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -2,12 +2,15 @@ package identity
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/keypairs"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servergroups"
+	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
@@ -56,15 +59,21 @@ func serverGroupPolicy(g servergroups.ServerGroup) string {
 	return ""
 }
 
-// ensureServerGroup keeps the group if it has the policy, replaces it if not, makes it if
-// missing, and deletes it when policy is "" (no group wanted). It returns the group's ID, and
-// whether it was there already.
-func ensureServerGroup(ctx context.Context, sc *gophercloud.ServiceClient, name, policy string) (string, bool, error) {
-	existing, err := findServerGroup(ctx, sc, name)
-	if err != nil {
-		return "", false, err
+// checkServerGroup refuses, with a *GroupInUseError, to replace or drop existing (the group
+// found, or nil) when it holds servers and does not have policy ("": no group wanted).
+func checkServerGroup(ctx context.Context, sc *gophercloud.ServiceClient, existing *servergroups.ServerGroup, policy string) error {
+	if existing == nil || len(existing.Members) == 0 || (policy != "" && serverGroupPolicy(*existing) == policy) {
+		return nil
 	}
 
+	return groupInUse(ctx, sc, *existing, policy)
+}
+
+// convergeServerGroup keeps existing (the group found, or nil, once it passed checkServerGroup)
+// if it has the policy, replaces it if not, makes the group if missing, and deletes it when
+// policy is "" (no group wanted). It returns the group's ID, and whether it was there already.
+func convergeServerGroup(ctx context.Context, sc *gophercloud.ServiceClient, name, policy string, existing *servergroups.ServerGroup,
+) (string, bool, error) {
 	if existing != nil {
 		if policy != "" && serverGroupPolicy(*existing) == policy {
 			return existing.ID, true, nil
@@ -104,6 +113,62 @@ func ensureServerGroup(ctx context.Context, sc *gophercloud.ServiceClient, name,
 	tflog.Info(ctx, "Created the identity's server group", map[string]any{"server_group_id": sg.ID, "policy": policy})
 
 	return sg.ID, false, nil
+}
+
+// GroupInUseError refuses to change the policy of a server group that holds servers (or to
+// drop the group): Nova cannot change a policy, and deleting the group under its servers would
+// leave each out of any group, to be replaced by the next plan.
+type GroupInUseError struct {
+	Region         string // "" when not known
+	GroupID, Name  string
+	Policy, Wanted string // Wanted is "" when the group is to be dropped
+	// Servers names the servers in the group: `name (ID)`, or the ID of one that could not be
+	// read.
+	Servers []string
+}
+
+func (e *GroupInUseError) Error() string {
+	where := ""
+	if e.Region != "" {
+		where = " in region " + e.Region
+	}
+
+	change, after := fmt.Sprintf("changing its policy to %s", e.Wanted), "change the policy: an empty group is made again with it"
+	if e.Wanted == "" {
+		change, after = "dropping it", "drop the group"
+	}
+
+	return fmt.Sprintf("the server group %q (%s, policy %s)%s holds %d server(s): %s. Nova cannot change a group's policy, "+
+		"so %s would delete the group under them, and each would then be replaced. Replace or move them first (destroy "+
+		"them, or set server_group = false on them, which replaces them outside the group), then %s",
+		e.Name, e.GroupID, e.Policy, where, len(e.Servers), strings.Join(e.Servers, ", "), change, after)
+}
+
+// groupInUse is the *GroupInUseError of group g, whose servers it names from one listing of
+// the project's servers (their IDs alone when the listing fails).
+func groupInUse(ctx context.Context, sc *gophercloud.ServiceClient, g servergroups.ServerGroup, wanted string) error {
+	names := map[string]string{}
+
+	all, err := cloud.ListAll(ctx, servers.List(sc, servers.ListOpts{}), servers.ExtractServers, "servers")
+	if err != nil {
+		tflog.Debug(ctx, "Could not list the servers to name those of the server group", map[string]any{"error": err.Error()})
+	}
+
+	for _, srv := range all {
+		names[srv.ID] = srv.Name
+	}
+
+	members := make([]string, len(g.Members))
+	for i, id := range g.Members {
+		members[i] = id
+		if n := names[id]; n != "" {
+			members[i] = fmt.Sprintf("%s (%s)", n, id)
+		}
+	}
+
+	slices.Sort(members)
+
+	return &GroupInUseError{GroupID: g.ID, Name: g.Name, Policy: serverGroupPolicy(g), Wanted: wanted, Servers: members}
 }
 
 // deleteServerGroups deletes every server group of the project named exactly name.
@@ -184,4 +249,48 @@ func deleteKeypair(ctx context.Context, sc *gophercloud.ServiceClient, name, use
 	}
 
 	return cloud.Gone(keypairs.Delete(ctx, sc, name, opts).ExtractErr(), "deleting keypair %q", name)
+}
+
+// ServerGroupsInUse checks, before a plan changes the policy of the identity projectID's server
+// group to wanted ("" when the group is dropped), the groups the state records (groupIDs: region
+// → ID) in the privileged scope: a group that holds servers is a *GroupInUseError. It costs one
+// read of the group per served region, and one listing of the servers of a region whose group
+// holds any; a group that is gone is no obstacle.
+func (s *Service) ServerGroupsInUse(ctx context.Context, projectID string, groupIDs map[string]string, wanted string) error {
+	for _, region := range s.cloud.Regions() {
+		id := groupIDs[region]
+		if id == "" {
+			continue
+		}
+
+		t, err := s.cloud.Tenant(ctx, projectID, region, cloud.Privileged)
+		if err != nil {
+			return err
+		}
+
+		compute, err := t.Compute()
+		if err != nil {
+			return err
+		}
+
+		g, err := servergroups.Get(ctx, compute, id).Extract()
+		if g, err = present(g, err, "reading server group %s in region %s", id, region); err != nil {
+			return err
+		}
+
+		if g == nil {
+			continue // gone: nothing is grouped in it
+		}
+
+		if err := checkServerGroup(ctx, compute, g, wanted); err != nil {
+			var inUse *GroupInUseError
+			if errors.As(err, &inUse) {
+				inUse.Region = region
+			}
+
+			return err
+		}
+	}
+
+	return nil
 }

@@ -3,15 +3,36 @@ package identity
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/config/clouds"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloudtest"
 )
+
+// ensureServerGroup is what ensureNova does in one region for identity foo: find its group,
+// check it (checkServerGroup), converge it (convergeServerGroup).
+func ensureServerGroup(ctx context.Context, sc *gophercloud.ServiceClient, policy string) (string, error) {
+	const name = "unikorn-identity-foo"
+
+	existing, err := findServerGroup(ctx, sc, name)
+	if err != nil {
+		return "", err
+	}
+
+	if err := checkServerGroup(ctx, sc, existing, policy); err != nil {
+		return "", err
+	}
+
+	id, _, err := convergeServerGroup(ctx, sc, name, policy, existing)
+
+	return id, err
+}
 
 func TestEnsureServerGroup(t *testing.T) {
 	t.Parallel()
@@ -28,7 +49,7 @@ func TestEnsureServerGroup(t *testing.T) {
 			map[string]any{"id": "sg-1", "name": "unikorn-identity-foo", "policy": "soft-anti-affinity"},
 		))
 
-		id, _, err := ensureServerGroup(ctx, f.ServiceClient("/compute/", "/compute/"), "unikorn-identity-foo", "soft-anti-affinity")
+		id, err := ensureServerGroup(ctx, f.ServiceClient("/compute/", "/compute/"), "soft-anti-affinity")
 		if err != nil || id != "sg-1" {
 			t.Fatalf("ensureServerGroup = %q, %v", id, err)
 		}
@@ -49,7 +70,7 @@ func TestEnsureServerGroup(t *testing.T) {
 		f.Reply("DELETE", "/compute/os-server-groups/sg-1", 204, nil)
 		f.Reply("POST", "/compute/os-server-groups", 200, map[string]any{"server_group": map[string]any{"id": "sg-2", "name": "unikorn-identity-foo"}})
 
-		id, _, err := ensureServerGroup(ctx, f.ServiceClient("/compute/", "/compute/"), "unikorn-identity-foo", "anti-affinity")
+		id, err := ensureServerGroup(ctx, f.ServiceClient("/compute/", "/compute/"), "anti-affinity")
 		if err != nil || id != "sg-2" {
 			t.Fatalf("ensureServerGroup = %q, %v", id, err)
 		}
@@ -69,7 +90,7 @@ func TestEnsureServerGroup(t *testing.T) {
 			map[string]any{"id": "sg-2", "name": "unikorn-identity-foo"},
 		))
 
-		_, _, err := ensureServerGroup(ctx, f.ServiceClient("/compute/", "/compute/"), "unikorn-identity-foo", "affinity")
+		_, err := ensureServerGroup(ctx, f.ServiceClient("/compute/", "/compute/"), "affinity")
 
 		var dup *naming.DuplicateError
 		if !errors.As(err, &dup) {
@@ -84,11 +105,72 @@ func TestEnsureServerGroup(t *testing.T) {
 		f.Reply("GET", "/compute/os-server-groups", 200, groups(map[string]any{"id": "sg-1", "name": "unikorn-identity-foo"}))
 		f.Reply("DELETE", "/compute/os-server-groups/sg-1", 204, nil)
 
-		id, _, err := ensureServerGroup(ctx, f.ServiceClient("/compute/", "/compute/"), "unikorn-identity-foo", "")
+		id, err := ensureServerGroup(ctx, f.ServiceClient("/compute/", "/compute/"), "")
 		if err != nil || id != "" || f.Count("DELETE /compute/os-server-groups/sg-1") != 1 {
 			t.Fatalf("ensureServerGroup = %q, %v; calls %v", id, err, f.Calls())
 		}
 	})
+
+	// Issue 26, item 7: a group that holds servers is neither replaced by another policy nor
+	// dropped: its servers would fall out of any group, and each would be replaced.
+	for _, policy := range []string{"soft-affinity", ""} {
+		t.Run("a group with servers is kept: policy "+policy, func(t *testing.T) {
+			t.Parallel()
+
+			f := cloudtest.New(t)
+			f.Reply("GET", "/compute/os-server-groups", 200, groups(map[string]any{
+				"id": "sg-1", "name": "unikorn-identity-foo", "policy": "anti-affinity", "members": []string{"s-2", "s-1"},
+			}))
+			f.Reply("GET", "/compute/servers/detail", 200, map[string]any{"servers": []any{
+				map[string]any{"id": "s-1", "name": "web"}, map[string]any{"id": "s-9", "name": "other"},
+			}})
+
+			_, err := ensureServerGroup(ctx, f.ServiceClient("/compute/", "/compute/"), policy)
+
+			var inUse *GroupInUseError
+			if !errors.As(err, &inUse) || !slices.Equal(inUse.Servers, []string{"s-2", "web (s-1)"}) {
+				t.Fatalf("ensureServerGroup: %v; want a GroupInUseError naming web (s-1) and s-2", err)
+			}
+
+			for _, want := range []string{"sg-1", "anti-affinity", "Replace or move them first"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("%q does not say %q", err, want)
+				}
+			}
+
+			if len(f.Writes()) != 0 {
+				t.Fatalf("the group was changed: %v", f.Writes())
+			}
+		})
+	}
+}
+
+// Issue 26, item 7: the plan's check of a policy change reads each recorded group once, in the
+// privileged scope, and names the servers of one that holds any.
+func TestServerGroupsInUse(t *testing.T) {
+	t.Parallel()
+
+	f := cloudtest.New(t)
+	c := fakeCloud(t, f)
+	identityProjectInFake(f)
+	f.Reply("GET", "/compute/v2.1/os-server-groups/sg-1", 200, map[string]any{"server_group": map[string]any{
+		"id": "sg-1", "name": "unikorn-identity-foo", "policy": "anti-affinity", "members": []string{"s-1"},
+	}})
+	f.Reply("GET", "/compute/v2.1/servers/detail", 200, map[string]any{"servers": []any{map[string]any{"id": "s-1", "name": "web"}}})
+
+	svc := NewService(c, nil)
+
+	err := svc.ServerGroupsInUse(context.Background(), "p-1", map[string]string{"RegionOne": "sg-1"}, "affinity")
+
+	var inUse *GroupInUseError
+	if !errors.As(err, &inUse) || inUse.Region != "RegionOne" || !slices.Equal(inUse.Servers, []string{"web (s-1)"}) {
+		t.Fatalf("ServerGroupsInUse: %v; want web (s-1) named in RegionOne", err)
+	}
+
+	// A group that is gone holds nothing.
+	if err := svc.ServerGroupsInUse(context.Background(), "p-1", map[string]string{"RegionOne": "sg-gone"}, "affinity"); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func TestEnsureKeypair(t *testing.T) {

@@ -73,7 +73,7 @@ func (s *Service) Observe(ctx context.Context, ref Ref, want quota.Set) (*Identi
 
 	ctx = tflog.SetField(ctx, "project_id", project.ID)
 
-	user, roles, err := s.observeUser(ctx, sc, domainID, ref.UserID, naming.IdentityUser(name), project.ID)
+	user, roles, err := s.observeUser(ctx, sc, domainID, ref.UserID, naming.IdentityUser(name), project)
 	if err != nil {
 		return nil, err
 	}
@@ -115,7 +115,10 @@ func (s *Service) Observe(ctx context.Context, ref Ref, want quota.Set) (*Identi
 
 // observedProject is the identity's project: the run's one read of it (cloud.Client.IdentityProject,
 // which the identity's servers and networks share) when the recorded ID is an identity project,
-// else looked up by ID, then by name.
+// else looked up by ID, then by name. A project of the name that is not the recorded one is
+// taken only when a create of an identity could adopt it (cloud.Owns: what an interrupted create
+// left); a finished identity's, Unikorn's or a person's is not this one, which is then gone
+// (nil), so that the plan shows a create, which refuses it.
 func (s *Service) observedProject(ctx context.Context, sc *gophercloud.ServiceClient, domainID string, ref Ref) (*projects.Project, error) {
 	if ref.ProjectID != "" {
 		p, err := s.cloud.IdentityProject(ctx, ref.ProjectID)
@@ -130,7 +133,20 @@ func (s *Service) observedProject(ctx context.Context, sc *gophercloud.ServiceCl
 		}
 	}
 
-	return lookupProject(ctx, sc, domainID, ref.ProjectID, ref.Name)
+	p, err := lookupProject(ctx, sc, domainID, ref.ProjectID, ref.Name)
+	if err != nil || p == nil || ref.ProjectID == "" || p.ID == ref.ProjectID {
+		return p, err
+	}
+
+	if m := naming.MarkOf(p.Extra); !cloud.Owns(Type, m) {
+		tflog.Warn(ctx, "The identity's project is gone; the project of its name is not this identity's", map[string]any{
+			"gone_project_id": ref.ProjectID, "other_project_id": p.ID, "marks": m.String(),
+		})
+
+		return nil, nil
+	}
+
+	return p, nil
 }
 
 // refoundNotice announces that the object recorded as oldID is gone and the one of its name,
@@ -258,12 +274,17 @@ func (s *Service) unikornRoles(keystoneNames []string) []string {
 	return cloud.SortedSet(names)
 }
 
-// observeUser is the identity's user and its roles on projectID. The recorded user (userID) is
-// known by its role assignments there, one listing that names the user, so that a refresh
+// observeUser is the identity's user and its roles on its project p. The recorded user (userID)
+// is known by its role assignments there, one listing that names the user, so that a refresh
 // needs no read of the user; a user without any role there is read by ID, else found by name
-// (userName), and its roles listed; nil when there is none.
-func (s *Service) observeUser(ctx context.Context, sc *gophercloud.ServiceClient, domainID, userID, userName, projectID string,
+// (userName), and its roles listed; nil when there is none. When the recorded user is gone, a
+// user of its name is taken only when it was made for an identity, if p was (as a create would
+// judge it: claim).
+func (s *Service) observeUser(ctx context.Context, sc *gophercloud.ServiceClient, domainID, userID, userName string,
+	p *projects.Project,
 ) (*users.User, []string, error) {
+	projectID := p.ID
+
 	if userID != "" {
 		keystoneNames, user, err := listUserRoles(ctx, sc, userID, projectID)
 		if err != nil {
@@ -278,6 +299,15 @@ func (s *Service) observeUser(ctx context.Context, sc *gophercloud.ServiceClient
 	user, err := lookupUser(ctx, sc, domainID, userID, userName)
 	if err != nil || user == nil {
 		return nil, nil, err
+	}
+
+	if userID != "" && user.ID != userID && madeForIdentity(p.Extra) && !madeForIdentity(user.Extra) {
+		// The recorded user is gone, and the one of its name was not made for an identity.
+		tflog.Warn(ctx, "The identity's user is gone; the user of its name is not this identity's", map[string]any{
+			"gone_user_id": userID, "other_user_id": user.ID,
+		})
+
+		return nil, nil, nil
 	}
 
 	roles, err := s.userRoles(ctx, sc, user.ID, projectID)

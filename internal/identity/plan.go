@@ -1,7 +1,9 @@
 package identity
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -9,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
@@ -17,7 +20,8 @@ import (
 // ModifyPlan marks what the next apply will re-issue, so that a repair shows in the plan: a
 // missing user, credential or trust, a role change (new credential and trust), a new expiry,
 // a missing or re-policied server group, a missing keypair. It also checks that a new
-// expires_at lies in the future.
+// expires_at lies in the future, and that a server group whose policy changes (or which is
+// dropped) holds no server.
 func (r *identityResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	p, ok := adapter.OpenPlan[identityModel](ctx, req, &resp.Diagnostics)
 	if !ok || !checkExpiry(p.Plan, p.State, time.Now(), &resp.Diagnostics) {
@@ -25,7 +29,76 @@ func (r *identityResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	}
 
 	planRepairs(&p.Plan, p.State)
+
+	if r.Configured() && p.State != nil {
+		r.checkServerGroup(ctx, p.Plan, *p.State, &resp.Diagnostics)
+	}
+
 	p.Save(ctx, resp)
+}
+
+// planCheckTimeout bounds the requests of a plan-time check.
+const planCheckTimeout = 2 * time.Minute
+
+// checkServerGroup refuses a plan that changes the policy of the server group (or drops it)
+// while the group holds servers (GroupInUseError): only when the policy changes, with one read
+// of the group per region the state records it in. A check that cannot run is a warning: the
+// apply checks again before it changes anything in Nova.
+func (r *identityResource) checkServerGroup(ctx context.Context, plan, state identityModel, diags *diag.Diagnostics) {
+	from, to, ok := policyChange(ctx, plan, state)
+	if !ok {
+		return
+	}
+
+	ids := map[string]string{}
+	if d := state.ServerGroupIDs.ElementsAs(ctx, &ids, false); d.HasError() {
+		return
+	}
+
+	ctx, cancel := context.WithTimeout(ctx, planCheckTimeout)
+	defer cancel()
+
+	err := r.service().ServerGroupsInUse(ctx, state.ID.ValueString(), ids, to)
+
+	var inUse *GroupInUseError
+
+	switch {
+	case errors.As(err, &inUse):
+		diags.AddAttributeError(path.Root("server_group"), "Server group holds servers", fmt.Sprintf(
+			"The server group of identity %s cannot change from %s: %s.", subject(state.Name.ValueString(), state.ID.ValueString()),
+			from, err))
+	case err != nil:
+		diags.AddWarning("Could not check the server group", fmt.Sprintf("Whether the server group of identity %s holds "+
+			"servers could not be read (%s); the apply checks again before it changes the group.",
+			subject(state.Name.ValueString(), state.ID.ValueString()), err))
+	}
+}
+
+// policyChange is the server group policy of state (from) and of plan (to: "" when the plan
+// drops the group), when both are known and differ and the state records the group.
+func policyChange(ctx context.Context, plan, state identityModel) (from, to string, ok bool) {
+	if state.ServerGroup.IsNull() || state.ServerGroupIDs.IsNull() || state.ServerGroupIDs.IsUnknown() ||
+		plan.ServerGroup.IsUnknown() || state.ID.IsNull() {
+		return "", "", false
+	}
+
+	policy := func(o types.Object) (string, bool) {
+		if o.IsNull() {
+			return "", true
+		}
+
+		var sg serverGroupModel
+		if d := o.As(ctx, &sg, basetypes.ObjectAsOptions{}); d.HasError() || sg.Policy.IsUnknown() {
+			return "", false
+		}
+
+		return cmp.Or(sg.Policy.ValueString(), DefaultServerGroupPolicy), true
+	}
+
+	from, okFrom := policy(state.ServerGroup)
+	to, okTo := policy(plan.ServerGroup)
+
+	return from, to, okFrom && okTo && from != to
 }
 
 // checkExpiry refuses a new expires_at that is not after now, and one without a credential;

@@ -318,12 +318,15 @@ func TestAccIdentity_disappears(t *testing.T) {
 	})
 }
 
-// TestAccIdentity_adopt pre-creates the project and user under the deterministic names, as an
-// apply killed after those steps leaves them: the apply adopts both, and no twin appears.
+// TestAccIdentity_adopt: a project and user of the identity's names made by hand (no mark) are
+// refused before anything is written (the service user gets no grant there); a project and
+// user that an interrupted create left (the identity's creation mark, no completion mark) are
+// adopted, the identity finished and marked complete, and no twin appears.
 func TestAccIdentity_adopt(t *testing.T) {
+	byHand := acctest.IdentityName()
 	name := acctest.IdentityName()
 
-	var projectID, userID string
+	var handProjectID, projectID, userID string
 
 	resource.ParallelTest(t, resource.TestCase{
 		PreCheck:                 func() { acctest.PreCheck(t) },
@@ -331,13 +334,41 @@ func TestAccIdentity_adopt(t *testing.T) {
 		CheckDestroy:             acctest.CheckIdentityDestroy(t),
 		Steps: []resource.TestStep{
 			{
-				PreConfig: func() { projectID, userID = acctest.PreCreateIdentity(t, name) },
-				Config:    identityArgs{description: "adopted"}.config(name),
+				PreConfig: func() {
+					var handUserID string
+
+					handProjectID, handUserID = acctest.PreCreateIdentity(t, byHand)
+					acctest.DeleteIdentityObjectsAtCleanup(t, handProjectID, handUserID)
+				},
+				Config: identityArgs{description: "adopted"}.config(byHand),
+				ExpectError: regexp.MustCompile(`(?s)` + words(`Keystone project named "`+naming.IdentityProject(byHand)+`" already exists`) +
+					`.*` + words("this provider did not make it") + `.*` + words("terraform import unikorn_identity")),
+			},
+			{
+				PreConfig: func() {
+					if got := acctest.RoleNamesOf(t, acctest.Client(t).ServiceUserID(), handProjectID); len(got) > 0 {
+						t.Errorf("the refused project %s was granted %v to the service user", handProjectID, got)
+					}
+
+					projectID, userID = acctest.PreCreateInterruptedIdentity(t, name)
+				},
+				Config: identityArgs{description: "adopted"}.config(name),
 				Check: resource.ComposeAggregateTestCheckFunc(
 					func(s *terraform.State) error {
 						a := s.RootModule().Resources[address].Primary.Attributes
 						if a["id"] != projectID || a["user_id"] != userID {
 							return fmt.Errorf("adopted project %s / user %s, want the pre-created %s / %s", a["id"], a["user_id"], projectID, userID)
+						}
+
+						sc, _ := acctest.IdentityKeystone(t)
+
+						p, err := projects.Get(context.Background(), sc, projectID).Extract()
+						if err != nil {
+							return err
+						}
+
+						if m := naming.MarkOf(p.Extra); m != naming.MadeFor(identity.Type).Done() {
+							return fmt.Errorf("the adopted project is %s, want it finished", m)
 						}
 
 						return nil

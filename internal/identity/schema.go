@@ -31,16 +31,27 @@ func (r *identityResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A Unikorn identity: the Keystone project and user, in the provider's managed domain, that a tenant's " +
 			"networks, security groups, servers and load balancers live in. It makes, in this order: the project " +
-			"`unikorn-identity-<name>`; the service user's `manager` (and the identity's roles) grant on it; quotas in every " +
-			"region the provider serves; the user `unikorn-identity-<name>` with a random password that is used during the " +
-			"apply only and never stored; the user's role grants; its application credential (exported as `clouds_yaml`); the " +
-			"Keystone trust through which the provider acts as that user; and, optionally, a Nova server group and keypair in " +
-			"every served region, owned by that user.\n\n" +
-			"Every step first looks its object up by its deterministic name and adopts it, so an apply that was interrupted at " +
-			"any point finishes the same identity when run again, without a twin. A missing credential or trust is re-created " +
-			"on the next apply without replacing the project. Deleting an identity refuses while its project still holds " +
-			"servers, ports, floating IPs, networks, routers, security groups or load balancers in any served region, unless " +
-			"`force_destroy` is set.\n\n" +
+			"`unikorn-identity-<name>`; the service user's grants on it (`manager`, `member` and `load-balancer_member`, " +
+			"which it keeps whatever the identity's `roles`: it reads and deletes the identity's objects with them); quotas in " +
+			"every region the provider serves; the user `unikorn-identity-<name>` with a random password that is used during " +
+			"the apply only and never stored; the user's role grants; its application credential (exported as `clouds_yaml`); " +
+			"the Keystone trust through which the provider acts as that user; and, optionally, a Nova server group and keypair " +
+			"in every served region, owned by that user.\n\n" +
+			"**Adoption.** The project and the user are made with a mark saying that this provider began them for a " +
+			"`unikorn_identity`, and the project gets a second mark, that the create finished, as the very last step. A create " +
+			"that finds a project or user of its name adopts them only when they are what an interrupted create of an identity " +
+			"left (the first mark without the second): the apply then finishes that identity (grants, quotas, a new password " +
+			"for the user, credential, trust, server group and keypair found in its project), without a twin. Anything else " +
+			"of the name is refused before anything is changed, with an error that names it and the way out: an identity " +
+			"of another configuration (finished), one made by Unikorn or by hand (no mark), or a project made for another " +
+			"resource type. To take such an identity over, import it: an import is the explicit takeover, and never marks " +
+			"the identity. A refresh that finds the recorded project gone takes a project of the same name only under the same " +
+			"rule; otherwise the identity is gone and the plan shows a create (which refuses the other one). A missing " +
+			"credential or trust is re-created on the next apply without replacing the project.\n\n" +
+			"**Destroy** refuses while the project still holds servers, ports, floating IPs, networks, routers, security " +
+			"groups or load balancers, unless `force_destroy` is set. It looks in every region the identity was applied in " +
+			"(recorded on the project as `unikorn_terraform_regions`), also in one the provider's `regions` no longer lists, " +
+			"as long as the Keystone catalog still has it.\n\n" +
 			"**Import** by Keystone project ID or by `name`. The application credential's secret cannot be read back from " +
 			"Keystone, so after an import `application_credential_secret` and `clouds_yaml` are empty and the next apply " +
 			"issues a fresh application credential (the old one is deleted).",
@@ -88,8 +99,8 @@ func (r *identityResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 				Computed: true,
 				Default:  booldefault.StaticBool(false),
 				MarkdownDescription: "Delete the tenant objects still in the identity's project (load balancers, servers, floating " +
-					"IPs, routers, ports, networks, security groups, in every served region) when the identity is destroyed. " +
-					"Without it, destroy fails and lists them. Default `false`.",
+					"IPs, routers, ports, networks, security groups, in every region the identity was applied in, served or no " +
+					"longer served) when the identity is destroyed. Without it, destroy fails and lists them. Default `false`.",
 			},
 			"id": adapter.IDAttribute("The Keystone project ID. Tenant resources refer to the identity by it (`identity_id`)."),
 			"keypair_name": schema.StringAttribute{
@@ -112,9 +123,10 @@ func (r *identityResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 				Default: setdefault.StaticValue(types.SetValueMust(types.StringType,
 					[]attr.Value{types.StringValue(RoleMember), types.StringValue(RoleLoadBalancerMember)})),
 				MarkdownDescription: "Roles of the identity's user on its project, delegated by its application credential and trust " +
-					"(and granted to the service user too). Any of `" + strings.Join(KnownRoles, "`, `") + "`, each mapped onto a " +
-					"Keystone role by the provider's `roles` argument. Default `[\"member\", \"load-balancer_member\"]`. Changing " +
-					"them regrants the roles, then issues a new credential and trust.",
+					"(and granted to the service user too, which keeps `manager` and the member roles whatever these are). Any " +
+					"of `" + strings.Join(KnownRoles, "`, `") + "`, each mapped onto a Keystone role by the provider's `roles` " +
+					"argument. Default `[\"member\", \"load-balancer_member\"]`. Changing them regrants the user's roles, then " +
+					"issues a new credential and trust.",
 				Validators: []validator.Set{
 					setvalidator.SizeAtLeast(1),
 					setvalidator.ValueStringsAre(stringvalidator.OneOf(KnownRoles...)),
@@ -123,7 +135,9 @@ func (r *identityResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"server_group": schema.SingleNestedAttribute{
 				Optional: true,
 				MarkdownDescription: "Make the Nova server group `unikorn-identity-<name>` in every served region, as the identity's " +
-					"user. Changing the policy replaces only the server group.",
+					"user. Changing the policy replaces only the server group, and only while it holds no server (Nova cannot " +
+					"change a group's policy, and servers whose group is deleted would be replaced): the plan refuses a change " +
+					"of the policy, or dropping the group, while servers are in it, and names them.",
 				Attributes: map[string]schema.Attribute{
 					"policy": schema.StringAttribute{
 						Optional: true,

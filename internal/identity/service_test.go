@@ -187,16 +187,15 @@ func TestDelete(t *testing.T) {
 }
 
 // adoptableIdentity serves the project p-1 and user u-1 of identity foo as an apply that died
-// after making them leaves them, and accepts every later step of Ensure: the credential ac-1
-// and the trust t-1.
+// after making them leaves them (with the identity's creation mark, without its completion
+// mark), and accepts every later step of Ensure: the credential ac-1, the trust t-1 and the
+// project's completion mark.
 func adoptableIdentity(f *cloudtest.API) {
-	f.Reply("GET", "/v3/projects", 200, map[string]any{"projects": []any{
-		map[string]any{"id": "p-1", "name": "unikorn-identity-foo", "domain_id": fakeDomainID, "enabled": true, "tags": []string{}},
-	}})
-	f.Reply("GET", "/v3/projects/p-1", 200, map[string]any{"project": project("p-1", "unikorn-identity-foo")})
-	f.Reply("GET", "/v3/users", 200, map[string]any{"users": []any{
-		map[string]any{"id": "u-1", "name": "unikorn-identity-foo", "domain_id": fakeDomainID, "enabled": true},
-	}})
+	p := marked(project("p-1", "unikorn-identity-foo"), interrupted)
+	f.Reply("GET", "/v3/projects", 200, map[string]any{"projects": []any{p}})
+	f.Reply("GET", "/v3/projects/p-1", 200, map[string]any{"project": p})
+	f.Reply("PATCH", "/v3/projects/p-1", 200, map[string]any{"project": p})
+	f.Reply("GET", "/v3/users", 200, map[string]any{"users": []any{identityUser(interrupted)}})
 
 	for _, user := range []string{fakeServiceUser, "u-1"} {
 		for _, role := range []string{"r-member", "r-lb", "r-manager"} {

@@ -2,6 +2,7 @@ package identity_test
 
 import (
 	"fmt"
+	"regexp"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -12,14 +13,16 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/acctest"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
 
-// TestAccIdentity_importUnikorn imports, by its project ID, an identity that Unikorn's region
+// TestAccIdentity_importUnikorn: a create of an identity of the name of one that Unikorn's region
 // service made (project and user unikorn-identity-<UUID>, tags, roles, a password, an
-// application credential): the import is read-only (the user's password still works, its one
-// credential is the same, no trust is made), the state holds what the cloud holds, and the next
-// plan changes the identity in place only where the provider needs what Unikorn did not make:
-// its trust, and a credential whose secret it knows, which that apply then makes.
+// application credential) is refused and changes nothing; the identity is imported instead, by
+// its project ID: the import is read-only (the user's password still works, its one credential
+// is the same, no trust is made), the state holds what the cloud holds, and the next plan
+// changes the identity in place only where the provider needs what Unikorn did not make: its
+// trust, and a credential whose secret it knows, which that apply then makes.
 func TestAccIdentity_importUnikorn(t *testing.T) {
 	acctest.PreCheck(t)
 
@@ -37,6 +40,17 @@ resource "unikorn_identity" "test" {
 		CheckDestroy:             acctest.CheckIdentityDestroy(t),
 		Steps: []resource.TestStep{
 			{
+				// Not made by this provider: a create refuses it, before anything is written.
+				Config: config,
+				ExpectError: regexp.MustCompile(`(?s)` + words(`Keystone project named "`+naming.IdentityProject(u.Name)+`" already exists`) +
+					`.*` + words("this provider did not make it") + `.*` + words("terraform import unikorn_identity.<address> "+u.ProjectID)),
+			},
+			{
+				PreConfig: func() {
+					if err := u.Untouched(t); err != nil {
+						t.Error(err)
+					}
+				},
 				Config:             config,
 				ResourceName:       address,
 				ImportState:        true,

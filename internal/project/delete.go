@@ -15,10 +15,14 @@ import (
 )
 
 // Delete removes the project: it refuses while the project holds servers, load balancers,
-// floating IPs, routers, ports, networks, security groups or volumes in any served region (a
-// *leftovers.Error) unless force, which deletes them first; then Neutron's default security
-// groups, the quota records, the recorded group and the project. A project already gone is done.
-// Delete acts on the recorded IDs only.
+// floating IPs, routers, ports, networks, security groups or volumes in any region it was
+// applied in (a *leftovers.Error) unless force, which deletes them first; then Neutron's default
+// security groups, the quota records, the recorded group and the project. A project already gone
+// is done. Delete acts on the recorded IDs only.
+//
+// The regions are the served ones and those recorded on the project (leftovers.Regions), also
+// one the provider no longer serves, as long as the Keystone catalog has it (a region it lacks
+// is passed over with a warning in the log).
 //
 // The project gets the provider's mark and the service user its grants first when they are
 // missing (a project imported, or whose first apply died early), so that it can be looked into.
@@ -34,7 +38,9 @@ func (s *Service) Delete(ctx context.Context, ref Ref, force bool) error {
 		return err
 	}
 
-	priv, err := s.tenants(ctx, p.ID, cloud.Privileged)
+	regions := leftovers.Regions(s.cloud.Regions(), p.Extra)
+
+	priv, err := s.tenantsIn(ctx, p.ID, regions, cloud.Privileged)
 	if err != nil {
 		return err
 	}
@@ -43,7 +49,7 @@ func (s *Service) Delete(ctx context.Context, ref Ref, force bool) error {
 		return err
 	}
 
-	admin, err := s.tenants(ctx, p.ID, cloud.Admin)
+	admin, err := s.tenantsIn(ctx, p.ID, regions, cloud.Admin)
 	if err != nil {
 		return err
 	}
@@ -119,4 +125,20 @@ func (s *Service) missingServiceGrants(ctx context.Context, current []Assignment
 	}
 
 	return out, nil
+}
+
+// tenantsIn binds the project in every region of regions with scope, served or not, as long as
+// the Keystone catalog has it; a region it lacks is left out with a warning: nothing there can
+// be reached through this Keystone any more.
+func (s *Service) tenantsIn(ctx context.Context, projectID string, regions []string, scope cloud.Scope) ([]*cloud.Tenant, error) {
+	ts, skipped, err := leftovers.Bind(ctx, regions, func(ctx context.Context, region string) (*cloud.Tenant, error) {
+		return s.cloud.BindProjectAnywhere(ctx, projectID, region, scope)
+	})
+
+	for _, u := range skipped {
+		tflog.Warn(ctx, "The project was applied in a region the Keystone catalog no longer offers: not looked into",
+			map[string]any{"region": u.Region, "error": u.Err.Error()})
+	}
+
+	return ts, err
 }
