@@ -149,8 +149,9 @@ func (r *snapshotResource) Create(ctx context.Context, req resource.CreateReques
 
 		if adopted {
 			resp.Diagnostics.AddWarning("Adopted an existing snapshot", fmt.Sprintf("The snapshot image %q (%s) of server %s already "+
-				"existed in %s, created %s, and was adopted instead of a new one being taken (an interrupted apply leaves such "+
-				"images behind).", img.Name, img.ID, spec.ServerID, snaps, when(img.CreatedAt)))
+				"existed in %s, created %s, and was adopted instead of a new one being taken: a create of a "+
+				"unikorn_server_snapshot began it and never finished (an interrupted apply leaves such images behind).",
+				img.Name, img.ID, spec.ServerID, snaps, when(img.CreatedAt)))
 		}
 
 		// Record before waiting: a failed snapshot leaves a tainted resource, never an untracked image.
@@ -159,7 +160,7 @@ func (r *snapshotResource) Create(ctx context.Context, req resource.CreateReques
 
 		if err == nil {
 			if img, err = snaps.Wait(ctx, img.ID, spec.ServerID, nil); err == nil {
-				img, err = snaps.Publish(ctx, img, spec.OrganizationID)
+				img, err = snaps.Finish(ctx, img, spec.OrganizationID, SnapshotType)
 			}
 		}
 
