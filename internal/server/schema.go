@@ -88,10 +88,24 @@ func (r *serverResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 			},
 			"id":          adapter.IDAttribute("ID of the Nova server."),
 			"identity_id": adapter.IdentityIDAttribute("server"),
+			"image_change": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "What a change of `image_id` does. `" + ImageChangeRebuild + "` (the default, also when " +
+					"unset): Nova rebuilds the server in place — it keeps its ID, port, addresses and metadata, but its root " +
+					"disk is re-imaged and **everything written on it is lost**; the plan shows an update in place and warns. `" +
+					ImageChangeReplace + "`: the plan replaces the server (`-/+`): a new server on a new port (new addresses) " +
+					"boots from the new image, and the old one is deleted. Changing `image_change` itself changes nothing in " +
+					"the cloud.",
+				Validators: []validator.String{stringvalidator.OneOf(ImageChanges...)},
+			},
 			"image_id": schema.StringAttribute{
 				Required: true,
 				MarkdownDescription: "ID of the Glance image. The plan checks that Glance has it, that it is active and that " +
-					"the flavor fits it. Changing it rebuilds the server in place.",
+					"the flavor fits it. Changing it **rebuilds the server in place, which wipes its root disk** (the plan " +
+					"warns, naming the server), or replaces the server with `image_change = \"" + ImageChangeReplace + "\"`.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIf(imageReplaces,
+					"Changing image_id replaces the server when image_change is replace.",
+					"Changing `image_id` replaces the server when `image_change` is `replace`.")},
 				Validators: []validator.String{adapter.UUID()},
 			},
 			"mac_address": adapter.StableString("MAC address of the server's port."),
