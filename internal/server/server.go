@@ -6,7 +6,9 @@
 // holds no Terraform types:
 // [Service.Ensure] converges a server (port, server, metadata, power state, floating IP) and
 // is safe to re-run after a crash at any point, since every object is looked up by its
-// deterministic name and adopted; [Service.Observe] re-reads a server with two requests;
+// deterministic name and adopted when an interrupted create of a unikorn_server left it
+// (ownership.go: the marks, and what is refused); [Service.Observe] re-reads a server with two
+// requests;
 // [Service.Delete] removes the server, its floating IP and its port; [Checker] finds bad input
 // before anything is made. Every core call takes a *cloud.Tenant. resource.go, schema.go,
 // plan.go and flatten.go adapt it to terraform-plugin-framework on the adapter kit; the
