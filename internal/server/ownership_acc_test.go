@@ -5,6 +5,7 @@ import (
 	"maps"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
@@ -249,6 +250,76 @@ func TestAccServer_imageChange(t *testing.T) {
 					replacedID.AddStateValue(address, tfjsonpath.New("id")),
 					statecheck.ExpectKnownValue(address, tfjsonpath.New("image_id"), knownvalue.StringExact(f.image)),
 				},
+			},
+		},
+	})
+}
+
+// TestAccServer_snapshotOwnership (the rule for snapshots): a unikorn_server_snapshot's image
+// carries the creation mark from Nova's create-image and the completion mark once published,
+// though the server boots from an image whose own marks (a finished unikorn_image's) Nova copies
+// into every snapshot; a second configuration's snapshot of the same name is refused, and the
+// first is left as it was (its next plan empty).
+func TestAccServer_snapshotOwnership(t *testing.T) {
+	acctest.PreCheck(t)
+
+	f := newFixture(t, acctest.Regions()[0])
+	base := acctest.CreateImage(t, acctest.ImageSpec{Region: f.region, Properties: naming.MadeFor("unikorn_image").Done().Properties()})
+	imageID := statecheck.CompareValue(compare.ValuesSame())
+
+	snapshot := func(label string) string {
+		return fmt.Sprintf(`
+resource "unikorn_server_snapshot" %[1]q {
+  identity_id     = unikorn_identity.test.id
+  region          = %[2]q
+  server_id       = unikorn_server.test.id
+  name            = "%[3]s-snap"
+  organization_id = "org-%[3]s"
+}
+`, label, f.region, f.name)
+	}
+
+	first := f.config(srv{image: base.ID}) + snapshot("test")
+
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             resource.ComposeAggregateTestCheckFunc(checkDestroy(t), acctest.CheckImagesDestroyed(t, "unikorn_server_snapshot")),
+		Steps: []resource.TestStep{
+			{
+				Config:            first,
+				ConfigPlanChecks:  settled(),
+				ConfigStateChecks: []statecheck.StateCheck{imageID.AddStateValue(snapshotAddress, tfjsonpath.New("id"))},
+				Check: acctest.CheckAttributes(snapshotAddress, func(a map[string]string) error {
+					img, err := acctest.Image(t, f.region, a["id"])
+					if err != nil {
+						return err
+					}
+
+					if got := naming.MarkOf(img.Properties); got != naming.MadeFor("unikorn_server_snapshot").Done() {
+						return fmt.Errorf("snapshot image %s carries the marks %v (properties %v), want a finished unikorn_server_snapshot",
+							img.ID, got, img.Properties)
+					}
+
+					for k := range a {
+						if naming.IsMarkKey(strings.TrimPrefix(k, "properties.")) {
+							return fmt.Errorf("the snapshot's properties show the mark %s", k)
+						}
+					}
+
+					return nil
+				}),
+			},
+			{
+				Config: first + snapshot("second"),
+				ExpectError: regexp.MustCompile(`(?s)a\s+snapshot\s+image\s+named\s+"` + regexp.QuoteMeta(f.name) + `-snap"\s+already\s+exists.*` +
+					`finished\s+unikorn_server_snapshot\s+of\s+another\s+configuration`),
+			},
+			{
+				Config: first,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{imageID.AddStateValue(snapshotAddress, tfjsonpath.New("id"))},
 			},
 		},
 	})
