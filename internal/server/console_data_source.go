@@ -31,7 +31,12 @@ func NewConsoleDataSource() datasource.DataSource {
 					MarkdownDescription: "Only the last `lines` lines of the log. Unset: all of it.",
 					Validators:          []validator.Int64{int64validator.AtLeast(1)},
 				},
-				"output": schema.StringAttribute{Computed: true, MarkdownDescription: "The console log (its last `lines` lines)."},
+				"output": schema.StringAttribute{
+					Computed: true, Sensitive: true,
+					MarkdownDescription: "The console log (its last `lines` lines). Sensitive: what a server prints while " +
+						"booting can hold secrets (cloud-init prints generated passwords and keys to the console), so Terraform " +
+						"does not show it; `nonsensitive()` shows it on purpose.",
+				},
 			}),
 		readConsole)
 }

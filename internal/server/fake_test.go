@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloudtest"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
 
 // This file holds the server's own fake OpenStack: the bodies of Nova servers, Neutron ports
@@ -37,15 +38,35 @@ func newProject(t *testing.T) *cloudtest.API {
 }
 
 // newCreate is newProject answering the creation of the port server-web (port-1, security
-// group sg-1) and of the server web (srv-1).
+// group sg-1, posted with the creation mark as its description), its marking (the tag, then its
+// own description) and the creation of the server web (srv-1) with its completion mark.
 func newCreate(t *testing.T) *cloudtest.API {
 	t.Helper()
 
 	api := newProject(t)
-	api.Reply("POST", "/network/v2.0/ports", 201, map[string]any{"port": neutronPort("port-1", "server-web", "", []string{"sg-1"})})
+	api.Reply("POST", "/network/v2.0/ports", 201, map[string]any{"port": posted(neutronPort("port-1", "server-web", "", []string{"sg-1"}))})
+	answerPortMarks(api, "port-1")
 	api.Reply("POST", "/compute/servers", 202, map[string]any{"server": map[string]any{"id": "srv-1"}})
+	answerCompletion(api)
 
 	return api
+}
+
+// markTagPath is the path of the tag that marks port id as a unikorn_server's.
+func markTagPath(id string) string {
+	return "/network/v2.0/ports/" + id + "/tags/" + naming.MarkPrefix + Type
+}
+
+// answerPortMarks answers the marking of port id: its tag, then its own (empty) description.
+func answerPortMarks(api *cloudtest.API, id string) {
+	api.Reply("PUT", markTagPath(id), 201, nil)
+	api.Reply("PUT", "/network/v2.0/ports/"+id, 200, map[string]any{"port": tagged(neutronPort(id, "server-web", "", []string{"sg-1"}))})
+}
+
+// answerCompletion answers the completion mark of server srv-1, as Nova does (the key it was sent).
+func answerCompletion(api *cloudtest.API) {
+	api.Reply("PUT", "/compute/servers/srv-1/metadata/"+naming.MarkCompletedKey, 200,
+		map[string]any{"meta": map[string]any{naming.MarkCompletedKey: naming.MarkCompletedValue}})
 }
 
 // externalGateway answers for router-1 (the router of net-1, gateway on ext-1: its interface
@@ -127,6 +148,37 @@ func neutronPort(id, name, deviceID string, groups []string) map[string]any {
 		"allowed_address_pairs": []any{},
 		"project_id":            "p1",
 	}
+}
+
+// posted is port p as a unikorn_server's create posts it: its creation mark as its description.
+func posted(p map[string]any) map[string]any {
+	out := maps.Clone(p)
+	out["description"] = made.Description()
+
+	return out
+}
+
+// tagged is port p tagged with a unikorn_server's creation mark, with its own description.
+func tagged(p map[string]any) map[string]any {
+	out := maps.Clone(p)
+	out["tags"] = made.Tags()
+	out["description"] = ""
+
+	return out
+}
+
+// marked is metadata md of a server with the marks m (an unfinished or finished create).
+func marked(m naming.Mark, md map[string]any) map[string]any {
+	out := maps.Clone(md)
+	if out == nil {
+		out = map[string]any{}
+	}
+
+	for k, v := range m.Properties() {
+		out[k] = v
+	}
+
+	return map[string]any{"metadata": out}
 }
 
 func keystoneProject() map[string]any {

@@ -272,6 +272,7 @@ type serverModel struct {
 	Host                types.String   `tfsdk:"host"`
 	ID                  types.String   `tfsdk:"id"`
 	IdentityID          types.String   `tfsdk:"identity_id"`
+	ImageChange         types.String   `tfsdk:"image_change"`
 	ImageID             types.String   `tfsdk:"image_id"`
 	MACAddress          types.String   `tfsdk:"mac_address"`
 	Metadata            types.Map      `tfsdk:"metadata"`

@@ -96,8 +96,11 @@ func (s *Service) createPort(ctx context.Context, spec Spec) (*Port, error) {
 		groups = []string{} // none, rather than the project's default group
 	}
 
+	// Posted with the creation mark as its description (Neutron takes no tags in a create),
+	// tagged with it right after (markPort).
 	opts := ports.CreateOpts{
 		Name:                portName,
+		Description:         made.Description(),
 		NetworkID:           spec.NetworkID,
 		SecurityGroups:      &groups,
 		AllowedAddressPairs: toNeutronPairs(spec.AllowedAddressPairs),
@@ -119,6 +122,8 @@ func (s *Service) createPort(ctx context.Context, spec Spec) (*Port, error) {
 		Find:   func(ctx context.Context) ([]ports.Port, error) { return s.portsNamed(ctx, portName) },
 		ID:     func(p ports.Port) string { return p.ID },
 		Delete: s.deletePort,
+		// After a lost answer, only a port posted by a unikorn_server's create is this one.
+		Adopt: func(p ports.Port) error { return cloud.Adopt(s.portExisting(spec.Name, toPort(&p))) },
 	})
 	s.tenant.Wrote(network.PortKind, p.ID)
 
@@ -130,7 +135,14 @@ func (s *Service) createPort(ctx context.Context, spec Spec) (*Port, error) {
 
 	tflog.Info(ctx, "Created the server's port", map[string]any{"port_id": p.ID})
 
-	return toPort(&p), nil
+	// A port left untagged here still says in its description who began it: the next apply
+	// adopts it and tags it then.
+	port, err := s.markPort(ctx, p.ID)
+	if err != nil {
+		return nil, fmt.Errorf("marking port %s (%s): %w", portName, p.ID, err)
+	}
+
+	return port, nil
 }
 
 // convergePort updates the security groups and allowed address pairs of an existing port when
@@ -139,6 +151,16 @@ func (s *Service) convergePort(ctx context.Context, port *Port, spec Spec) (*Por
 	if port.NetworkID != spec.NetworkID {
 		return port, fmt.Errorf("port %s (%s) is on network %s, not %s: delete it, or set network_id to its network",
 			naming.ServerPort(spec.Name), port.ID, port.NetworkID, spec.NetworkID)
+	}
+
+	if port.untagged {
+		// An interrupted create's port, adopted: its create ends here.
+		marked, err := s.markPort(ctx, port.ID)
+		if err != nil {
+			return port, fmt.Errorf("marking port %s (%s): %w", naming.ServerPort(spec.Name), port.ID, err)
+		}
+
+		port = marked
 	}
 
 	var opts ports.UpdateOpts
@@ -242,7 +264,10 @@ func toPort(p *ports.Port) *Port {
 		DeviceID:         p.DeviceID,
 		MACAddress:       p.MACAddress,
 		SecurityGroupIDs: slices.Sorted(slices.Values(p.SecurityGroups)),
+		Mark:             naming.MarkOfNeutron(p.Tags, p.Description),
 	}
+
+	out.untagged = out.Mark.Marked() && !naming.MarkOfTags(p.Tags).Marked()
 
 	// The first IPv4 address, else the first address.
 	for _, ip := range p.FixedIPs {

@@ -171,11 +171,13 @@ func (s *Service) newBootRequest(ctx context.Context, spec Spec, project project
 		return bootRequest{}, err
 	}
 
+	// The server carries the creation mark from its first moment: a create killed before its
+	// end leaves a server that the next create of this resource adopts, and no other.
 	boot := bootRequest{opts: servers.CreateOpts{
 		Name:      naming.Server(spec.Name),
 		FlavorRef: spec.FlavorID,
 		ImageRef:  spec.ImageID,
-		Metadata:  md,
+		Metadata:  withMarks(md, made.Properties()),
 	}}
 
 	if len(spec.UserData) > 0 {
@@ -263,6 +265,8 @@ func (s *Service) createServer(ctx context.Context, spec Spec, boot bootRequest,
 		Find:   func(ctx context.Context) ([]servers.Server, error) { return s.serversNamedAgain(ctx, name) },
 		ID:     func(srv servers.Server) string { return srv.ID },
 		Delete: func(ctx context.Context, id string) error { return s.deleteServer(ctx, id, name) },
+		// After a lost answer, only a server that a unikorn_server's create began is this one.
+		Adopt: func(srv servers.Server) error { return uniqueNames(cloud.Adopt(s.serverExisting(spec.Name, &srv))) },
 	})
 	s.wrote(srv.ID)
 

@@ -2,7 +2,9 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -48,6 +50,10 @@ func (r *serverResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		r.check(ctx, preflightOf(ctx, *plan, state), &resp.Diagnostics, func(err error) {
 			resp.Diagnostics.AddError(summaryCheck, err.Error())
 		})
+	}
+
+	if state != nil && !replaces(*plan, *state) {
+		warnRebuild(*plan, *state, &resp.Diagnostics)
 	}
 
 	if state != nil {
@@ -128,7 +134,82 @@ func preflightOf(ctx context.Context, plan serverModel, state *serverModel) Pref
 func replaces(plan, state serverModel) bool {
 	return !plan.Name.Equal(state.Name) || !plan.IdentityID.Equal(state.IdentityID) ||
 		!plan.NetworkID.Equal(state.NetworkID) || !plan.Region.Equal(state.Region) ||
-		!plan.ServerGroup.Equal(state.ServerGroup) || movesHost(state.Host, plan.Host)
+		!plan.ServerGroup.Equal(state.ServerGroup) || movesHost(state.Host, plan.Host) ||
+		(replacesForImage(plan.ImageChange) && !plan.ImageID.Equal(state.ImageID))
+}
+
+// What a change of image_id does (image_change).
+const (
+	ImageChangeRebuild = "rebuild"
+	ImageChangeReplace = "replace"
+)
+
+// ImageChanges are the values of image_change.
+var ImageChanges = []string{ImageChangeRebuild, ImageChangeReplace}
+
+// replacesForImage tells whether image_change makes a change of image_id a replace (unset is
+// a rebuild).
+func replacesForImage(choice types.String) bool { return choice.ValueString() == ImageChangeReplace }
+
+// imageReplaces is image_id's RequiresReplaceIf: image_change says replace.
+func imageReplaces(ctx context.Context, req planmodifier.StringRequest, resp *stringplanmodifier.RequiresReplaceIfFuncResponse) {
+	var choice types.String
+
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("image_change"), &choice)...)
+	resp.RequiresReplace = replacesForImage(choice)
+}
+
+// warnRebuild warns, at the attribute that causes it, that the plan rebuilds the server of state
+// in place: Nova re-images its root disk, and what was written on it is lost. A rebuild follows
+// a change of image_id (unless image_change replaces), of ssh_key and of user_data.
+func warnRebuild(plan, state serverModel, diags *diag.Diagnostics) {
+	var causes []string
+
+	at := path.Empty()
+
+	cause := func(changed bool, attribute, what string) {
+		if !changed {
+			return
+		}
+
+		if len(causes) == 0 {
+			at = path.Root(attribute)
+		}
+
+		causes = append(causes, what)
+	}
+
+	cause(!plan.ImageID.Equal(state.ImageID), "image_id", fmt.Sprintf("image_id changes from %s to %s",
+		state.ImageID.ValueString(), orUnknown(plan.ImageID)))
+	cause(!plan.SSHKey.Equal(state.SSHKey), "ssh_key", "ssh_key changes (Nova sets a server's keypair only by a rebuild)")
+	cause(!plan.UserDataSHA256.Equal(state.UserDataSHA256) && !state.UserDataSHA256.IsNull(), "user_data",
+		"user_data changes (a server boots with new user data only after a rebuild)")
+
+	if len(causes) == 0 {
+		return
+	}
+
+	detail := fmt.Sprintf("Server %q (%s) will be rebuilt in place: %s. Nova re-images its root disk from the image, so "+
+		"everything written on that disk since the server booted is lost; the server keeps its ID, port, addresses, "+
+		"metadata and any attached volume. Take a snapshot first if the disk holds anything you need "+
+		"(unikorn_server_snapshot or the unikorn_server_snapshot_now action).", state.Name.ValueString(), state.ID.ValueString(),
+		strings.Join(causes, "; "))
+
+	if !plan.ImageID.Equal(state.ImageID) {
+		detail += " To make a new server instead (a replace, with a new port and addresses), set image_change = \"" +
+			ImageChangeReplace + "\"."
+	}
+
+	diags.AddAttributeWarning(at, "Server "+state.Name.ValueString()+" will be rebuilt: its root disk is wiped", detail)
+}
+
+// orUnknown is v's value, or "a value known after apply".
+func orUnknown(v types.String) string {
+	if v.IsUnknown() {
+		return "a value known after apply"
+	}
+
+	return v.ValueString()
 }
 
 // movesHost tells whether a planned host moves a pinned server to another host (a replace):

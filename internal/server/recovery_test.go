@@ -2,7 +2,10 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"io"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -20,9 +23,14 @@ import (
 // lossyCreate is a fake create: its POSTs fail or succeed as its faults say, in turn (the last
 // one repeated), and its list answers the objects made so far.
 type lossyCreate struct {
-	// item is the object a POST makes, answer the body of a POST that succeeds; twin, when set,
-	// is made by someone else along with the first POST that acts.
-	item, answer, twin any
+	// item is the object a POST of body makes (what it holds of the body: a server's metadata, a
+	// port's description), answer the body of a POST that succeeds; twin, when set, is made by
+	// someone else along with the first POST that acts.
+	item         func(body []byte) any
+	answer, twin any
+	// meanwhile, when set, is made by someone else when the first POST is sent, whatever that
+	// POST does.
+	meanwhile any
 
 	mu    sync.Mutex
 	made  []any
@@ -38,13 +46,19 @@ type fault struct {
 }
 
 func (l *lossyCreate) install(api *cloudtest.API, path, listPath, listKey string, faults ...fault) {
-	api.On("POST", path, func(w http.ResponseWriter, _ *http.Request) {
+	api.On("POST", path, func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+
 		l.mu.Lock()
 		f := faults[min(l.posts, len(faults)-1)]
 		l.posts++
 
+		if l.meanwhile != nil {
+			l.made, l.meanwhile = append(l.made, l.meanwhile), nil
+		}
+
 		if ok := f.status >= 200 && f.status < 300; ok || f.acted {
-			l.made = append(l.made, l.item)
+			l.made = append(l.made, l.item(body))
 			if l.twin != nil {
 				l.made, l.twin = append(l.made, l.twin), nil
 			}
@@ -74,17 +88,55 @@ func (l *lossyCreate) install(api *cloudtest.API, path, listPath, listKey string
 	})
 }
 
-// lossyNova is a lossyCreate of the server web (srv-1) on newCreate's API.
+// lossyNova is a lossyCreate of the server web (srv-1), with the metadata it was posted with, on
+// newCreate's API.
 func lossyNova(f *cloudtest.API, twin any, faults ...fault) {
-	nova := &lossyCreate{item: novaServer("srv-1", "web", "BUILD", nil), answer: map[string]any{"server": map[string]any{"id": "srv-1"}}, twin: twin}
-	nova.install(f, "/compute/servers", "/compute/servers/detail", "servers", faults...)
+	newLossyNova(twin).install(f, "/compute/servers", "/compute/servers/detail", "servers", faults...)
 }
 
-// lossyNeutron is a lossyCreate of the port server-web (port-1) on newCreate's API.
+// newLossyNova is lossyNova's fake, to be installed.
+func newLossyNova(twin any) *lossyCreate {
+	return &lossyCreate{
+		item: func(body []byte) any {
+			var posted struct {
+				Server struct {
+					Metadata map[string]any `json:"metadata"`
+				} `json:"server"`
+			}
+			_ = json.Unmarshal(body, &posted)
+
+			return novaServer("srv-1", "web", "BUILD", map[string]any{"metadata": posted.Server.Metadata})
+		},
+		answer: map[string]any{"server": map[string]any{"id": "srv-1"}}, twin: twin,
+	}
+}
+
+// lossyNeutron is a lossyCreate of the port server-web (port-1), with the description it was
+// posted with, on newCreate's API.
 func lossyNeutron(f *cloudtest.API, twin any, faults ...fault) {
+	newLossyNeutron(twin).install(f, "/network/v2.0/ports", "/network/v2.0/ports", "ports", faults...)
+}
+
+// newLossyNeutron is lossyNeutron's fake, to be installed.
+func newLossyNeutron(twin any) *lossyCreate {
 	port := neutronPort("port-1", "server-web", "", []string{"sg-1"})
-	neutron := &lossyCreate{item: port, answer: map[string]any{"port": port}, twin: twin}
-	neutron.install(f, "/network/v2.0/ports", "/network/v2.0/ports", "ports", faults...)
+
+	return &lossyCreate{
+		item: func(body []byte) any {
+			var posted struct {
+				Port struct {
+					Description string `json:"description"`
+				} `json:"port"`
+			}
+			_ = json.Unmarshal(body, &posted)
+
+			out := maps.Clone(port)
+			out["description"] = posted.Port.Description
+
+			return out
+		},
+		answer: map[string]any{"port": posted(port)}, twin: twin,
+	}
 }
 
 // TestEnsureServerCreateFailures: a server POST that Nova refused for certain deletes the port
@@ -184,7 +236,10 @@ func TestEnsureTwins(t *testing.T) {
 				f.Reply("DELETE", "/compute/servers/srv-1", 204, nil)
 			},
 			kept: "srv-0", removed: "srv-1",
-			changes: []string{"POST /network/v2.0/ports", "POST /compute/servers", "DELETE /compute/servers/srv-1", "DELETE /network/v2.0/ports/port-1"},
+			changes: []string{
+				"POST /network/v2.0/ports", "PUT " + markTagPath("port-1"), "PUT /network/v2.0/ports/port-1",
+				"POST /compute/servers", "DELETE /compute/servers/srv-1", "DELETE /network/v2.0/ports/port-1",
+			},
 		},
 	}
 
@@ -216,11 +271,14 @@ func TestEnsureTwins(t *testing.T) {
 func TestEnsureAdoptsServerOnUnboundPort(t *testing.T) {
 	t.Parallel()
 
-	unbound := neutronPort("port-1", "server-web", "", []string{"sg-1"})
+	unbound := tagged(neutronPort("port-1", "server-web", "", []string{"sg-1"}))
+	unfinished := marked(made, nil)
 	noAddresses := map[string]any{"addresses": map[string]any{}}
 	otherPort := map[string]any{"addresses": map[string]any{"net": []any{map[string]any{
 		"addr": "10.0.0.9", "version": 4, "OS-EXT-IPS:type": "fixed", "OS-EXT-IPS-MAC:mac_addr": "fa:16:3e:00:00:99",
 	}}}}
+	maps.Copy(noAddresses, unfinished)
+	maps.Copy(otherPort, unfinished)
 
 	tests := []struct {
 		name    string
@@ -230,13 +288,13 @@ func TestEnsureAdoptsServerOnUnboundPort(t *testing.T) {
 		wantErr string
 	}{
 		{
-			name: "Nova reports it on the port", server: novaServer("srv-1", "web", "ACTIVE", nil),
-			reads: []map[string]any{novaServer("srv-1", "web", "ACTIVE", nil)},
+			name: "Nova reports it on the port", server: novaServer("srv-1", "web", "ACTIVE", unfinished),
+			reads: []map[string]any{novaServer("srv-1", "web", "ACTIVE", unfinished)},
 		},
 		{
 			name: "it binds the port while it is built", server: novaServer("srv-1", "web", "BUILD", noAddresses),
-			reads: []map[string]any{novaServer("srv-1", "web", "BUILD", noAddresses), novaServer("srv-1", "web", "ACTIVE", nil)},
-			ports: []map[string]any{unbound, neutronPort("port-1", "server-web", "srv-1", []string{"sg-1"})},
+			reads: []map[string]any{novaServer("srv-1", "web", "BUILD", noAddresses), novaServer("srv-1", "web", "ACTIVE", unfinished)},
+			ports: []map[string]any{unbound, tagged(neutronPort("port-1", "server-web", "srv-1", []string{"sg-1"}))},
 		},
 		{
 			name: "it is on another port", server: novaServer("srv-1", "web", "ACTIVE", otherPort),
@@ -253,6 +311,7 @@ func TestEnsureAdoptsServerOnUnboundPort(t *testing.T) {
 			f.Reply("GET", "/compute/servers/detail", 200, map[string]any{"servers": []any{tt.server}})
 			f.Reply("GET", "/network/v2.0/floatingips", 200, map[string]any{"floatingips": []any{}})
 			echoMetadata(f)
+			answerCompletion(f)
 
 			bodies := func(items []map[string]any, key string) []any {
 				out := make([]any, len(items))
@@ -304,8 +363,9 @@ func TestObserveRefoundAnnounced(t *testing.T) {
 
 	f := cloudtest.New(t)
 	// srv-old and port-old answer 404 (no route).
+	// An interrupted create's server (marked, unfinished): what a create would adopt.
 	f.Reply("GET", "/compute/servers/detail", 200, map[string]any{"servers": []any{
-		novaServer("srv-2", "web", "ACTIVE", map[string]any{"created": "2025-01-02T03:04:05Z"}),
+		novaServer("srv-2", "web", "ACTIVE", map[string]any{"created": "2025-01-02T03:04:05Z", "metadata": made.Properties()}),
 	}})
 	port := neutronPort("port-2", "server-web", "srv-2", nil)
 	port["created_at"] = "2025-01-02T03:04:01Z"
@@ -347,7 +407,7 @@ func TestDeleteRecordedIDsOnly(t *testing.T) {
 
 			f := cloudtest.New(t)
 			f.Reply("DELETE", "/compute/servers/srv-1", 404, nil) // gone already: done
-			f.Reply("GET", "/network/v2.0/ports", 200, map[string]any{"ports": []any{neutronPort("port-9", "server-web", "srv-9", nil)}})
+			f.Reply("GET", "/network/v2.0/ports", 200, map[string]any{"ports": []any{tagged(neutronPort("port-9", "server-web", "srv-9", nil))}})
 			f.Reply("GET", "/network/v2.0/floatingips", 200, map[string]any{"floatingips": []any{}})
 			f.Reply("DELETE", "/network/v2.0/ports/port-9", 204, nil)
 

@@ -72,6 +72,8 @@ func TestAccServer_basic(t *testing.T) {
 							"projectID": "proj-" + f.name, "identity:project_id": "proj-" + f.name,
 							"regionID": f.region, "region:region_id": f.region,
 							"monitoring:team_name": "blue", "backup:schedule": "daily",
+							// The ownership marks: made by a unikorn_server's create, which finished.
+							naming.MarkKindKey: "unikorn_server", naming.MarkCompletedKey: naming.MarkCompletedValue,
 						}
 
 						switch {
@@ -398,8 +400,10 @@ func TestAccServer_nearMiss(t *testing.T) {
 	})
 }
 
-// TestAccServer_adopt pre-creates the port server-<name> and the server <name> as an apply
-// that died after making them would have left them: the create adopts both.
+// TestAccServer_adopt pre-creates the port server-<name> and the server <name> by hand: the
+// create refuses them (issue 26), and leaves them as they are. Then it pre-creates them as an
+// apply that died after making them would have left them (marked, unfinished): the create adopts
+// both, and marks the server finished.
 func TestAccServer_adopt(t *testing.T) {
 	acctest.PreCheck(t)
 
@@ -410,6 +414,8 @@ func TestAccServer_adopt(t *testing.T) {
 		portID, serverID string
 	)
 
+	config := f.config(srv{extra: `  tags = { "team.example.com/owner" = "ops" }`})
+
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             checkDestroy(t),
@@ -419,7 +425,22 @@ func TestAccServer_adopt(t *testing.T) {
 				PreConfig: func() {
 					portID, serverID = acctest.PreCreateServer(t, ids.project, f.region, ids.network, f.name, f.flavor, f.image)
 				},
-				Config:           f.config(srv{extra: `  tags = { "team.example.com/owner" = "ops" }`}),
+				Config:      config,
+				ExpectError: regexp.MustCompile(`(?s)already\s+exists.*this\s+provider\s+did\s+not\s+make\s+it.*terraform\s+import`),
+			},
+			{
+				PreConfig: func() {
+					// The refused server is as it was made (the tag's metadata was not written).
+					if srv, err := acctest.Server(t, f.region, serverID); err != nil || srv.Metadata["team:owner"] != "" {
+						t.Fatalf("the refused server %s was touched (metadata %v) or is gone (%v)", serverID, srv, err)
+					}
+
+					acctest.DeleteServer(t, f.region, serverID)
+					acctest.NeutronDeletePort(t, ids.project, f.region, portID)
+
+					portID, serverID = acctest.PreCreateInterruptedServer(t, ids.project, f.region, ids.network, f.name, f.flavor, f.image)
+				},
+				Config:           config,
 				ConfigPlanChecks: settled(),
 				Check: resource.ComposeAggregateTestCheckFunc(
 					acctest.CheckAttributes(address, func(a map[string]string) error {
@@ -431,8 +452,19 @@ func TestAccServer_adopt(t *testing.T) {
 						return nil
 					}),
 					nova(t, func(srv *servers.Server, _ map[string]string, _ *terraform.State) error {
-						if srv.Metadata["serverID"] != srv.ID || srv.Metadata["team:owner"] != "ops" {
-							return fmt.Errorf("adopted server's metadata = %v", srv.Metadata)
+						if srv.Metadata["serverID"] != srv.ID || srv.Metadata["team:owner"] != "ops" ||
+							srv.Metadata[naming.MarkCompletedKey] != naming.MarkCompletedValue {
+							return fmt.Errorf("adopted server's metadata = %v, want the linkage, the tag and the completion mark", srv.Metadata)
+						}
+
+						port, err := acctest.Port(t, f.region, portID)
+						if err != nil {
+							return err
+						}
+
+						if !slices.Contains(port.Tags, naming.MarkPrefix+"unikorn_server") || port.Description != "" {
+							return fmt.Errorf("adopted port has tags %v and description %q, want the mark tag and its own description",
+								port.Tags, port.Description)
 						}
 
 						return nil

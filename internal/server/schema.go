@@ -29,17 +29,31 @@ func (r *serverResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 			"project from the identity's Keystone tags), plus its `tags`; the metadata is kept exactly so. A server that " +
 			"already carries a server and region ID there — one that Unikorn's region service made carries its own — keeps " +
 			"them, so that an import rewrites nothing.\n\n" +
-			"The port and server are found again by their exact names in the identity's project: a create adopts what an " +
-			"interrupted apply left behind (never a twin), and a server and port of the name that do not belong together are " +
-			"an error. IDs are recorded before any wait, so a server that fails to boot (Nova's `ERROR`, reported with its " +
-			"fault) is left tainted, never untracked. A refresh costs two requests per server (the server and its port).\n\n" +
+			"**Adoption.** The port and server are found again by their exact names in the identity's project. A create " +
+			"adopts only what an interrupted create of a `unikorn_server` left unfinished, so that a killed apply never " +
+			"leaves a twin: the server carries this provider's creation mark (the metadata key `" + naming.MarkKindKey +
+			"`) from its create request and the completion mark (`" + naming.MarkCompletedKey + "`) from the create's last " +
+			"step, and its port is tagged `" + naming.MarkPrefix + Type + "`. A server or port of the name that is " +
+			"anything else — another configuration's finished server, one Unikorn, a person or another tool made — is " +
+			"refused before anything is written, with the `terraform import` command that takes it over; it is never " +
+			"rebuilt, resized or re-grouped. A server and port of the name that do not belong together are an error too. " +
+			"The marks are system metadata: they never show in `metadata` and no apply removes them; an imported server " +
+			"never gets them. Server names are unique per identity and region, so a replacement planned with " +
+			"`create_before_destroy` (a change of `server_group` or `host`, say) fails while the old server holds the " +
+			"name, and leaves it untouched: give the replacement another name, or drop `create_before_destroy`. IDs are " +
+			"recorded before any wait, so a server that fails to boot (Nova's `ERROR`, reported with its fault) is left " +
+			"tainted, never untracked. A refresh costs two requests per server (the server and its port); a recorded " +
+			"server that is gone is replaced in the state by one of its name only when that one is an unfinished create " +
+			"of this kind.\n\n" +
 			"Bad input stops at plan time (or, for values only the apply knows, before anything is made): an unknown " +
 			"flavor or image, a flavor that cannot boot the image, a network or security group of another identity or " +
 			"region, and a server group or keypair the identity does not have.\n\n" +
 			"Updated in place: `security_group_ids` and `allowed_address_pairs` (port update), `public_ip`, `tags`, " +
-			"`power_state` (start / stop), `flavor_id` (resize, confirmed), `image_id`, `ssh_key` and `user_data` (rebuild, " +
-			"which keeps the port and its addresses but re-images the root disk). Changing `name`, `network_id`, `region`, " +
-			"`identity_id`, `server_group` or `host` replaces the server.\n\n" +
+			"`power_state` (start / stop), `flavor_id` (resize, confirmed), `image_id`, `ssh_key` and `user_data` " +
+			"(**rebuild**, which keeps the port and its addresses but re-images the root disk: everything written on it is " +
+			"lost, and the plan warns, naming the server). With `image_change = \"replace\"` a change of `image_id` " +
+			"replaces the server instead. Changing `name`, `network_id`, `region`, `identity_id`, `server_group` or `host` " +
+			"replaces the server.\n\n" +
 			"**Import** with `REGION/ID` or `REGION/name` (a bare `ID` or `name` means the provider's default region); the " +
 			"provider's configured scope must see every project's servers, as an admin's does. Tags cannot be read back " +
 			"from the metadata they become, and user data cannot be read at all: after an import the next apply writes the " +
@@ -88,10 +102,24 @@ func (r *serverResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 			},
 			"id":          adapter.IDAttribute("ID of the Nova server."),
 			"identity_id": adapter.IdentityIDAttribute("server"),
+			"image_change": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "What a change of `image_id` does. `" + ImageChangeRebuild + "` (the default, also when " +
+					"unset): Nova rebuilds the server in place — it keeps its ID, port, addresses and metadata, but its root " +
+					"disk is re-imaged and **everything written on it is lost**; the plan shows an update in place and warns. `" +
+					ImageChangeReplace + "`: the plan replaces the server (`-/+`): a new server on a new port (new addresses) " +
+					"boots from the new image, and the old one is deleted. Changing `image_change` itself changes nothing in " +
+					"the cloud.",
+				Validators: []validator.String{stringvalidator.OneOf(ImageChanges...)},
+			},
 			"image_id": schema.StringAttribute{
 				Required: true,
 				MarkdownDescription: "ID of the Glance image. The plan checks that Glance has it, that it is active and that " +
-					"the flavor fits it. Changing it rebuilds the server in place.",
+					"the flavor fits it. Changing it **rebuilds the server in place, which wipes its root disk** (the plan " +
+					"warns, naming the server), or replaces the server with `image_change = \"" + ImageChangeReplace + "\"`.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIf(imageReplaces,
+					"Changing image_id replaces the server when image_change is replace.",
+					"Changing `image_id` replaces the server when `image_change` is `replace`.")},
 				Validators: []validator.String{adapter.UUID()},
 			},
 			"mac_address": adapter.StableString("MAC address of the server's port."),

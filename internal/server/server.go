@@ -6,7 +6,9 @@
 // holds no Terraform types:
 // [Service.Ensure] converges a server (port, server, metadata, power state, floating IP) and
 // is safe to re-run after a crash at any point, since every object is looked up by its
-// deterministic name and adopted; [Service.Observe] re-reads a server with two requests;
+// deterministic name and adopted when an interrupted create of a unikorn_server left it
+// (ownership.go: the marks, and what is refused); [Service.Observe] re-reads a server with two
+// requests;
 // [Service.Delete] removes the server, its floating IP and its port; [Checker] finds bad input
 // before anything is made. Every core call takes a *cloud.Tenant. resource.go, schema.go,
 // plan.go and flatten.go adapt it to terraform-plugin-framework on the adapter kit; the
@@ -130,6 +132,10 @@ type Port struct {
 	PrivateIP           string
 	SecurityGroupIDs    []string
 	AllowedAddressPairs []AddressPair
+	// Mark is the port's ownership mark (naming.MarkOfNeutron); untagged says that it is still
+	// only its description (a create stopped before it tagged the port).
+	Mark     naming.Mark
+	untagged bool
 }
 
 // Service runs server operations in one tenant (an identity's project in one region) through
@@ -203,9 +209,12 @@ func tenantName(projectID, region string) string {
 }
 
 // Ensure makes the cloud hold the server of spec and returns it as it is afterwards. The port
-// and server are found again by their IDs in known or by their names, and adopted; whatever
-// is missing is made, whatever differs is converged (port update, resize, rebuild, metadata,
-// power, floating IP). A create whose answer is lost is recovered by its name (cloud.Create).
+// and server are found again by their IDs in known or by their names; what is found by name is
+// adopted only when an interrupted create of a unikorn_server left it (claim), and refused with a
+// *cloud.ExistsError before any write otherwise. Whatever is missing is made, whatever differs is
+// converged (port update, resize, rebuild, metadata, power, floating IP), and the server's
+// completion mark is written last. A create whose answer is lost is recovered by its name
+// (cloud.Create), only when what is found is its own.
 // On error the returned Server holds what exists so far; it is nil when no server exists (a
 // port made by this call is then deleted again when Nova refused the server for certain, and
 // kept, for the next apply to adopt, when Nova may have made it after all).
@@ -312,6 +321,8 @@ func (s *Service) Ensure(ctx context.Context, spec Spec, known Known) (*Server, 
 		return fail(err)
 	}
 
+	md = withMarks(md, srv.Metadata) // the marks are no one's metadata to converge
+
 	for _, key := range shadowed {
 		notes = append(notes, fmt.Sprintf("A tag translates to the system metadata key %q: the system value is kept.", key))
 	}
@@ -332,6 +343,11 @@ func (s *Service) Ensure(ctx context.Context, spec Spec, known Known) (*Server, 
 
 	srv, seen, err := s.waitAddress(ctx, srv, port.MACAddress, address)
 	if err != nil {
+		return fail(err)
+	}
+
+	// The last step: from here on the server is a finished create, which no other create adopts.
+	if srv, err = s.complete(ctx, srv); err != nil {
 		return fail(err)
 	}
 
@@ -434,6 +450,12 @@ func (s *Service) findPair(ctx context.Context, name string, known Known) (*Port
 		return nil, nil, err
 	}
 
+	// Whatever was found by name and is not this provider's unfinished create is refused here,
+	// before anything is written.
+	if err := s.claim(name, port, srv, known); err != nil {
+		return nil, nil, err
+	}
+
 	if srv != nil && port != nil && port.DeviceID == "" && srv.Status == statusBuild && !listsPort(srv, port.MACAddress) {
 		if port, srv, err = s.awaitBinding(ctx, port, srv); err != nil {
 			return nil, nil, err
@@ -509,6 +531,15 @@ func (s *Service) Observe(ctx context.Context, name string, known Known) (*Serve
 		return nil, err
 	}
 
+	// A server found by name in place of the recorded one is taken only by the rule of a
+	// create: what another configuration finished, or someone else made, is not this one.
+	if srv.ID != known.ServerID && !cloud.Owns(Type, naming.MarkOf(srv.Metadata)) {
+		tflog.Warn(ctx, "The recorded server is gone; a server of its name is not this configuration's, so it is not taken",
+			map[string]any{"recorded_id": known.ServerID, "found_id": srv.ID, "marks": naming.MarkOf(srv.Metadata).String()})
+
+		return nil, nil
+	}
+
 	out := toServer(srv)
 
 	if known.ServerID != "" && out.ID != known.ServerID {
@@ -517,6 +548,12 @@ func (s *Service) Observe(ctx context.Context, name string, known Known) (*Serve
 
 	if out.Port, err = s.findPort(ctx, name, known.PortID); err != nil {
 		return nil, err
+	}
+
+	// A port found by name is the server's when the server is on it, or when a unikorn_server's
+	// create made it.
+	if p := out.Port; p != nil && p.ID != known.PortID && p.DeviceID != srv.ID && !cloud.Owns(Type, p.Mark) {
+		out.Port = nil
 	}
 
 	if out.Port != nil {
@@ -535,11 +572,11 @@ func (s *Service) Observe(ctx context.Context, name string, known Known) (*Serve
 }
 
 // adopted is the note of the kind name found existing on a create, id made at created, and taken
-// over instead of a new one made.
+// over instead of a new one made: what an interrupted create of a unikorn_server left unfinished.
 func (s *Service) adopted(kind, name, id string, created time.Time) string {
-	return fmt.Sprintf("The %s %s (%s) already existed in %s, created %s, and was adopted instead of a new one being made "+
-		"(an interrupted apply leaves such objects behind). If another workspace manages it, remove this server from "+
-		"this configuration.", kind, name, id, s, when(created))
+	return fmt.Sprintf("The %s %s (%s) already existed in %s, created %s, and was adopted instead of a new one being made: "+
+		"a create of a unikorn_server began it and never finished (an interrupted apply leaves such objects behind).",
+		kind, name, id, s, when(created))
 }
 
 // when is created for a message.
@@ -563,7 +600,7 @@ func (s *Service) refound(kind, name, oldID, newID string, created time.Time) st
 // port (deleting those this provider made, detaching others), then the port. Every 404 is
 // success. Objects are deleted by their recorded IDs only, never found by name: a newer
 // server that reuses the name is not this one's. Only when nothing at all was recorded is the
-// port looked up by name.
+// port looked up by name, and deleted only when a unikorn_server's create made it.
 func (s *Service) Delete(ctx context.Context, name string, known Known) error {
 	ctx = tflog.SetField(ctx, "server", name)
 
@@ -580,7 +617,8 @@ func (s *Service) Delete(ctx context.Context, name string, known Known) error {
 			return err
 		}
 
-		if port != nil {
+		// Only a port that a unikorn_server's create made: never someone else's of the name.
+		if port != nil && cloud.Owns(Type, port.Mark) {
 			portID = port.ID
 		}
 	}
@@ -609,7 +647,7 @@ func toServer(srv *servers.Server) *Server {
 		Created:   srv.Created,
 		KeyName:   srv.KeyName,
 		Host:      srv.Host,
-		Metadata:  srv.Metadata,
+		Metadata:  withoutMarks(srv.Metadata), // the ownership marks are no one's metadata
 	}
 
 	if srv.Status == "ERROR" {

@@ -145,13 +145,15 @@ func TestEnsureCreateFailsWithFault(t *testing.T) {
 	}
 }
 
+// TestEnsureAdopts: the server and port an interrupted create left (marked, unfinished) are
+// adopted; a converged one costs only its completion mark.
 func TestEnsureAdopts(t *testing.T) {
 	t.Parallel()
 
 	f := newProject(t)
 	f.Reply("GET", "/network/v2.0/ports", 200, map[string]any{"ports": []any{
 		neutronPort("port-near", "server-web2", "srv-near", nil),
-		neutronPort("port-1", "server-web", "srv-1", []string{"sg-1"}),
+		tagged(neutronPort("port-1", "server-web", "srv-1", []string{"sg-1"})),
 	}})
 
 	md := map[string]any{}
@@ -163,9 +165,10 @@ func TestEnsureAdopts(t *testing.T) {
 
 	f.Reply("GET", "/compute/servers/detail", 200, map[string]any{"servers": []any{
 		novaServer("srv-near", "web2", "ACTIVE", nil),
-		novaServer("srv-1", "web", "ACTIVE", map[string]any{"metadata": md}),
+		novaServer("srv-1", "web", "ACTIVE", marked(made, md)),
 	}})
 	f.Reply("GET", "/network/v2.0/floatingips", 200, map[string]any{"floatingips": []any{}})
+	answerCompletion(f)
 
 	out, err := service(f).Ensure(context.Background(), baseSpec(), Known{FlavorID: "flavor-tiny", FlavorName: "m1.tiny"})
 	if err != nil {
@@ -176,8 +179,8 @@ func TestEnsureAdopts(t *testing.T) {
 		t.Fatalf("adopted %s on %s, want srv-1 on port-1", out.ID, out.Port.ID)
 	}
 
-	if writes := f.Writes(); len(writes) > 0 {
-		t.Errorf("adopting a converged server sent %v", writes)
+	if writes := f.Writes(); !slices.Equal(writes, []string{"PUT /compute/servers/srv-1/metadata/" + naming.MarkCompletedKey}) {
+		t.Errorf("adopting a converged server sent %v, want only its completion mark", writes)
 	}
 
 	if q := f.Last(t, "GET /compute/servers/detail").Query["name"]; len(q) != 1 || q[0] != "^web$" {
@@ -188,9 +191,10 @@ func TestEnsureAdopts(t *testing.T) {
 func TestEnsureRefusesUnpairedServer(t *testing.T) {
 	t.Parallel()
 
+	// Both of an interrupted create (marked), but the port is another device's.
 	f := newProject(t)
-	f.Reply("GET", "/network/v2.0/ports", 200, map[string]any{"ports": []any{neutronPort("port-1", "server-web", "other", nil)}})
-	f.Reply("GET", "/compute/servers/detail", 200, map[string]any{"servers": []any{novaServer("srv-1", "web", "ACTIVE", nil)}})
+	f.Reply("GET", "/network/v2.0/ports", 200, map[string]any{"ports": []any{tagged(neutronPort("port-1", "server-web", "other", nil))}})
+	f.Reply("GET", "/compute/servers/detail", 200, map[string]any{"servers": []any{novaServer("srv-1", "web", "ACTIVE", marked(made, nil))}})
 
 	_, err := service(f).Ensure(context.Background(), baseSpec(), Known{})
 	if err == nil || !strings.Contains(err.Error(), "not attached to port server-web") {

@@ -11,12 +11,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"strings"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
 	"github.com/gophercloud/gophercloud/v2/openstack/image/v2/images"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/image"
@@ -73,13 +75,49 @@ func (s *Snapshots) String() string { return s.tenant }
 // Region is the snapshots' region.
 func (s *Snapshots) Region() string { return s.images.Region() }
 
-// Take asks Nova for a snapshot of spec's server in the image spec.Name, through cloud.Create
-// (a lost answer is looked for by the name), and returns the new image (queued: Nova is still
-// uploading the disk). An image of the name that already exists in the identity's project is
-// adopted when it is a snapshot of the same server and adopt is set (an interrupted apply left
-// it), and is an error otherwise.
+// The resource types whose creates mark a snapshot image: the resource, and the action (whose
+// images nothing manages afterwards, marked so that no create takes them for its own).
+const (
+	SnapshotType    = "unikorn_server_snapshot"
+	SnapshotNowType = "unikorn_server_snapshot_now"
+)
+
+// snapshotMarks are the Glance properties a snapshot of kind is asked for with (Nova's
+// create-image metadata): its creation mark, and the completion mark explicitly unset, because
+// Nova copies the properties of the server's image into the snapshot, and an image made by this
+// provider carries a completion mark of its own.
+func snapshotMarks(kind string) map[string]string {
+	props := naming.MadeFor(kind).Properties()
+	props[naming.MarkCompletedKey] = "false"
+
+	return props
+}
+
+// existing describes the image img of name, met by a create of kind, for the ownership rule.
+func (s *Snapshots) existing(kind, name string, img *images.Image) cloud.Existing {
+	ex := cloud.Existing{Type: kind, Kind: "snapshot image", Name: name, ID: img.ID, Where: s.String(), Mark: naming.MarkOf(img.Properties)}
+	if kind == SnapshotType {
+		ex.ImportID = s.Region() + "/" + img.ID
+	}
+
+	return ex
+}
+
+// Take asks Nova for a snapshot of spec's server in the image spec.Name, through cloud.Create (a
+// lost answer is looked for by the name, and only an image this kind of create began is taken),
+// and returns the new image (queued: Nova is still uploading the disk). The image carries the
+// creation mark from its first moment: a unikorn_server_snapshot's when adopt is set, else the
+// action's. With adopt, an image of the name that already exists in the identity's project is
+// adopted when an interrupted create of a unikorn_server_snapshot began it, of the same server;
+// anything else is an error (a *cloud.ExistsError when it is not such a create's). Without
+// adopt (the action), any image of the name is an error.
 func (s *Snapshots) Take(ctx context.Context, spec SnapshotSpec, adopt bool) (img *images.Image, adopted bool, err error) {
 	name := naming.SnapshotImage(spec.Name)
+
+	kind := SnapshotNowType
+	if adopt {
+		kind = SnapshotType
+	}
 
 	found, err := s.images.Find(ctx, name)
 	if err != nil {
@@ -89,19 +127,26 @@ func (s *Snapshots) Take(ctx context.Context, spec SnapshotSpec, adopt bool) (im
 	if found != nil {
 		from, _ := found.Properties[propertyInstanceUUID].(string)
 
-		switch {
-		case from != spec.ServerID:
+		if !adopt {
+			return nil, false, fmt.Errorf("a snapshot image %q (%s) already exists in %s: choose another name "+
+				"(for example with a timestamp) or delete it", spec.Name, found.ID, s)
+		}
+
+		if err := cloud.Adopt(s.existing(kind, name, found)); err != nil {
+			return nil, false, err
+		}
+
+		if from != spec.ServerID {
 			return nil, false, fmt.Errorf("image %q (%s) already exists in %s and is not a snapshot of server %s "+
 				"(its instance_uuid is %q): choose another name or delete it", spec.Name, found.ID, s, spec.ServerID, from)
-		case !adopt:
-			return nil, false, fmt.Errorf("a snapshot image %q (%s) of server %s already exists in %s: choose another name "+
-				"(for example with a timestamp) or delete it", spec.Name, found.ID, spec.ServerID, s)
 		}
 
 		return found, true, nil
 	}
 
-	opts := servers.CreateImageOpts{Name: name, Metadata: map[string]string{image.PropertyOrganizationID: spec.OrganizationID}}
+	md := snapshotMarks(kind)
+	md[image.PropertyOrganizationID] = spec.OrganizationID
+	opts := servers.CreateImageOpts{Name: name, Metadata: md}
 
 	s.bound.Wrote(serverKind, spec.ServerID) // Nova's task state of the server changes
 
@@ -119,6 +164,7 @@ func (s *Snapshots) Take(ctx context.Context, spec SnapshotSpec, adopt bool) (im
 		Find:   func(ctx context.Context) ([]*images.Image, error) { return s.images.Named(ctx, name) },
 		ID:     func(i *images.Image) string { return i.ID },
 		Delete: func(ctx context.Context, id string) error { return s.images.Delete(ctx, id, name, false) },
+		Adopt:  func(i *images.Image) error { return cloud.Adopt(s.existing(kind, name, i)) },
 	})
 
 	switch {
@@ -179,11 +225,27 @@ func (s *Snapshots) Wait(ctx context.Context, id, serverID string, progress Prog
 // Publish makes img an image of organizationID: private, with unikorn:organization:id, and
 // without the unikorn:digest Nova copied from the server's image (the signature of that
 // image's ID, which does not hold for this one; organization images are not signature-checked).
-// One Glance patch when anything differs, none otherwise.
+// One Glance patch when anything differs, none otherwise; the marks are kept.
 func (s *Snapshots) Publish(ctx context.Context, img *images.Image, organizationID string) (*images.Image, error) {
+	return s.publish(ctx, img, organizationID, "")
+}
+
+// Finish is the last step of a create of kind (SnapshotType or SnapshotNowType): Publish, and
+// in the same patch the completion mark, when a create of kind began img (an imported image is
+// never marked).
+func (s *Snapshots) Finish(ctx context.Context, img *images.Image, organizationID, kind string) (*images.Image, error) {
+	return s.publish(ctx, img, organizationID, kind)
+}
+
+// publish is Publish, with the completion mark of completes ("": none).
+func (s *Snapshots) publish(ctx context.Context, img *images.Image, organizationID, completes string) (*images.Image, error) {
 	want := image.UserProperties(img)
 	want[image.PropertyOrganizationID] = organizationID
 	delete(want, image.PropertyDigest)
+
+	if have := naming.MarkOf(img.Properties); completes != "" && have.Kind == completes && !have.Completed {
+		maps.Copy(want, have.Done().Properties())
+	}
 
 	out, err := s.images.Converge(ctx, img, image.Spec{
 		Visibility: string(images.ImageVisibilityPrivate), Protected: img.Protected, Tags: img.Tags,
@@ -210,7 +272,7 @@ func (s *Snapshots) Snap(ctx context.Context, spec SnapshotSpec, progress Progre
 		return img, err
 	}
 
-	if img, err = s.Publish(ctx, img, spec.OrganizationID); err != nil {
+	if img, err = s.Finish(ctx, img, spec.OrganizationID, SnapshotNowType); err != nil {
 		return img, err
 	}
 
@@ -229,9 +291,19 @@ func (s *Snapshots) Get(ctx context.Context, id string) (*images.Image, error) {
 	return img, nil
 }
 
-// Observe reads image id, or, when it is gone, the identity's image named name.
+// Observe reads image id, or, when it is gone, the identity's image named name: only one that
+// an unfinished create of a unikorn_server_snapshot began (the rule of a create); another image
+// of the name is not this resource's, which is then gone.
 func (s *Snapshots) Observe(ctx context.Context, id, name string) (image.Observed, error) {
-	return s.images.Observe(ctx, id, name)
+	obs, err := s.images.Observe(ctx, id, name)
+	if err != nil || obs.RefoundFrom == "" || cloud.Owns(SnapshotType, naming.MarkOf(obs.Image.Properties)) {
+		return obs, err
+	}
+
+	tflog.Warn(ctx, "The recorded snapshot image is gone; an image of its name is not this configuration's, so it is not taken",
+		map[string]any{"recorded_id": id, "found_id": obs.Image.ID, "marks": naming.MarkOf(obs.Image.Properties).String()})
+
+	return image.Observed{}, nil
 }
 
 // Delete deletes image id (named name): already gone is success; Glance's 409 while the image

@@ -63,7 +63,16 @@ func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 		MarkdownDescription: "A snapshot of a server's disk, published as an organization image: Nova's create-image " +
 			"(as the identity's own user), polled until Glance says the image is `active`, then made private with " +
 			"`unikorn:organization:id` set. The image lives in the identity's project under `name`, by which it is found " +
-			"again (an interrupted apply adopts the snapshot of the same server, never makes a twin). Nova copies the " +
+			"again.\n\n" +
+			"**Adoption.** The image carries this provider's creation mark (the property `" + naming.MarkKindKey + "` = `" +
+			SnapshotType + "`) from Nova's create-image request, and the completion mark (`" + naming.MarkCompletedKey +
+			"` = `true`) from the create's last step (the publish). A create adopts an image of its name only when an " +
+			"interrupted create of a `" + SnapshotType + "` of the same server left it unfinished, so that a killed apply " +
+			"never leaves a twin; any other image of the name — another configuration's, one taken by hand or by " +
+			"`unikorn_server_snapshot_now` — is refused before anything is made, with the `terraform import` command that " +
+			"takes it over. A recorded image that is gone is replaced in the state by one of its name only when that one is " +
+			"an unfinished create of this kind. The marks are kept by every publish and never show in `properties`.\n\n" +
+			"Nova copies the " +
 			"properties of the server's image into the snapshot, so the server's Unikorn image properties come with it and " +
 			"`unikorn_images` / `unikorn_image` with `organization_id` return it (the stale `unikorn:digest` is removed: " +
 			"organization images are not signature-checked). Destroying it deletes the image; Glance refuses while a server " +
@@ -149,8 +158,9 @@ func (r *snapshotResource) Create(ctx context.Context, req resource.CreateReques
 
 		if adopted {
 			resp.Diagnostics.AddWarning("Adopted an existing snapshot", fmt.Sprintf("The snapshot image %q (%s) of server %s already "+
-				"existed in %s, created %s, and was adopted instead of a new one being taken (an interrupted apply leaves such "+
-				"images behind).", img.Name, img.ID, spec.ServerID, snaps, when(img.CreatedAt)))
+				"existed in %s, created %s, and was adopted instead of a new one being taken: a create of a "+
+				"unikorn_server_snapshot began it and never finished (an interrupted apply leaves such images behind).",
+				img.Name, img.ID, spec.ServerID, snaps, when(img.CreatedAt)))
 		}
 
 		// Record before waiting: a failed snapshot leaves a tainted resource, never an untracked image.
@@ -159,7 +169,7 @@ func (r *snapshotResource) Create(ctx context.Context, req resource.CreateReques
 
 		if err == nil {
 			if img, err = snaps.Wait(ctx, img.ID, spec.ServerID, nil); err == nil {
-				img, err = snaps.Publish(ctx, img, spec.OrganizationID)
+				img, err = snaps.Finish(ctx, img, spec.OrganizationID, SnapshotType)
 			}
 		}
 

@@ -50,6 +50,16 @@ func snapshotProps() map[string]any {
 	}
 }
 
+// snapshotMarked are snapshotProps with the marks.
+func snapshotMarked(marks map[string]string) map[string]any {
+	props := snapshotProps()
+	for k, v := range marks {
+		props[k] = v
+	}
+
+	return props
+}
+
 // answerCreateImage answers Nova's create-image of srv-1 with image img-9.
 func answerCreateImage(api *cloudtest.API) {
 	api.On("POST", "/compute/servers/srv-1/action", func(w http.ResponseWriter, _ *http.Request) {
@@ -77,8 +87,12 @@ func TestSnapshotTake(t *testing.T) {
 			t.Fatalf("Take = %+v, %v, %v", img, adopted, err)
 		}
 
+		// The image carries the creation mark from the first moment, and not the completion
+		// mark Nova would copy from a server's image that this provider made.
 		body := api.Last(t, "POST /compute/servers/srv-1/action").JSON(t, "createImage")
-		want := map[string]any{"name": "backup", "metadata": map[string]any{"unikorn:organization:id": "org-1"}}
+		want := map[string]any{"name": "backup", "metadata": map[string]any{
+			"unikorn:organization:id": "org-1", "unikorn_terraform_kind": "unikorn_server_snapshot", "unikorn_terraform_created": "false",
+		}}
 
 		if diff := cmp.Diff(want, body); diff != "" {
 			t.Errorf("createImage (-want +got):\n%s", diff)
@@ -91,11 +105,11 @@ func TestSnapshotTake(t *testing.T) {
 		}
 	})
 
-	t.Run("adopts the snapshot of the same server", func(t *testing.T) {
+	t.Run("adopts the snapshot of the same server an interrupted create began", func(t *testing.T) {
 		t.Parallel()
 
 		api, snaps := snapshotCloud(t)
-		api.Reply("GET", "/image/v2/images", 200, map[string]any{"images": []any{glanceImage("img-8", "active", snapshotProps())}})
+		api.Reply("GET", "/image/v2/images", 200, map[string]any{"images": []any{glanceImage("img-8", "active", snapshotMarked(snapshotMarks(SnapshotType)))}})
 
 		img, adopted, err := snaps.Take(context.Background(), spec, true)
 		if err != nil || !adopted || img.ID != "img-8" || api.Count("POST /compute/servers/srv-1/action") != 0 {
@@ -115,7 +129,7 @@ func TestSnapshotTake(t *testing.T) {
 			t.Parallel()
 
 			api, snaps := snapshotCloud(t)
-			props := snapshotProps()
+			props := snapshotMarked(snapshotMarks(SnapshotType))
 			props["instance_uuid"] = tc.from
 			api.Reply("GET", "/image/v2/images", 200, map[string]any{"images": []any{glanceImage("img-8", "active", props)}})
 

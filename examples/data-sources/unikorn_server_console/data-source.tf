@@ -6,6 +6,9 @@ data "unikorn_server_console" "web" {
   lines       = 50
 }
 
+# The log is sensitive (cloud-init prints generated passwords and keys to the console): an output
+# of it must say so, and `terraform output -raw web_boot_log` shows it.
 output "web_boot_log" {
-  value = data.unikorn_server_console.web.output
+  value     = data.unikorn_server_console.web.output
+  sensitive = true
 }
