@@ -5,6 +5,7 @@ package image
 // import and converged in place with Glance's JSON patch.
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -49,6 +50,18 @@ type Manager struct {
 	refusal func(service, call string, err error) error
 	// pollMin is the first wait between polls of an import (0: cloud.Poll's default).
 	pollMin time.Duration
+	// kind is the resource type whose unfinished creates Observe may find again by name ("":
+	// unikorn_image).
+	kind string
+}
+
+// Of is m for the images of resource type kind (a unikorn_server_snapshot's): Observe then finds
+// again by name only an unfinished create of that type.
+func (m *Manager) Of(kind string) *Manager {
+	c := *m
+	c.kind = kind
+
+	return &c
 }
 
 // NewManager is the manager of the images of region (a resolved name) owned by owner.
@@ -563,7 +576,7 @@ func (m *Manager) Observe(ctx context.Context, id, name string) (Observed, error
 	}
 
 	found, err := m.Find(ctx, name)
-	if err != nil || found == nil || !cloud.Owns(TypeName, naming.MarkOf(found.Properties)) {
+	if err != nil || found == nil || !cloud.Owns(cmp.Or(m.kind, TypeName), naming.MarkOf(found.Properties)) {
 		return Observed{}, err
 	}
 

@@ -66,7 +66,7 @@ func NewSnapshots(t *cloud.Tenant) (*Snapshots, error) {
 		return nil, err
 	}
 
-	return &Snapshots{compute: compute, images: image.NewManager(glance, t.ProjectID(), t.Region(), nil), tenant: t.String(), bound: t}, nil
+	return &Snapshots{compute: compute, images: image.NewManager(glance, t.ProjectID(), t.Region(), nil).Of(SnapshotType), tenant: t.String(), bound: t}, nil
 }
 
 // String names the tenant for messages: "project P, region R".

@@ -23,7 +23,7 @@ func snapshotCloud(t *testing.T) (*cloudtest.API, *Snapshots) {
 
 	return api, &Snapshots{
 		compute: api.ServiceClient("/compute/", "/compute/"),
-		images:  image.NewManager(api.ServiceClient("/image/", "/image/v2/"), "p1", "RegionOne", nil),
+		images:  image.NewManager(api.ServiceClient("/image/", "/image/v2/"), "p1", "RegionOne", nil).Of(SnapshotType),
 		tenant:  "project p1, region RegionOne",
 	}
 }
