@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
 
 // The regions a project was applied in. Tenant objects can only be made in a served region,
@@ -20,9 +21,8 @@ import (
 // attribute, kept across state loss and imports), adding a region before its first write
 // there; destroy looks in the union of the recorded and the served regions.
 
-// RegionsKey is the Keystone extra attribute (of an identity's or a unikorn_project's project)
-// that lists every region the provider applied the project in. Part of the linkage contract.
-const RegionsKey = "unikorn_terraform_regions"
+// RegionsKey is naming.RegionsKey: the record of the regions a project was applied in.
+const RegionsKey = naming.RegionsKey
 
 // Recorded are the regions recorded in a project's extra attributes, sorted.
 func Recorded(extra map[string]any) []string {

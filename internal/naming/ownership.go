@@ -178,3 +178,7 @@ func IsMarkTag(tag string) bool { return strings.HasPrefix(tag, MarkPrefix) }
 
 // IsMarkKey tells whether key is the key of an ownership mark (never a user's property).
 func IsMarkKey(key string) bool { return key == MarkKindKey || key == MarkCompletedKey }
+
+// RegionsKey is the Keystone extra attribute (of an identity's or a unikorn_project's project)
+// that lists every region the provider applied the project in. Part of the linkage contract.
+const RegionsKey = "unikorn_terraform_regions"

@@ -3,6 +3,7 @@ package project
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/groups"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/domain"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/leftovers"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/quota"
 )
@@ -113,6 +115,12 @@ func (e *ensurer) run(ctx context.Context) error {
 	}
 
 	if err := e.ensureBindings(ctx, p.ID, creating && e.project == nil); err != nil {
+		return err
+	}
+
+	// Before the first write in a region (quotas, and the networks later made in it): the
+	// project's record of the regions it was applied in (leftovers.Regions).
+	if p, err = leftovers.Remember(ctx, s.Keystone, p, s.cloud.Regions()); err != nil {
 		return err
 	}
 
@@ -245,7 +253,9 @@ func (e *ensurer) ensureProject(ctx context.Context) (*projects.Project, error) 
 		Create: func(ctx context.Context) (*projects.Project, error) {
 			return projects.Create(ctx, s.Keystone, projects.CreateOpts{
 				DomainID: spec.DomainID, Name: spec.Name, Description: spec.Description, Enabled: &enabled, Tags: tags,
-				Extra: mark.Extra(),
+				// The served regions are recorded from the first moment, so that a destroy after
+				// regions was narrowed still looks into every region the project was applied in.
+				Extra: withRegions(mark.Extra(), s.cloud.Regions()),
 			}).Extract()
 		},
 		Find: func(ctx context.Context) ([]*projects.Project, error) {
@@ -520,4 +530,11 @@ func userTags(tags []string) ([]string, bool) {
 	marked := slices.Contains(tags, naming.HumanProjectTag)
 
 	return cloud.SortedSet(slices.DeleteFunc(slices.Clone(tags), func(t string) bool { return t == naming.HumanProjectTag })), marked
+}
+
+// withRegions is extra with the record of the served regions added (leftovers.RecordExtra).
+func withRegions(extra map[string]any, served []string) map[string]any {
+	maps.Copy(extra, leftovers.RecordExtra(served, nil))
+
+	return extra
 }
