@@ -49,6 +49,9 @@ type Client struct {
 	identityProjects OnceCache[string, *projects.Project]
 	// humanProjects holds the projects checked to be unikorn_project's (CheckHumanProject).
 	humanProjects OnceCache[string, struct{}]
+	// serviceRoles holds the identity projects made elsewhere in which the service user's roles
+	// were checked (and granted): acting.go.
+	serviceRoles OnceCache[string, struct{}]
 	// trustors holds the trustors of identity trusts, as recorded by resources and as found.
 	trustors trustorMemory
 	// runs holds the per-run listings, what the process wrote, and the polling rounds.

@@ -427,8 +427,7 @@ func (c *Client) findTrust(ctx context.Context, projectID string) (string, error
 
 		return ids[0], nil
 	case 0:
-		return "", fmt.Errorf("no Keystone trust to the service user %s on project %s: the identity's trust is missing "+
-			"or expired (re-create the unikorn_identity that owns the project)", c.serviceUserID, projectID)
+		return "", &NoTrustError{ProjectID: projectID, ServiceUserID: c.serviceUserID}
 	}
 
 	return "", fmt.Errorf("%d Keystone trusts to the service user %s on project %s (%s): expected exactly one; "+

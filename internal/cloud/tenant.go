@@ -2,7 +2,6 @@ package cloud
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -14,100 +13,6 @@ import (
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
-
-// Scope is the credential scope a tenant is bound with (DESIGN.md §4).
-type Scope int
-
-const (
-	// Privileged is the service user inside the identity's project: enough to read and delete
-	// every tenant object, and independent of the identity's trust, so that a broken or
-	// missing trust never blocks a refresh or a destroy.
-	Privileged Scope = iota
-	// AsIdentity acts as the identity's own user through its Keystone trust: what is created
-	// with it is owned by that user (ports, servers, floating IPs, load balancers).
-	AsIdentity
-	// Admin is where the calls that stock policy reserves for admin are made on the
-	// identity's behalf (quota updates, Neutron's default security group, VLAN provider
-	// networks): the service user's own project under the cloud-admin grant model, naming the
-	// identity's project in the call; the privileged scope under the inherited model.
-	Admin
-)
-
-func (s Scope) String() string {
-	switch s {
-	case AsIdentity:
-		return scopeIdentity.String()
-	case Admin:
-		return "admin"
-	}
-
-	return scopePrivileged.String()
-}
-
-// Tenant is an identity's project in one served region, bound to one credential scope: the
-// one value every tenant core takes. It hands out the service clients of that scope and
-// region; the region is resolved once, when the tenant is bound.
-type Tenant struct {
-	session   *Session
-	projectID string
-	region    string
-	// human says that the project is a unikorn_project's (ProjectTenant), not an identity's.
-	human bool
-}
-
-// Tenant binds the identity whose Keystone project is projectID in region ("" = the
-// provider's default region) with scope.
-func (c *Client) Tenant(ctx context.Context, projectID, region string, scope Scope) (*Tenant, error) {
-	if projectID == "" {
-		return nil, errors.New("empty identity (project) ID")
-	}
-
-	return c.bind(ctx, projectID, region, scope, false)
-}
-
-// bind binds projectID in region with scope, once the project passed its check: an identity's
-// (CheckIdentityProject), or a unikorn_project's when human (CheckHumanProject).
-func (c *Client) bind(ctx context.Context, projectID, region string, scope Scope, human bool) (*Tenant, error) {
-	resolved, err := c.ResolveRegion(region)
-	if err != nil {
-		return nil, err
-	}
-
-	if scope == AsIdentity && !human {
-		sess, err := c.checkedIdentity(ctx, projectID)
-		if err != nil {
-			return nil, err
-		}
-
-		return &Tenant{session: sess, projectID: projectID, region: resolved}, nil
-	}
-
-	check := c.CheckIdentityProject
-	if human {
-		check = c.CheckHumanProject
-	}
-
-	if err := check(ctx, projectID); err != nil {
-		return nil, err
-	}
-
-	var sess *Session
-
-	switch scope {
-	case AsIdentity:
-		sess, err = c.Identity(ctx, projectID)
-	case Admin:
-		sess, err = c.adminSession(ctx, projectID)
-	default:
-		sess, err = c.Privileged(ctx, projectID)
-	}
-
-	if err != nil {
-		return nil, err
-	}
-
-	return &Tenant{session: sess, projectID: projectID, region: resolved, human: human}, nil
-}
 
 // IdentityProjectError is an identity_id that names no identity of this provider: a project
 // outside the managed domain, one not made by unikorn_identity, or the service user's own.

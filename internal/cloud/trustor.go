@@ -2,13 +2,10 @@ package cloud
 
 import (
 	"context"
-	"strings"
 	"sync"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
-
-	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
 
 // An identity's trust is acted through only when its trustor is the identity's own user
@@ -88,44 +85,6 @@ func (c *Client) recordedTrust(ctx context.Context, projectID string) (trustID, 
 	}
 
 	return ids[0], trustor
-}
-
-// checkedIdentity is the identity scope of projectID once the project passed its check
-// (CheckIdentityProject). A trust's token names its project and the project's domain; when they
-// show an identity of the managed domain (identityByToken), that is the check, and acting as an
-// identity takes no manager-scope request. Anything else, a project the identity scope cannot be
-// had for included, is checked in the manager scope, which says best why a project is no
-// identity.
-func (c *Client) checkedIdentity(ctx context.Context, projectID string) (*Session, error) {
-	if projectID == c.baseProjectID {
-		return nil, c.CheckIdentityProject(ctx, projectID)
-	}
-
-	sess, err := c.Identity(ctx, projectID)
-	if err != nil {
-		if checkErr := c.CheckIdentityProject(ctx, projectID); checkErr != nil {
-			return nil, checkErr
-		}
-
-		return nil, err
-	}
-
-	if !c.identityByToken(sess) {
-		if err := c.CheckIdentityProject(ctx, projectID); err != nil {
-			return nil, err
-		}
-	}
-
-	return sess, nil
-}
-
-// identityByToken tells whether the token of sess, an identity scope, shows by itself what
-// CheckIdentityProject checks: its project is named like an identity's and is in the managed
-// domain as configured (by ID or name). Keystone's token says it as surely as the project read
-// in the manager scope does; that read still comes when the run wants the project (its tags).
-func (c *Client) identityByToken(sess *Session) bool {
-	return sess.domainID != "" && strings.HasPrefix(sess.projectName, naming.IdentityPrefix) &&
-		(c.settings.domain == sess.domainID || c.settings.domain == sess.domainName)
 }
 
 // trustSession authenticates through trust trustID as the identity scope of projectID, and keeps
