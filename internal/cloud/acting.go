@@ -21,7 +21,9 @@ import (
 //
 //	asked for    project             credential                                  check
 //	----------   -----------------   -----------------------------------------   ----------------------------
-//	Privileged   identity / human    service user, scoped to the project         IdentityProject / human tag
+//	Privileged   identity / human    service user, scoped to the project (in an  IdentityProject / human tag
+//	                                 identity made elsewhere, after granting it
+//	                                 the privileged roles it lacks there)
 //	Admin        identity / human    service user where admin holds (grants.go)  the same
 //	AsIdentity   identity, trusted   service user through the identity's trust   the trust's token, else
 //	                                 (acts as the identity's user)               IdentityProject (below)
@@ -138,6 +140,12 @@ func (c *Client) bind(ctx context.Context, projectID, region string, scope Scope
 	case Admin:
 		sess, err = c.adminSession(ctx, projectID)
 	default:
+		if !human {
+			if err := c.enterForeign(ctx, projectID); err != nil {
+				return nil, err
+			}
+		}
+
 		sess, err = c.Privileged(ctx, projectID)
 	}
 
@@ -204,31 +212,53 @@ func (e *NoTrustError) Error() string {
 var ServiceUserRoles = []string{"load-balancer_member", "manager", "member"}
 
 // foreignIdentity is the scope of an AsIdentity bind in projectID when the identity scope
-// failed with err: the service user in the project, when the project is an identity this
-// provider did not make (no creation mark of unikorn_identity) and the failure is that it has no
-// trust; err otherwise.
+// failed with err: the service user in the project (after enterForeign), when the project is an
+// identity this provider did not make and the failure is that it has no trust; err otherwise.
 func (c *Client) foreignIdentity(ctx context.Context, projectID string, err error) (*Session, error) {
 	var noTrust *NoTrustError
 	if !errors.As(err, &noTrust) {
 		return nil, err
 	}
 
-	p, perr := c.IdentityProject(ctx, projectID)
-	if perr != nil {
-		return nil, perr
-	}
+	foreign, perr := c.madeElsewhere(ctx, projectID)
 
-	if m := naming.MarkOf(p.Extra); m.Marked() {
+	switch {
+	case perr != nil:
+		return nil, perr
+	case !foreign:
 		return nil, err // made by this provider: its trust is to be re-made, not gone round
 	}
 
-	if gerr := c.ensureServiceUserRoles(ctx, projectID); gerr != nil {
-		return nil, gerr
+	if err := c.enterForeign(ctx, projectID); err != nil {
+		return nil, err
 	}
 
 	tflog.Debug(ctx, "Acting as the service user in an identity this provider did not make", map[string]any{"project_id": projectID})
 
 	return c.Privileged(ctx, projectID)
+}
+
+// madeElsewhere tells whether the identity project projectID carries no creation mark: Unikorn,
+// a person, or this provider before it marked what it makes.
+func (c *Client) madeElsewhere(ctx context.Context, projectID string) (bool, error) {
+	p, err := c.IdentityProject(ctx, projectID)
+	if err != nil {
+		return false, err
+	}
+
+	return !naming.MarkOf(p.Extra).Marked(), nil
+}
+
+// enterForeign makes sure, before the privileged scope is had in an identity project made
+// elsewhere, that the service user holds its roles there (ensureServiceUserRoles); nothing for an
+// identity this provider made (it granted them when it made it).
+func (c *Client) enterForeign(ctx context.Context, projectID string) error {
+	foreign, err := c.madeElsewhere(ctx, projectID)
+	if err != nil || !foreign {
+		return err
+	}
+
+	return c.ensureServiceUserRoles(ctx, projectID)
 }
 
 // ensureServiceUserRoles grants the service user, in the manager scope, the roles of
