@@ -277,7 +277,12 @@ func (c *Client) ensureServiceUserRoles(ctx context.Context, projectID string) e
 			UserID: c.serviceUserID, ScopeProjectID: projectID, Effective: &effective, IncludeNames: &names,
 		})
 		if err != nil {
-			return struct{}{}, fmt.Errorf("reading the service user's roles on project %s: %w", projectID, err)
+			// Not a reason to stop: the scope may well hold already (a manager scope that may not
+			// list assignments, an older Keystone); when it does not, authenticating it says so.
+			tflog.Debug(ctx, "Could not read the service user's roles in an identity made elsewhere; not granting any",
+				map[string]any{"project_id": projectID, "error": err.Error()})
+
+			return struct{}{}, nil
 		}
 
 		held := map[string]bool{} // by name: effective assignments (inherited, implied) count
