@@ -208,7 +208,7 @@ func newRetryingTransport(base http.RoundTripper, tuning retryTuning) *retryingT
 // RoundTrip implements http.RoundTripper.
 func (t *retryingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
-	idempotent := (isIdempotent(req.Method) || isTokenRequest(req)) && !once(ctx)
+	idempotent := (isIdempotent(req.Method) || isTokenRequest(req) || repeatable(ctx)) && !once(ctx)
 	rewindable := req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
 
 	for attempt := 1; ; attempt++ {
@@ -331,6 +331,19 @@ type onceKey struct{}
 func Once(ctx context.Context) context.Context { return context.WithValue(ctx, onceKey{}, true) }
 
 func once(ctx context.Context) bool { v, _ := ctx.Value(onceKey{}).(bool); return v }
+
+// repeatableKey marks a context whose requests the transport may repeat whatever their method.
+type repeatableKey struct{}
+
+// Repeatable is ctx for a PATCH that sets absolute values (an ownership mark, a record of
+// regions): repeating it after a lost answer or a 5xx changes nothing more, so the transport
+// retries it as it retries a PUT, and a fault in the last step of a create does not fail the
+// create.
+func Repeatable(ctx context.Context) context.Context {
+	return context.WithValue(ctx, repeatableKey{}, true)
+}
+
+func repeatable(ctx context.Context) bool { v, _ := ctx.Value(repeatableKey{}).(bool); return v }
 
 // isIdempotent: POST and PATCH are never retried (a lost POST is recovered by looking the
 // object up by name).

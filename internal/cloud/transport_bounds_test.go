@@ -115,3 +115,37 @@ func TestStalledBodyFailsTheRead(t *testing.T) {
 		}
 	}
 }
+
+// TestRepeatablePATCHIsRetried: a PATCH that sets absolute values (an ownership mark) is
+// retried after a 5xx like a PUT, so that a fault in a create's last step does not fail it.
+func TestRepeatablePATCHIsRetried(t *testing.T) {
+	t.Parallel()
+
+	for _, tc := range []struct {
+		repeatable bool
+		attempts   int32
+	}{{false, 1}, {true, 2}} {
+		srv := newScriptedServer(t, []scriptedAnswer{{status: http.StatusBadGateway}, {status: http.StatusOK}})
+
+		ctx := t.Context()
+		if tc.repeatable {
+			ctx = Repeatable(ctx)
+		}
+
+		req, err := http.NewRequestWithContext(ctx, http.MethodPatch, srv.srv.URL+"/v3/projects/p", strings.NewReader(`{"project":{}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		resp, err := (&http.Client{Transport: newRetryingTransport(http.DefaultTransport, fastRetryTuning(3, nil))}).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		_ = resp.Body.Close()
+
+		if srv.attempts.Load() != tc.attempts {
+			t.Errorf("repeatable %v: %d attempts, want %d", tc.repeatable, srv.attempts.Load(), tc.attempts)
+		}
+	}
+}

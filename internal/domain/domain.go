@@ -205,7 +205,7 @@ func (s *Service) Create(ctx context.Context, spec Spec) (*Domain, error) {
 
 	if d.Mark.Kind == TypeName && !d.Mark.Completed {
 		tags := cloud.SortedSet(append(slices.Clone(d.Tags), naming.MarkCompletedTag))
-		if _, err := s.write(ctx, d.ID, domainWrite{extra: map[string]any{"tags": tags}}); err != nil {
+		if _, err := s.write(cloud.Repeatable(ctx), d.ID, domainWrite{extra: map[string]any{"tags": tags}}); err != nil {
 			return d, s.Refused("marking domain "+d.ID+" as created", err)
 		}
 

@@ -279,7 +279,7 @@ func (e *ensurer) complete(ctx context.Context, p *projects.Project) error {
 	}
 
 	done := map[string]any{naming.MarkCompletedKey: naming.MarkCompletedValue}
-	if _, err := projects.Update(ctx, e.manager, p.ID, projects.UpdateOpts{Extra: done}).Extract(); err != nil {
+	if _, err := projects.Update(cloud.Repeatable(ctx), e.manager, p.ID, projects.UpdateOpts{Extra: done}).Extract(); err != nil {
 		return fmt.Errorf("marking the identity's project %s as complete: %w", p.ID, err)
 	}
 

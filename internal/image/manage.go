@@ -239,7 +239,7 @@ func (m *Manager) Complete(ctx context.Context, img *images.Image) (*images.Imag
 		return img, nil
 	}
 
-	out, err := images.Update(ctx, m.client, img.ID, images.UpdateOpts{images.UpdateImageProperty{
+	out, err := images.Update(cloud.Repeatable(ctx), m.client, img.ID, images.UpdateOpts{images.UpdateImageProperty{
 		Op: images.AddOp, Name: naming.MarkCompletedKey, Value: naming.MarkCompletedValue,
 	}}).Extract()
 	if err != nil {

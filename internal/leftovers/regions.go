@@ -86,7 +86,7 @@ func Remember(ctx context.Context, sc *gophercloud.ServiceClient, p *projects.Pr
 		return p, nil
 	}
 
-	updated, err := projects.Update(ctx, sc, p.ID, projects.UpdateOpts{Extra: extra}).Extract()
+	updated, err := projects.Update(cloud.Repeatable(ctx), sc, p.ID, projects.UpdateOpts{Extra: extra}).Extract()
 	if err != nil {
 		return p, fmt.Errorf("recording the regions of project %s: %w", p.ID, err)
 	}

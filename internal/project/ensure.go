@@ -138,7 +138,7 @@ func (e *ensurer) run(ctx context.Context) error {
 	}
 
 	if extra := domain.Completion(TypeName, e.mark); creating && extra != nil {
-		if _, err := projects.Update(ctx, s.Keystone, p.ID, projects.UpdateOpts{Extra: extra}).Extract(); err != nil {
+		if _, err := projects.Update(cloud.Repeatable(ctx), s.Keystone, p.ID, projects.UpdateOpts{Extra: extra}).Extract(); err != nil {
 			return s.Refused("marking project "+p.ID+" as created", err)
 		}
 

@@ -203,7 +203,7 @@ func (s *Service) Create(ctx context.Context, spec Spec) (*Role, error) {
 	}
 
 	if extra := domain.Completion(TypeName, out.Mark); extra != nil {
-		if _, err := roles.Update(ctx, s.Keystone, out.ID, roles.UpdateOpts{Extra: extra}).Extract(); err != nil {
+		if _, err := roles.Update(cloud.Repeatable(ctx), s.Keystone, out.ID, roles.UpdateOpts{Extra: extra}).Extract(); err != nil {
 			return out, s.Refused("marking role "+out.ID+" as created", err)
 		}
 
