@@ -282,7 +282,7 @@ func (c *Client) ensureServiceUserRoles(ctx context.Context, projectID string) e
 			tflog.Debug(ctx, "Could not read the service user's roles in an identity made elsewhere; not granting any",
 				map[string]any{"project_id": projectID, "error": err.Error()})
 
-			return struct{}{}, nil
+			return struct{}{}, nil //nolint:nilerr // tolerated: authenticating the scope says whether it holds
 		}
 
 		held := map[string]bool{} // by name: effective assignments (inherited, implied) count
