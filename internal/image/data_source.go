@@ -134,8 +134,9 @@ func rejectionWarnings(region string, rejected []Rejected) diag.Diagnostics {
 // filterAttributes are the filters (and the scope) both image data sources take.
 func filterAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
-		"architecture": adapter.OneOfFilter("Only images for this CPU architecture: `x86_64` or `aarch64` (Glance's `architecture` property, "+
-			"normalised: `amd64` is `x86_64`, `arm64` is `aarch64`, unset is `x86_64`).", ArchitectureX86_64, ArchitectureAarch64),
+		"architecture": adapter.OneOfFilter("Only images for this CPU architecture: `x86_64` or `aarch64` (Glance's `architecture` property "+
+			"as it is, `x86_64` when unset or empty, as Unikorn reads it: an image whose property says `amd64` or `arm64` matches "+
+			"neither).", ArchitectureX86_64, ArchitectureAarch64),
 		"gpu_model":  adapter.TextFilter("Only images with GPU support for this model (one of `gpu.models`), e.g. `H100`."),
 		"gpu_vendor": adapter.OneOfFilter("Only images with GPU support from this vendor: `AMD` or `NVIDIA`.", GPUVendors()...),
 		"name":       adapter.TextFilter("Only images of exactly this name."),
@@ -237,13 +238,19 @@ func (m *imagesModel) keep(ctx context.Context, sel selection, diags *diag.Diagn
 func imageAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
 		"architecture": schema.StringAttribute{
-			Computed:            true,
-			MarkdownDescription: "CPU architecture, normalised: `x86_64` or `aarch64` (others as Glance has them, lower-cased).",
+			Computed: true,
+			MarkdownDescription: "CPU architecture: Glance's `architecture` property as it is (`x86_64` or `aarch64` for the images " +
+				"Unikorn makes), `x86_64` when unset or empty.",
 		},
 		"created_at": schema.StringAttribute{Computed: true, MarkdownDescription: "When the image was created, RFC 3339."},
 		"gpu":        adapter.ComputedObject("The GPU support baked into the image; null for an image without.", gpuAttributes()),
 		"id":         schema.StringAttribute{Computed: true, MarkdownDescription: "Glance image ID."},
-		"name":       schema.StringAttribute{Computed: true, MarkdownDescription: "Glance image name."},
+		"identity_id": schema.StringAttribute{
+			Computed: true,
+			MarkdownDescription: "The Unikorn identity whose server the image is a snapshot of (`" + PropertyIdentityID +
+				"`, which Unikorn writes on its snapshots); null for other images.",
+		},
+		"name": schema.StringAttribute{Computed: true, MarkdownDescription: "Glance image name."},
 		"organization_id": schema.StringAttribute{
 			Computed:            true,
 			MarkdownDescription: "The organization that owns the image (`unikorn:organization:id`); null for a public image.",
@@ -333,6 +340,7 @@ type imageModel struct {
 	CreatedAt      types.String `tfsdk:"created_at"`
 	GPU            types.Object `tfsdk:"gpu"`
 	ID             types.String `tfsdk:"id"`
+	IdentityID     types.String `tfsdk:"identity_id"`
 	Name           types.String `tfsdk:"name"`
 	OrganizationID types.String `tfsdk:"organization_id"`
 	OS             types.Object `tfsdk:"os"`
@@ -372,6 +380,7 @@ func flattenImage(ctx context.Context, img Image, diags *diag.Diagnostics) image
 		CreatedAt:      types.StringValue(img.CreatedAt.UTC().Format(time.RFC3339)),
 		GPU:            types.ObjectNull(gpuType.AttrTypes),
 		ID:             types.StringValue(img.ID),
+		IdentityID:     adapter.StringOrNull(img.IdentityID),
 		Name:           types.StringValue(img.Name),
 		OrganizationID: adapter.StringOrNull(img.OrganizationID),
 		Packages:       adapter.StringMap(img.Packages, adapter.NeverNullMap),
