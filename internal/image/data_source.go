@@ -143,8 +143,9 @@ func filterAttributes() map[string]schema.Attribute {
 		"organization_id": adapter.TextFilter("Also include the images of this organization, whatever their visibility: those whose " +
 			"`unikorn:organization:id` names it and that no tenant can have planted (public ones, which only an admin can " +
 			"publicize; those of the service user's own project, where `unikorn_image` makes them; those of a project tagged " +
-			"`organization=<id>`, such as an identity's snapshots). Organization images are exempt from the signature check; " +
-			"any other image carrying the property is left out (in `rejected`, with a warning). Unset: public images only."),
+			"`organization=<id>`, such as an identity's snapshots). Unikorn itself lists only the public ones. Organization " +
+			"images are exempt from the signature check; any other image carrying the property is left out (in `rejected`, " +
+			"with a warning). Unset: public images without an organization only."),
 		"os_distro":  adapter.TextFilter("Only images of this distribution (`os.distro`), e.g. `ubuntu`."),
 		"os_version": adapter.TextFilter("Only images of this distribution version (`os.version`), e.g. `24.04`."),
 		"package": schema.StringAttribute{
@@ -211,11 +212,15 @@ func (f filterModel) filter(ctx context.Context) (Filter, diag.Diagnostics) {
 // NewImagesDataSource is the constructor the provider lists.
 func NewImagesDataSource() datasource.DataSource {
 	return newDataSource[imagesModel]("images",
-		"The Glance images of a region that follow the Unikorn image property schema (and, with the provider's "+
-			"`image_signing_key`, carry a valid signature), translated into operating system, package and GPU facts and filtered. "+
-			"In scope are the public images, plus the images of `organization_id` when it is set. Images that match the filters "+
-			"but break the schema or fail the signature check are listed in `rejected`, each with a warning, so that a missing "+
-			"image explains itself. All image data sources of a region share one Glance image list per Terraform run.",
+		"The Glance images of a region that follow Unikorn's image property schema (`v2.image.schema.json` of Unikorn's "+
+			"region service as of v1.16.4, unchanged through v1.19.0; the `unikorn_image` page says what it accepts) and, with "+
+			"the provider's `image_signing_key`, carry a valid signature (organization images are exempt, as in Unikorn v1.12.0 "+
+			"and later), translated into operating system, package and GPU facts as Unikorn reads them, and filtered. In scope "+
+			"are the public images without an organization, plus the images of `organization_id` when it is set: what Unikorn "+
+			"lists for that organization (its public images), and also the organization's private images that no tenant can "+
+			"have planted, which Unikorn does not list. Images that match the filters but break the schema or fail the "+
+			"signature check are listed in `rejected`, each with a warning, so that a missing image explains itself. All image "+
+			"data sources of a region share one Glance image list per Terraform run.",
 		map[string]schema.Attribute{
 			"images": adapter.ComputedList("The images that match every filter, sorted oldest → newest (by `created_at`, then name and ID).",
 				imageAttributes()),
@@ -419,8 +424,8 @@ func flattenRejected(ctx context.Context, rejected []Rejected, diags *diag.Diagn
 // NewImageDataSource is the constructor the provider lists.
 func NewImageDataSource() datasource.DataSource {
 	return newDataSource[singleImageModel]("image",
-		"One Glance image of a region, checked and translated like those of `unikorn_images` and found with "+
-			"the same filters. Exactly one image must match, unless `most_recent = true` picks the newest; otherwise the error "+
+		"One Glance image of a region, checked against Unikorn's image property schema (v1.16.4 to v1.19.0) and translated "+
+			"as Unikorn reads it, like those of `unikorn_images`, and found with the same filters. Exactly one image must match, unless `most_recent = true` picks the newest; otherwise the error "+
 			"says how many matched and lists them. Matching images left out by the schema or signature checks are listed in "+
 			"`rejected`, each with a warning, and named in the error when nothing else matches.",
 		map[string]schema.Attribute{
