@@ -134,16 +134,18 @@ func rejectionWarnings(region string, rejected []Rejected) diag.Diagnostics {
 // filterAttributes are the filters (and the scope) both image data sources take.
 func filterAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
-		"architecture": adapter.OneOfFilter("Only images for this CPU architecture: `x86_64` or `aarch64` (Glance's `architecture` property, "+
-			"normalised: `amd64` is `x86_64`, `arm64` is `aarch64`, unset is `x86_64`).", ArchitectureX86_64, ArchitectureAarch64),
+		"architecture": adapter.OneOfFilter("Only images for this CPU architecture: `x86_64` or `aarch64` (Glance's `architecture` property "+
+			"as it is, `x86_64` when unset or empty, as Unikorn reads it: an image whose property says `amd64` or `arm64` matches "+
+			"neither).", ArchitectureX86_64, ArchitectureAarch64),
 		"gpu_model":  adapter.TextFilter("Only images with GPU support for this model (one of `gpu.models`), e.g. `H100`."),
 		"gpu_vendor": adapter.OneOfFilter("Only images with GPU support from this vendor: `AMD` or `NVIDIA`.", GPUVendors()...),
 		"name":       adapter.TextFilter("Only images of exactly this name."),
 		"organization_id": adapter.TextFilter("Also include the images of this organization, whatever their visibility: those whose " +
 			"`unikorn:organization:id` names it and that no tenant can have planted (public ones, which only an admin can " +
 			"publicize; those of the service user's own project, where `unikorn_image` makes them; those of a project tagged " +
-			"`organization=<id>`, such as an identity's snapshots). Organization images are exempt from the signature check; " +
-			"any other image carrying the property is left out (in `rejected`, with a warning). Unset: public images only."),
+			"`organization=<id>`, such as an identity's snapshots). Unikorn itself lists only the public ones. Organization " +
+			"images are exempt from the signature check; any other image carrying the property is left out (in `rejected`, " +
+			"with a warning). Unset: public images without an organization only."),
 		"os_distro":  adapter.TextFilter("Only images of this distribution (`os.distro`), e.g. `ubuntu`."),
 		"os_version": adapter.TextFilter("Only images of this distribution version (`os.version`), e.g. `24.04`."),
 		"package": schema.StringAttribute{
@@ -210,11 +212,15 @@ func (f filterModel) filter(ctx context.Context) (Filter, diag.Diagnostics) {
 // NewImagesDataSource is the constructor the provider lists.
 func NewImagesDataSource() datasource.DataSource {
 	return newDataSource[imagesModel]("images",
-		"The Glance images of a region that follow the Unikorn image property schema (and, with the provider's "+
-			"`image_signing_key`, carry a valid signature), translated into operating system, package and GPU facts and filtered. "+
-			"In scope are the public images, plus the images of `organization_id` when it is set. Images that match the filters "+
-			"but break the schema or fail the signature check are listed in `rejected`, each with a warning, so that a missing "+
-			"image explains itself. All image data sources of a region share one Glance image list per Terraform run.",
+		"The Glance images of a region that follow Unikorn's image property schema (`v2.image.schema.json` of Unikorn's "+
+			"region service as of v1.16.4, unchanged through v1.19.0; the `unikorn_image` page says what it accepts) and, with "+
+			"the provider's `image_signing_key`, carry a valid signature (organization images are exempt, as in Unikorn v1.12.0 "+
+			"and later), translated into operating system, package and GPU facts as Unikorn reads them, and filtered. In scope "+
+			"are the public images without an organization, plus the images of `organization_id` when it is set: what Unikorn "+
+			"lists for that organization (its public images), and also the organization's private images that no tenant can "+
+			"have planted, which Unikorn does not list. Images that match the filters but break the schema or fail the "+
+			"signature check are listed in `rejected`, each with a warning, so that a missing image explains itself. All image "+
+			"data sources of a region share one Glance image list per Terraform run.",
 		map[string]schema.Attribute{
 			"images": adapter.ComputedList("The images that match every filter, sorted oldest → newest (by `created_at`, then name and ID).",
 				imageAttributes()),
@@ -237,13 +243,19 @@ func (m *imagesModel) keep(ctx context.Context, sel selection, diags *diag.Diagn
 func imageAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
 		"architecture": schema.StringAttribute{
-			Computed:            true,
-			MarkdownDescription: "CPU architecture, normalised: `x86_64` or `aarch64` (others as Glance has them, lower-cased).",
+			Computed: true,
+			MarkdownDescription: "CPU architecture: Glance's `architecture` property as it is (`x86_64` or `aarch64` for the images " +
+				"Unikorn makes), `x86_64` when unset or empty.",
 		},
 		"created_at": schema.StringAttribute{Computed: true, MarkdownDescription: "When the image was created, RFC 3339."},
 		"gpu":        adapter.ComputedObject("The GPU support baked into the image; null for an image without.", gpuAttributes()),
 		"id":         schema.StringAttribute{Computed: true, MarkdownDescription: "Glance image ID."},
-		"name":       schema.StringAttribute{Computed: true, MarkdownDescription: "Glance image name."},
+		"identity_id": schema.StringAttribute{
+			Computed: true,
+			MarkdownDescription: "The Unikorn identity whose server the image is a snapshot of (`" + PropertyIdentityID +
+				"`, which Unikorn writes on its snapshots); null for other images.",
+		},
+		"name": schema.StringAttribute{Computed: true, MarkdownDescription: "Glance image name."},
 		"organization_id": schema.StringAttribute{
 			Computed:            true,
 			MarkdownDescription: "The organization that owns the image (`unikorn:organization:id`); null for a public image.",
@@ -333,6 +345,7 @@ type imageModel struct {
 	CreatedAt      types.String `tfsdk:"created_at"`
 	GPU            types.Object `tfsdk:"gpu"`
 	ID             types.String `tfsdk:"id"`
+	IdentityID     types.String `tfsdk:"identity_id"`
 	Name           types.String `tfsdk:"name"`
 	OrganizationID types.String `tfsdk:"organization_id"`
 	OS             types.Object `tfsdk:"os"`
@@ -372,6 +385,7 @@ func flattenImage(ctx context.Context, img Image, diags *diag.Diagnostics) image
 		CreatedAt:      types.StringValue(img.CreatedAt.UTC().Format(time.RFC3339)),
 		GPU:            types.ObjectNull(gpuType.AttrTypes),
 		ID:             types.StringValue(img.ID),
+		IdentityID:     adapter.StringOrNull(img.IdentityID),
 		Name:           types.StringValue(img.Name),
 		OrganizationID: adapter.StringOrNull(img.OrganizationID),
 		Packages:       adapter.StringMap(img.Packages, adapter.NeverNullMap),
@@ -410,8 +424,8 @@ func flattenRejected(ctx context.Context, rejected []Rejected, diags *diag.Diagn
 // NewImageDataSource is the constructor the provider lists.
 func NewImageDataSource() datasource.DataSource {
 	return newDataSource[singleImageModel]("image",
-		"One Glance image of a region, checked and translated like those of `unikorn_images` and found with "+
-			"the same filters. Exactly one image must match, unless `most_recent = true` picks the newest; otherwise the error "+
+		"One Glance image of a region, checked against Unikorn's image property schema (v1.16.4 to v1.19.0) and translated "+
+			"as Unikorn reads it, like those of `unikorn_images`, and found with the same filters. Exactly one image must match, unless `most_recent = true` picks the newest; otherwise the error "+
 			"says how many matched and lists them. Matching images left out by the schema or signature checks are listed in "+
 			"`rejected`, each with a warning, and named in the error when nothing else matches.",
 		map[string]schema.Attribute{

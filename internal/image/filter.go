@@ -24,7 +24,8 @@ type Filter struct {
 	// matches "virtualized" and "baremetal" as well as "any"; an image with
 	// "virtualized" or "baremetal" matches only that value.
 	Virtualization string
-	// Architecture is normalised like the image's (amd64 → x86_64, arm64 → aarch64).
+	// Architecture compares exactly with the image's (Translate: Glance's property, x86_64
+	// when unset or empty), as in Unikorn: an image whose property says amd64 is not x86_64.
 	Architecture string
 	Status       string
 	// Package is a package name optionally followed by a semver constraint
@@ -122,7 +123,7 @@ func (f Filter) matchFacts(img Image) bool {
 		f.GPUVendor != "" && (img.GPU == nil || img.GPU.Vendor != f.GPUVendor),
 		f.GPUModel != "" && (img.GPU == nil || !slices.Contains(img.GPU.Models, f.GPUModel)),
 		f.Virtualization != "" && !virtualizationMatches(img.Virtualization, f.Virtualization),
-		f.Architecture != "" && img.Architecture != NormalizeArchitecture(f.Architecture),
+		f.Architecture != "" && img.Architecture != f.Architecture,
 		f.Status != "" && img.Status != f.Status:
 		return false
 	}

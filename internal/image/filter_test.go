@@ -126,7 +126,8 @@ func TestSelect(t *testing.T) {
 		{name: "baremetal includes any", filter: Filter{Virtualization: "baremetal"}, want: []string{"2", "3"}},
 		{name: "any means runs everywhere", filter: Filter{Virtualization: "any"}, want: []string{"2"}},
 		{name: "architecture", filter: Filter{Architecture: "aarch64"}, want: []string{"3"}},
-		{name: "architecture alias", filter: Filter{Architecture: "amd64"}, want: []string{"1", "2", "4"}},
+		// As in Unikorn, amd64 is not another name of x86_64.
+		{name: "architecture exact", filter: Filter{Architecture: "amd64"}, want: nil},
 		{name: "status", filter: Filter{Status: "ready"}, want: []string{"1", "2"}},
 		{name: "tags subset", filter: Filter{Tags: map[string]string{"team": "ml"}}, want: []string{"1", "2"}},
 		{name: "tags all required", filter: Filter{Tags: map[string]string{"team": "ml", "tier": "gold"}}, want: []string{"1"}},

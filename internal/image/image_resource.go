@@ -110,7 +110,7 @@ func (r *imageResource) Create(ctx context.Context, req resource.CreateRequest, 
 
 			img, err := mgr.Import(ctx, created.Image, spec.SourceURL)
 			if err == nil {
-				img, err = mgr.Converge(ctx, img, spec)
+				img, err = mgr.Converge(ctx, img, keepProvenance(spec, img))
 			}
 
 			if err == nil {
@@ -162,7 +162,7 @@ func (r *imageResource) Update(ctx context.Context, req resource.UpdateRequest, 
 
 			img, err := mgr.Get(ctx, id)
 			if err == nil {
-				img, err = mgr.Converge(ctx, img, spec)
+				img, err = mgr.Converge(ctx, img, keepProvenance(spec, img))
 			}
 
 			if err != nil {
@@ -263,9 +263,22 @@ func (r *imageResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 		MarkdownDescription: "A Glance image of a region, made in the service user's own project and filled by Glance's " +
 			"**web-download** import from `source_url` (the apply waits until Glance says `active` and logs the import's " +
 			"progress). Region preparation: it needs the service user's admin grant. When `properties` carry `unikorn:` keys, " +
-			"or `organization_id` is set, they are checked against the Unikorn image schema at plan time, so that the " +
+			"or `organization_id` is set, they are checked at plan time against Unikorn's image property schema, so that the " +
 			"`unikorn_images` data sources accept the image. Deleting a protected image is a plan-time error unless the " +
 			"same change turns `protected` off.\n\n" +
+			"**Unikorn.** The schema is `v2.image.schema.json` of Unikorn's region service as of v1.16.4 (unchanged through " +
+			"v1.19.0): the same one the image data sources apply, so the plan refuses exactly the properties Unikorn refuses " +
+			"(for example `unikorn:gpu_models = \"H100-SXM5\"` or `\"A100, H100\"`: models are letters, digits and " +
+			"underscores joined by commas) and accepts what it accepts (empty OS strings, any other `unikorn:package:`, the " +
+			"legacy `unikorn:kubernetes_version`). Images valid for the schemas of Unikorn v1.12.0–v1.16.3 pass too; those " +
+			"also limited `unikorn:os:family` to `debian`/`redhat` and `unikorn:os:distro` to `ubuntu`/`rocky`, so an image " +
+			"outside those is listed by Unikorn v1.16.4 and later only; v1.10.0–v1.11.x did not check the `kubernetes` and " +
+			"`slurmd` package versions, and one without `v` is refused here as Unikorn v1.12.0 and later refuse it. Unikorn " +
+			"lists only `public` images. An organization " +
+			"image in Unikorn's shape, which Unikorn lists for its organization as it lists the images it imports itself, is " +
+			"`public` with `organization_id`; the default stays `private` (a public image is visible to, and bootable by, every " +
+			"project of the cloud in Glance, which Unikorn's API hides from other organizations and Glance does not), and a " +
+			"private organization image is listed by this provider's image data sources only.\n\n" +
 			"**Adoption.** The image carries the provider's ownership marks among its Glance properties (not shown in " +
 			"`properties`): `unikorn_terraform_kind = unikorn_image` from its creation, and `unikorn_terraform_created` once " +
 			"its import is done and it is converged. A create that finds an image of its name in the service user's project " +
@@ -311,17 +324,22 @@ func (r *imageResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			},
 			"organization_id": schema.StringAttribute{
 				Optional: true,
-				MarkdownDescription: "Makes it an organization image: the property `" + PropertyOrganizationID + "` is set to this " +
-					"ID, the image must be `private`, and the image data sources return it for this organization (without a " +
-					"signature check: it is in the service user's own project, which no tenant can write to). The whole " +
-					"property set is then checked against the Unikorn schema. Changes in place.",
+				MarkdownDescription: "Makes it an organization image, with the properties Unikorn's own image import writes: `" +
+					PropertyOrganizationID + "` = this ID, and Unikorn's provenance tags `" + PropertySourceTag + "` = `" + SourceImport +
+					"` (an image that already names another source, such as a Unikorn snapshot taken over by import, keeps it) and `" +
+					PropertyOrganizationTag + "` = this ID. The provider writes the three (they are not shown in `properties`, " +
+					"where they cannot be set) and removes them when `organization_id` is unset. The image data sources return it " +
+					"for this organization only, without a signature check (it is in the service user's own project, which no " +
+					"tenant can write to); Unikorn lists it for the organization only when it is `public`. The whole property set is " +
+					"then checked against the Unikorn schema. Changes in place.",
 				Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
 			},
 			"properties": schema.MapAttribute{
 				Optional: true, ElementType: types.StringType,
 				MarkdownDescription: "Glance properties of the image (Glance's own, such as `os_hash_value` or " +
 					"`os_glance_*`, are left out). `unikorn:` keys are checked against the Unikorn image schema at plan time; `" +
-					PropertyOrganizationID + "` is set through `organization_id`. Change in place.",
+					PropertyOrganizationID + "` and Unikorn's provenance tags `" + PropertySourceTag + "` and `" +
+					PropertyOrganizationTag + "` are written from `organization_id`. Change in place.",
 				Validators: []validator.Map{mapvalidator.KeysAre(stringvalidator.LengthAtLeast(1))},
 			},
 			"protected": schema.BoolAttribute{
@@ -354,8 +372,10 @@ func (r *imageResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			"timeouts": adapter.TimeoutsAttribute(ctx),
 			"visibility": schema.StringAttribute{
 				Optional: true, Computed: true, Default: stringdefault.StaticString("private"),
-				MarkdownDescription: "Who sees the image: `public`, `private`, `shared` or `community`. Default `private`; an " +
-					"organization image must be `private`. Changes in place.",
+				MarkdownDescription: "Who sees the image: `public`, `private`, `shared` or `community`. Default `private`. Unikorn " +
+					"lists only `public` images (with `organization_id`, only for that organization: Unikorn's shape of an " +
+					"organization image); `public` also lets every project of the cloud see and boot the image in Glance. Changes " +
+					"in place.",
 				Validators: []validator.String{stringvalidator.OneOf(imageVisibilities...)},
 			},
 		},
@@ -447,24 +467,25 @@ func checkProperties(config resourceModel, diags *diag.Diagnostics) {
 		return
 	}
 
-	for k := range props {
-		if naming.IsMarkKey(k) {
+	for _, k := range slices.Sorted(maps.Keys(props)) {
+		switch {
+		case naming.IsMarkKey(k):
 			diags.AddAttributeError(p.AtMapKey(k), "Reserved image property", fmt.Sprintf(
 				"%q is the provider's own ownership mark of the images it makes: it cannot be configured.", k))
+
+			return
+		case isProvenanceKey(k):
+			diags.AddAttributeError(p.AtMapKey(k), "Reserved image property", fmt.Sprintf(
+				"%q is one of Unikorn's provenance tags, which the provider writes from organization_id (as Unikorn's "+
+					"import does: %s = %q and %s = the organization) and removes without it: it cannot be configured.",
+				k, PropertySourceTag, SourceImport, PropertyOrganizationTag))
 
 			return
 		}
 	}
 
 	org := config.OrganizationID.ValueString()
-	if org != "" {
-		props[PropertyOrganizationID] = org
-
-		if v := config.Visibility; !v.IsNull() && !v.IsUnknown() && v.ValueString() != "private" {
-			diags.AddAttributeError(path.Root("visibility"), "Organization image not private", fmt.Sprintf(
-				"An organization image (organization_id %q) must be private, not %s.", org, v.ValueString()))
-		}
-	}
+	maps.Copy(props, organizationProperties(org))
 
 	if org == "" && !slices.ContainsFunc(slices.Collect(maps.Keys(props)), func(k string) bool { return strings.HasPrefix(k, "unikorn:") }) {
 		return
@@ -519,9 +540,7 @@ func expand(ctx context.Context, m resourceModel, diags *diag.Diagnostics) Spec 
 		diags.Append(m.Properties.ElementsAs(ctx, &spec.Properties, false)...)
 	}
 
-	if org := m.OrganizationID.ValueString(); org != "" {
-		spec.Properties[PropertyOrganizationID] = org
-	}
+	maps.Copy(spec.Properties, organizationProperties(m.OrganizationID.ValueString()))
 
 	return spec
 }
@@ -531,6 +550,7 @@ func flatten(m *resourceModel, img *Glance, region string) {
 	props := maps.Clone(img.Properties)
 	org := props[PropertyOrganizationID]
 	delete(props, PropertyOrganizationID)
+	maps.DeleteFunc(props, func(k, _ string) bool { return isProvenanceKey(k) })
 
 	m.ID = types.StringValue(img.ID)
 	m.Name = types.StringValue(img.Name)

@@ -87,11 +87,22 @@ func checkGlanceImage(t *testing.T) resource.TestCheckFunc {
 
 		expect("tags", sorted(img.Tags), acctest.SetValues(a, "tags"))
 
+		// An organization image carries the organization and Unikorn's provenance tags, which
+		// the state does not show among the properties; any other image none of the three.
 		props := image.UserProperties(&img)
-		if org := a["organization_id"]; org != "" {
-			expect("organization property", props[image.PropertyOrganizationID], org)
-			delete(props, image.PropertyOrganizationID)
+		org := a["organization_id"]
+		source := ""
+
+		if org != "" {
+			source = image.SourceImport
 		}
+
+		expect("organization property", props[image.PropertyOrganizationID], org)
+		expect("organization tag", props[image.PropertyOrganizationTag], org)
+		expect("source tag", props[image.PropertySourceTag], source)
+		delete(props, image.PropertyOrganizationID)
+		delete(props, image.PropertyOrganizationTag)
+		delete(props, image.PropertySourceTag)
 
 		expect("properties", fmt.Sprint(props), fmt.Sprint(acctest.MapValues(a, "properties")))
 
@@ -280,9 +291,10 @@ func TestAccImageResource_failedImport(t *testing.T) {
 	})
 }
 
-// TestAccImageResource_organization makes an organization image: private, carrying
-// unikorn:organization:id, and returned by the image data sources for that organization
-// only.
+// TestAccImageResource_organization makes a private organization image (the default
+// visibility): carrying unikorn:organization:id and Unikorn's provenance tags, and returned by
+// the image data sources for that organization only. (Unikorn's public shape:
+// unikorn_shape_acc_test.go.)
 func TestAccImageResource_organization(t *testing.T) {
 	acctest.PreCheck(t)
 
@@ -347,9 +359,14 @@ func TestAccImageResource_planErrors(t *testing.T) {
 		},
 		{Config: imageConfig(name, src, `  organization_id = "o1"`), Error: `property "unikorn:os:family" is required`},
 		{
-			Config: imageConfig(name, src, fmt.Sprintf("  organization_id = \"o1\"\n  visibility = \"public\"\n  properties = %s",
-				unikornProperties(name, "24.04"))),
-			Error: `Organization image not private`,
+			Config: imageConfig(name, src, `  properties = { "unikorn:tag:images.unikorn-cloud.org:source" = "snapshot" }`),
+			Error:  `Reserved image property[\s\S]*one of Unikorn's provenance tags, which the provider writes from organization_id`,
+		},
+		{
+			Config: imageConfig(name, src, fmt.Sprintf("  properties = %s",
+				strings.Replace(unikornProperties(name, "24.04"), "}", `  "unikorn:gpu_models" = "H100-SXM5"
+  }`, 1))),
+			Error: `property "unikorn:gpu_models" is "H100-SXM5", must be GPU model names`,
 		},
 		{
 			Config: imageConfig(name, src, `  properties = { "unikorn:organization:id" = "o1" }`),

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gophercloud/gophercloud/v2/openstack/image/v2/images"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -127,9 +128,24 @@ func TestCheckProperties(t *testing.T) {
 			name: "organization alone", org: "o1",
 			want: []string{`properties: `, `properties: `, `properties: `, `properties: `, `properties: `},
 		},
+		// Unikorn's shape of an organization image: public, with the property.
+		{name: "public organization", props: validUnikorn(), org: "o1", visibility: "public"},
+		{name: "organization, visibility unknown", props: validUnikorn(), org: "o1"},
 		{
-			name: "public organization", props: validUnikorn(), org: "o1", visibility: "public",
-			want: []string{`visibility: Organization image not private`},
+			name: "provenance source as a property", props: with(map[string]string{PropertySourceTag: "import"}),
+			want: []string{`properties["unikorn:tag:images.unikorn-cloud.org:source"]: Reserved image property: ` +
+				`"unikorn:tag:images.unikorn-cloud.org:source" is one of Unikorn's provenance tags, which the provider writes ` +
+				`from organization_id`},
+		},
+		{
+			name: "provenance organization as a property", props: with(map[string]string{PropertyOrganizationTag: "o1"}), org: "o1",
+			want: []string{`properties["unikorn:tag:images.unikorn-cloud.org:organization-id"]: Reserved image property: `},
+		},
+		// Unikorn's schema: empty OS strings pass, a hyphen in a GPU model does not.
+		{name: "empty os strings", props: with(map[string]string{PropertyOSFamily: "", PropertyOSDistro: "", PropertyOSVersion: ""})},
+		{
+			name: "gpu model with a hyphen", props: with(map[string]string{PropertyGPUModels: "H100-SXM5"}),
+			want: []string{`properties["unikorn:gpu_models"]: Invalid Unikorn image property: `},
 		},
 		{
 			name: "organization as a property", props: with(map[string]string{PropertyOrganizationID: "o1"}),
@@ -214,10 +230,56 @@ func TestExpandAndFlatten(t *testing.T) {
 		t.Fatalf("spec: %+v, %v", spec, diags)
 	}
 
+	// An organization image carries Unikorn's provenance tags, as Unikorn's import does.
+	if spec.Properties[PropertySourceTag] != SourceImport || spec.Properties[PropertyOrganizationTag] != "o1" || len(spec.Properties) != 4 {
+		t.Errorf("spec properties: %v, want k, the organization and its two provenance tags", spec.Properties)
+	}
+
 	flatten(&m, &Glance{ID: "id", Name: "a", Status: "active", Visibility: "private", Properties: spec.Properties}, "RegionOne")
 
 	if m.OrganizationID.ValueString() != "o1" || len(m.Properties.Elements()) != 1 || !m.Tags.IsNull() || m.SourceURL.ValueString() != "http://h/a" ||
 		!m.Checksum.IsNull() {
 		t.Errorf("flattened: %+v", m)
+	}
+
+	// Without an organization, none of the three.
+	m.OrganizationID = types.StringNull()
+
+	if spec := expand(t.Context(), m, &diags); len(spec.Properties) != 1 {
+		t.Errorf("spec properties without an organization: %v", spec.Properties)
+	}
+}
+
+// TestProvenanceKept: an image that already says where it came from (a Unikorn snapshot taken
+// over by import) keeps its source; the organization tag follows organization_id.
+func TestProvenanceKept(t *testing.T) {
+	t.Parallel()
+
+	spec := Spec{Properties: map[string]string{
+		PropertyOrganizationID: "o2", PropertyOrganizationTag: "o2", PropertySourceTag: SourceImport, "k": "v",
+	}}
+
+	img := &images.Image{Properties: map[string]any{
+		PropertyOrganizationID: "o1", PropertyOrganizationTag: "o1", PropertySourceTag: SourceSnapshot,
+	}}
+
+	got := keepProvenance(spec, img).Properties
+	if got[PropertySourceTag] != SourceSnapshot || got[PropertyOrganizationTag] != "o2" || got["k"] != "v" {
+		t.Errorf("kept: %v", got)
+	}
+
+	if spec.Properties[PropertySourceTag] != SourceImport {
+		t.Error("keepProvenance changed the spec it was given")
+	}
+
+	// No organization asked: nothing kept (the tags go with the organization).
+	none := keepProvenance(Spec{Properties: map[string]string{"k": "v"}}, img).Properties
+	if len(none) != 1 {
+		t.Errorf("kept without an organization: %v", none)
+	}
+
+	// No source on the image: the spec's.
+	if got := keepProvenance(spec, &images.Image{}).Properties[PropertySourceTag]; got != SourceImport {
+		t.Errorf("source without one on the image: %q", got)
 	}
 }

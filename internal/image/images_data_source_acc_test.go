@@ -99,9 +99,9 @@ func createTestImages(t *testing.T) testImages {
 			"unikorn:os:version":         "22.04",
 			"unikorn:virtualization":     "baremetal",
 			"unikorn:gpu_vendor":         "NVIDIA",
-			"unikorn:gpu_models":         "H100, A100",
+			"unikorn:gpu_models":         "H100,A100",
 			"unikorn:gpu_driver_version": "550.54.15",
-			"architecture":               "arm64",
+			"architecture":               "aarch64",
 		}),
 	})
 	ti.unsigned = acctest.CreateImage(t, acctest.ImageSpec{Name: prefix + "-3-unsigned", Properties: props()})
@@ -208,6 +208,7 @@ func (w wantImage) check() knownvalue.Check {
 		"created_at":      createdAt(w.img),
 		"gpu":             gpu,
 		"id":              knownvalue.StringExact(w.img.ID),
+		"identity_id":     knownvalue.Null(),
 		"name":            knownvalue.StringExact(w.name),
 		"organization_id": orNull(w.organizationID),
 		"os": knownvalue.ObjectExact(map[string]knownvalue.Check{

@@ -27,7 +27,7 @@ var (
 		Packages:       map[string]string{"kubernetes": "v1.31.0"},
 		GPU:            &GPU{Vendor: "NVIDIA", Models: []string{"H100", "A100"}, DriverVersion: "550"},
 		Virtualization: "any", Architecture: "x86_64", SizeGiB: 3,
-		Tags: map[string]string{"role": "worker"}, OrganizationID: "org-1", Status: StatusReady,
+		Tags: map[string]string{"role": "worker"}, OrganizationID: "org-1", IdentityID: "ident-1", Status: StatusReady,
 		CreatedAt: time.Date(2025, 3, 1, 12, 0, 0, 0, time.FixedZone("CET", 3600)),
 	}
 	plainImage = Image{
@@ -103,7 +103,7 @@ func TestFlattenImage(t *testing.T) {
 		t.Errorf("created_at = %s, want UTC RFC 3339", got)
 	}
 
-	if m.OrganizationID.ValueString() != "org-1" || m.SizeGiB.ValueInt64() != 3 || m.GPU.IsNull() {
+	if m.OrganizationID.ValueString() != "org-1" || m.IdentityID.ValueString() != "ident-1" || m.SizeGiB.ValueInt64() != 3 || m.GPU.IsNull() {
 		t.Errorf("flattened %+v", m)
 	}
 
@@ -122,8 +122,9 @@ func TestFlattenImage(t *testing.T) {
 		t.Fatal(diags)
 	}
 
-	if !plain.GPU.IsNull() || !plain.OrganizationID.IsNull() || plain.Packages.IsNull() || len(plain.Packages.Elements()) != 0 {
-		t.Errorf("plain image flattened to %+v, want gpu and organization_id null, packages empty", plain)
+	if !plain.GPU.IsNull() || !plain.OrganizationID.IsNull() || !plain.IdentityID.IsNull() || plain.Packages.IsNull() ||
+		len(plain.Packages.Elements()) != 0 {
+		t.Errorf("plain image flattened to %+v, want gpu, organization_id and identity_id null, packages empty", plain)
 	}
 }
 

@@ -29,7 +29,7 @@ func TestList(t *testing.T) {
 	t.Parallel()
 
 	page1 := []string{
-		glanceImage("public", "public", "active", `, "architecture": "arm64", "unikorn:package:kubernetes": "v1.31.0"`),
+		glanceImage("public", "public", "active", `, "architecture": "aarch64", "unikorn:package:kubernetes": "v1.31.0"`),
 		glanceImage("public-other-org", "public", "active", `, "unikorn:organization:id": "org-2"`),
 		glanceImage("private-mine", "private", "active", `, "unikorn:organization:id": "org-1"`),
 	}

@@ -32,7 +32,7 @@ func TestLookup(t *testing.T) {
 
 			api := cloudtest.New(t)
 			api.Reply("GET", "/image/v2/images", 200, map[string]any{"images": []any{
-				map[string]any{"id": "img-public", "name": "ubuntu", "status": "active", "visibility": "public", "min_ram": 512, "min_disk": 3, "architecture": "arm64"},
+				map[string]any{"id": "img-public", "name": "ubuntu", "status": "active", "visibility": "public", "min_ram": 512, "min_disk": 3, "architecture": "aarch64"},
 				map[string]any{"id": "img-queued", "name": "empty", "status": "queued", "visibility": "public"},
 			}})
 			api.Reply("GET", "/image/v2/images/img-private", 200, map[string]any{

@@ -3,6 +3,7 @@ package image
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/gophercloud/gophercloud/v2"
@@ -148,4 +149,56 @@ func (c *Cache) organizationProjects(ctx context.Context, org Organization) (map
 	}
 
 	return owners, err
+}
+
+// Unikorn's provenance tags of an organization's image: its image handler writes them (as
+// unikorn:tag: properties) on every image it imports for an organization, and on every
+// snapshot, beside unikorn:organization:id (uni-region pkg/constants ImageSourceTag,
+// ImageOrganizationIDTag; pkg/handler/image CreateImage, pkg/handler/server CreateV2Snapshot,
+// v1.14.0 and later).
+const (
+	// PropertySourceTag says how the image came to be: SourceImport or SourceSnapshot.
+	PropertySourceTag = PropertyTagPrefix + "images.unikorn-cloud.org:source"
+	// PropertyOrganizationTag repeats the organization the image was made for.
+	PropertyOrganizationTag = PropertyTagPrefix + "images.unikorn-cloud.org:organization-id"
+
+	// SourceImport is the source of an image imported from a URL.
+	SourceImport = "import"
+	// SourceSnapshot is the source of a server's snapshot.
+	SourceSnapshot = "snapshot"
+)
+
+// organizationProperties are the properties that make an image organizationID's in Unikorn's
+// shape: unikorn:organization:id and the two provenance tags, source SourceImport (none for "").
+func organizationProperties(organizationID string) map[string]string {
+	if organizationID == "" {
+		return nil
+	}
+
+	return map[string]string{
+		PropertyOrganizationID:  organizationID,
+		PropertyOrganizationTag: organizationID,
+		PropertySourceTag:       SourceImport,
+	}
+}
+
+// isProvenanceKey tells whether key is one of Unikorn's provenance tags, which a unikorn_image
+// writes from its organization_id.
+func isProvenanceKey(key string) bool {
+	return key == PropertySourceTag || key == PropertyOrganizationTag
+}
+
+// keepProvenance is spec with the source tag img already carries, when spec makes an
+// organization image: an image that came to be otherwise than by an import (a Unikorn snapshot
+// taken over with terraform import) keeps saying so.
+func keepProvenance(spec Spec, img *images.Image) Spec {
+	have, _ := img.Properties[PropertySourceTag].(string)
+	if _, org := spec.Properties[PropertySourceTag]; !org || have == "" || have == spec.Properties[PropertySourceTag] {
+		return spec
+	}
+
+	spec.Properties = maps.Clone(spec.Properties)
+	spec.Properties[PropertySourceTag] = have
+
+	return spec
 }

@@ -32,6 +32,10 @@ const (
 	PropertyDigest           = "unikorn:digest"
 	PropertyOrganizationID   = "unikorn:organization:id"
 
+	// PropertyIdentityID names the Unikorn identity whose server a snapshot was taken of
+	// (Unikorn v1.13.0+ writes it on its snapshots).
+	PropertyIdentityID = "unikorn:identity_id"
+
 	// PropertyLegacyKubernetesVersion is the pre-package key for the
 	// Kubernetes version, read when unikorn:package:kubernetes is absent.
 	PropertyLegacyKubernetesVersion = "unikorn:kubernetes_version"
@@ -66,10 +70,18 @@ func GPUVendors() []string {
 	return []string{GPUVendorAMD, GPUVendorNVIDIA}
 }
 
-// strictVersionPackages must carry versions of the form vX.Y.Z.
-var strictVersionPackages = []string{"kubernetes", "slurmd"}
+// The patterns of Unikorn's schema, in Go's RE2 syntax as Unikorn's validator compiles them
+// (\d and \w are ASCII; $ is the end of the text).
+var (
+	// packageVersion is the pattern of unikorn:package:kubernetes and unikorn:package:slurmd.
+	packageVersion = regexp.MustCompile(`^v\d+\.\d+\.\d+$`)
+	// gpuModels is the pattern of unikorn:gpu_models: names of letters, digits and
+	// underscores, joined by commas.
+	gpuModels = regexp.MustCompile(`^\w+(,\w+)*$`)
+)
 
-var strictVersion = regexp.MustCompile(`^v[0-9]+\.[0-9]+\.[0-9]+$`)
+// patternPackages are the packages whose version the schema constrains.
+var patternPackages = []string{"kubernetes", "slurmd"}
 
 // PropertyError is one schema violation of one property.
 type PropertyError struct {
@@ -82,38 +94,47 @@ func (e *PropertyError) Error() string {
 	return fmt.Sprintf("property %q %s", e.Property, e.Reason)
 }
 
-// Validate checks image properties (Glance's additional properties, as in
-// gophercloud's images.Image.Properties) against the Unikorn schema and
-// returns every violation (errors.Join of *PropertyError: required keys in
-// schema order first, then the other keys in key order), or nil.
+// Validate checks image properties (Glance's additional properties, as in gophercloud's
+// images.Image.Properties) against Unikorn's image property schema and returns every
+// violation (errors.Join of *PropertyError: the required keys in schema order first, then the
+// GPU dependencies, then the other keys in key order), or nil.
 //
-// Required: unikorn:os:kernel (linux), unikorn:os:family, unikorn:os:distro,
-// unikorn:os:version (non-empty) and unikorn:virtualization (any, baremetal,
-// virtualized). Optional: unikorn:os:variant, unikorn:os:codename,
-// unikorn:package:<name> (non-empty; kubernetes and slurmd as vX.Y.Z),
-// unikorn:gpu_vendor (AMD, NVIDIA; requires unikorn:gpu_models, a comma
-// separated list of non-empty models, and a non-empty
-// unikorn:gpu_driver_version), unikorn:tag:<key>, unikorn:digest,
-// unikorn:organization:id (non-empty) and the legacy
-// unikorn:kubernetes_version (vX.Y.Z, checked only when it is the one in
-// use). Every Unikorn value must be a string. Unknown unikorn:* keys and
-// non-Unikorn properties are allowed and not checked.
+// The schema is uni-region's v2.image.schema.json as of v1.16.4 (unchanged through v1.19.0),
+// which Unikorn applies to every image it lists; Validate accepts and refuses exactly what it
+// does:
+//
+//   - required, present (whatever the value) and strings: unikorn:os:kernel ("linux"),
+//     unikorn:os:family, unikorn:os:distro, unikorn:os:version (any string, empty too) and
+//     unikorn:virtualization ("any", "baremetal", "virtualized");
+//   - strings when present: unikorn:os:variant, unikorn:os:codename, unikorn:digest,
+//     unikorn:gpu_driver_version (any string), unikorn:gpu_vendor ("AMD", "NVIDIA"),
+//     unikorn:gpu_models (^\w+(,\w+)*$: "H100,A100", not "H100-SXM5" or "A100, H100"),
+//     unikorn:package:kubernetes and unikorn:package:slurmd (^v\d+\.\d+\.\d+$), and every
+//     unikorn:tag:<key> (any string);
+//   - unikorn:gpu_vendor present requires unikorn:gpu_models and unikorn:gpu_driver_version
+//     present;
+//   - nothing else: the schema allows additional properties, so other packages, the legacy
+//     unikorn:kubernetes_version, unikorn:organization:id and every other key are not checked.
+//
+// Older generations: the schema of v1.12.0–v1.16.3 also limited unikorn:os:family to debian
+// or redhat and unikorn:os:distro to ubuntu or rocky (and before v1.14.0 did not constrain
+// tags, which Glance keeps as strings anyway), so every image those accept passes here too.
+// v1.10.0–v1.11.x did not constrain the kubernetes and slurmd versions: an image of theirs with
+// a version without "v" is refused here, as Unikorn v1.12.0 and later refuse it.
 func Validate(props map[string]any) error {
 	v := propertyChecker{props: props}
 
-	v.requireEnum(PropertyOSKernel, []string{KernelLinux})
-	v.requireNonEmpty(PropertyOSFamily)
-	v.requireNonEmpty(PropertyOSDistro)
-	v.requireNonEmpty(PropertyOSVersion)
-	v.requireEnum(PropertyVirtualization, Virtualizations())
+	v.enum(PropertyOSKernel, true, []string{KernelLinux})
+	v.str(PropertyOSFamily, true)
+	v.str(PropertyOSDistro, true)
+	v.str(PropertyOSVersion, true)
+	v.enum(PropertyVirtualization, true, Virtualizations())
 
 	if _, ok := props[PropertyGPUVendor]; ok {
-		if _, ok := props[PropertyGPUModels]; !ok {
-			v.fail(PropertyGPUModels, "is required when %q is set", PropertyGPUVendor)
-		}
-
-		if _, ok := props[PropertyGPUDriverVersion]; !ok {
-			v.fail(PropertyGPUDriverVersion, "is required when %q is set", PropertyGPUVendor)
+		for _, dep := range []string{PropertyGPUModels, PropertyGPUDriverVersion} {
+			if _, ok := props[dep]; !ok {
+				v.fail(dep, "is required when %q is set", PropertyGPUVendor)
+			}
 		}
 	}
 
@@ -133,8 +154,8 @@ func (v *propertyChecker) fail(property, format string, args ...any) {
 	v.errs = append(v.errs, &PropertyError{Property: property, Reason: fmt.Sprintf(format, args...)})
 }
 
-// str returns the property as a string; ok is false (and a violation is
-// recorded) when it is absent and required, or present but not a string.
+// str returns the property as a string; ok is false (and a violation is recorded) when it is
+// absent and required, or present but not a string.
 func (v *propertyChecker) str(key string, required bool) (string, bool) {
 	raw, present := v.props[key]
 	if !present {
@@ -155,83 +176,36 @@ func (v *propertyChecker) str(key string, required bool) (string, bool) {
 	return s, true
 }
 
-func (v *propertyChecker) requireNonEmpty(key string) {
-	if s, ok := v.str(key, true); ok && strings.TrimSpace(s) == "" {
-		v.fail(key, "must not be empty")
-	}
-}
-
-func (v *propertyChecker) requireEnum(key string, allowed []string) {
-	if s, ok := v.str(key, true); ok && !slices.Contains(allowed, s) {
+func (v *propertyChecker) enum(key string, required bool, allowed []string) {
+	if s, ok := v.str(key, required); ok && !slices.Contains(allowed, s) {
 		v.fail(key, "is %q, must be one of %s", s, strings.Join(allowed, ", "))
 	}
 }
 
-// optional checks one key that is not a required one.
+func (v *propertyChecker) pattern(key string, re *regexp.Regexp, want string) {
+	if s, ok := v.str(key, false); ok && !re.MatchString(s) {
+		v.fail(key, "is %q, must be %s", s, want)
+	}
+}
+
+// optional checks one key of the schema that is not a required one; other keys are not
+// checked.
 func (v *propertyChecker) optional(key string) {
 	switch {
 	case key == PropertyOSKernel, key == PropertyOSFamily, key == PropertyOSDistro,
 		key == PropertyOSVersion, key == PropertyVirtualization:
 		// Checked as required.
-	case key == PropertyOSVariant, key == PropertyOSCodename, key == PropertyDigest:
+	case key == PropertyOSVariant, key == PropertyOSCodename, key == PropertyDigest, key == PropertyGPUDriverVersion,
+		strings.HasPrefix(key, PropertyTagPrefix):
 		v.str(key, false)
-	case key == PropertyOrganizationID, key == PropertyGPUDriverVersion:
-		if s, ok := v.str(key, false); ok && strings.TrimSpace(s) == "" {
-			v.fail(key, "must not be empty")
-		}
 	case key == PropertyGPUVendor:
-		if s, ok := v.str(key, false); ok && !slices.Contains(GPUVendors(), s) {
-			v.fail(key, "is %q, must be one of %s", s, strings.Join(GPUVendors(), ", "))
-		}
+		v.enum(key, false, GPUVendors())
 	case key == PropertyGPUModels:
-		if s, ok := v.str(key, false); ok && !validModelList(s) {
-			v.fail(key, "is %q, must be a comma-separated list of GPU models", s)
-		}
-	case key == PropertyLegacyKubernetesVersion:
-		if _, replaced := v.props[PropertyPackagePrefix+"kubernetes"]; replaced {
-			return
-		}
-
-		if s, ok := v.str(key, false); ok && !strictVersion.MatchString(s) {
-			v.fail(key, "is %q, must be a version vX.Y.Z", s)
-		}
-	case strings.HasPrefix(key, PropertyPackagePrefix):
-		v.pkg(key, strings.TrimPrefix(key, PropertyPackagePrefix))
-	case strings.HasPrefix(key, PropertyTagPrefix):
-		if strings.TrimPrefix(key, PropertyTagPrefix) == "" {
-			v.fail(key, "has an empty tag name")
-		}
-
-		v.str(key, false)
+		v.pattern(key, gpuModels, "GPU model names of letters, digits and underscores joined by commas, "+
+			"without spaces (e.g. H100,A100)")
+	case strings.HasPrefix(key, PropertyPackagePrefix) && slices.Contains(patternPackages, strings.TrimPrefix(key, PropertyPackagePrefix)):
+		v.pattern(key, packageVersion, "a version vX.Y.Z")
 	}
-}
-
-func (v *propertyChecker) pkg(key, name string) {
-	if name == "" {
-		v.fail(key, "has an empty package name")
-	}
-
-	s, ok := v.str(key, false)
-
-	switch {
-	case !ok:
-	case slices.Contains(strictVersionPackages, name) && !strictVersion.MatchString(s):
-		v.fail(key, "is %q, must be a version vX.Y.Z", s)
-	case strings.TrimSpace(s) == "":
-		v.fail(key, "must not be empty")
-	}
-}
-
-// validModelList accepts "H100" and "H100,A100" (spaces around commas are
-// tolerated), not "", "H100," or ",".
-func validModelList(s string) bool {
-	for m := range strings.SplitSeq(s, ",") {
-		if strings.TrimSpace(m) == "" {
-			return false
-		}
-	}
-
-	return true
 }
 
 // jsonType names the JSON type of a decoded value, for error messages.

@@ -64,8 +64,10 @@ type Image struct {
 	// Tags come from unikorn:tag:<key> properties; never nil.
 	Tags           map[string]string
 	OrganizationID string
-	Status         string
-	CreatedAt      time.Time
+	// IdentityID is the Unikorn identity a snapshot was taken in (unikorn:identity_id).
+	IdentityID string
+	Status     string
+	CreatedAt  time.Time
 }
 
 // Rejected is an image left out by Classify, with the reason why.
@@ -116,9 +118,23 @@ func NormalizeArchitecture(arch string) string {
 
 const gib = 1 << 30
 
-// Translate turns a Glance image into an Image. It does not validate: call
-// Validate first (Classify does); properties that are missing or not strings
-// translate to empty values.
+// Translate turns a Glance image into an Image, as Unikorn's model of it (convertImage of
+// uni-region's OpenStack provider, v1.16.7 and v1.19.0):
+//
+//   - the OS strings, unikorn:virtualization and unikorn:identity_id as they are;
+//   - the architecture property when it is a non-empty string (as it is: "amd64" stays
+//     "amd64"), else x86_64;
+//   - every unikorn:package:<name> and unikorn:tag:<key> that is a string, under <name> and
+//     <key>; the legacy unikorn:kubernetes_version, when it is a string, fills kubernetes when
+//     unikorn:package:kubernetes is absent;
+//   - the GPU when unikorn:gpu_vendor is set, its models split at commas;
+//   - the organization when unikorn:organization:id is a non-empty string;
+//   - the size: Glance's min_disk when set, else the virtual size rounded up to whole GiB.
+//
+// It does not validate: call Validate first (Classify does); properties that are missing or
+// not strings translate to empty values. Only for images the schema refuses (translated so that
+// a data source can tell whether the user would have wanted them) does it differ from Unikorn,
+// which never lists those: white space around GPU models is trimmed and empty models dropped.
 func Translate(img images.Image) Image {
 	props := img.Properties
 	get := func(key string) string {
@@ -140,10 +156,11 @@ func Translate(img images.Image) Image {
 		},
 		Packages:       map[string]string{},
 		Virtualization: get(PropertyVirtualization),
-		Architecture:   NormalizeArchitecture(get(PropertyArchitecture)),
+		Architecture:   cmp.Or(get(PropertyArchitecture), ArchitectureX86_64),
 		SizeGiB:        img.MinDiskGigabytes,
 		Tags:           map[string]string{},
 		OrganizationID: get(PropertyOrganizationID),
+		IdentityID:     get(PropertyIdentityID),
 		Status:         StatusOf(img.Status),
 		CreatedAt:      img.CreatedAt,
 	}
@@ -161,17 +178,17 @@ func Translate(img images.Image) Image {
 			continue
 		}
 
-		if name, ok := strings.CutPrefix(key, PropertyPackagePrefix); ok && name != "" {
+		if name, ok := strings.CutPrefix(key, PropertyPackagePrefix); ok {
 			out.Packages[name] = value
 		}
 
-		if name, ok := strings.CutPrefix(key, PropertyTagPrefix); ok && name != "" {
+		if name, ok := strings.CutPrefix(key, PropertyTagPrefix); ok {
 			out.Tags[name] = value
 		}
 	}
 
 	if _, ok := out.Packages["kubernetes"]; !ok {
-		if v := get(PropertyLegacyKubernetesVersion); v != "" {
+		if v, ok := props[PropertyLegacyKubernetesVersion].(string); ok {
 			out.Packages["kubernetes"] = v
 		}
 	}

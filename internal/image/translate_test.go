@@ -38,9 +38,9 @@ func TestTranslate(t *testing.T) {
 					PropertyOSVariant: "server", PropertyOSCodename: "noble",
 					"unikorn:package:kubernetes": "v1.31.0", "unikorn:package:slurmd": "v24.5.1",
 					PropertyLegacyKubernetesVersion: "v1.20.0",
-					PropertyGPUVendor:               "NVIDIA", PropertyGPUModels: "H100, A100", PropertyGPUDriverVersion: "550.54",
+					PropertyGPUVendor:               "NVIDIA", PropertyGPUModels: "H100,A100", PropertyGPUDriverVersion: "550.54",
 					"unikorn:tag:team": "ml", "unikorn:tag:tier": "gold", "unikorn:tag:bad": 1.0,
-					PropertyOrganizationID: "org-1", "architecture": "arm64",
+					PropertyOrganizationID: "org-1", "architecture": "aarch64",
 				}),
 			},
 			want: Image{

@@ -27,13 +27,17 @@ resource "unikorn_image" "ubuntu" {
   }
 }
 
-# An organization image: private, and returned by the image data sources only for the
-# organization (organization_id), without a signature check.
+# An organization image in Unikorn's shape: public, with unikorn:organization:id and
+# Unikorn's provenance tags (written from organization_id), so that Unikorn lists it for the
+# organization as it lists the images it imports itself. The image data sources return it
+# only for the organization (organization_id), without a signature check. Without
+# visibility = "public" it stays private: only this provider's data sources list it then.
 resource "unikorn_image" "team_a" {
   name            = "team-a-ubuntu-24.04"
   source_url      = "https://images.example.com/team-a/ubuntu-24.04.raw"
   disk_format     = "raw"
   organization_id = "9a3c1e52-team-a"
+  visibility      = "public"
 
   properties = {
     "unikorn:os:kernel"      = "linux"
@@ -41,6 +45,12 @@ resource "unikorn_image" "team_a" {
     "unikorn:os:distro"      = "ubuntu"
     "unikorn:os:version"     = "24.04"
     "unikorn:virtualization" = "any"
+    # What Unikorn's own import also writes (not checked by its schema).
+    "architecture"     = "x86_64"
+    "hw_disk_bus"      = "scsi"
+    "hw_firmware_type" = "uefi"
+    "hw_scsi_model"    = "virtio-scsi"
+    "hw_machine_type"  = "q35"
   }
 }
 
