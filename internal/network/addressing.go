@@ -20,9 +20,15 @@ func (r AddressRange) String() string {
 	return r.Start.String() + "-" + r.End.String()
 }
 
+// ReservedPrefixLength is the length of the block at the start of a prefix that Unikorn's
+// region service keeps out of DHCP (v1.11.0 on, and the default of v1.17's configurable
+// reservations: pkg/providers/internal/openstack/provider.go:dhcpRange, DefaultNetwork-
+// ReservationPrefixLength in pkg/constants): the pool starts after the first /25.
+const ReservedPrefixLength = 25
+
 // Addressing is the IPv4 plan of a network's subnet, following Unikorn: the gateway is the
-// first address of the prefix, the lower half of the prefix (after the gateway) is kept for
-// static addresses, and DHCP hands out the upper half (without the broadcast address).
+// first address of the prefix, the addresses after it up to the pool are kept for static
+// addresses, and DHCP hands out the rest (without the broadcast address).
 type Addressing struct {
 	CIDR    netip.Prefix
 	Gateway netip.Addr
@@ -56,9 +62,9 @@ func ParseCIDR(s string) (netip.Prefix, error) {
 	return p, nil
 }
 
-// PlanAddressing is the addressing of prefix p with the given DHCP pool, or with Unikorn's
-// default pool when pool is nil. A given pool must lie inside p, after the gateway and before
-// the broadcast address.
+// PlanAddressing is the addressing of prefix p with the given DHCP pool, or with the default
+// pool (DefaultPool) when pool is nil. A given pool must lie inside p, after the gateway and
+// before the broadcast address.
 func PlanAddressing(p netip.Prefix, pool *AddressRange) (Addressing, error) {
 	if !p.Addr().Is4() || p.Bits() == 0 || p.Bits() > MaxPrefixLength || p.Masked() != p {
 		return Addressing{}, fmt.Errorf("%s is not a canonical IPv4 prefix of 1 to %d bits", p, MaxPrefixLength)
@@ -72,8 +78,7 @@ func PlanAddressing(p netip.Prefix, pool *AddressRange) (Addressing, error) {
 	a := Addressing{CIDR: p, Gateway: addr4(gateway)}
 
 	if pool == nil {
-		half := base + uint32(size/2) //nolint:gosec // size ≤ 2^31
-		a.Pool = AddressRange{Start: addr4(half), End: addr4(last - 1)}
+		a.Pool = DefaultPool(p)
 	} else {
 		if !pool.Start.Is4() || !pool.End.Is4() {
 			return Addressing{}, fmt.Errorf("allocation pool %s: addresses must be IPv4", pool)
@@ -100,6 +105,25 @@ func PlanAddressing(p netip.Prefix, pool *AddressRange) (Addressing, error) {
 	}
 
 	return a, nil
+}
+
+// DefaultPool is the DHCP pool of a new network of the canonical IPv4 prefix p (of 1 to
+// MaxPrefixLength bits), as Unikorn's region service lays it out from v1.11.0 on (and by
+// default from v1.17.0 on): from the first address after the reserved /25
+// (ReservedPrefixLength) to the last address before the broadcast address. A prefix of /25 or
+// longer has no room for that reservation (Unikorn refuses such networks); it keeps the
+// provider's rule from before: the upper half, without the broadcast address.
+func DefaultPool(p netip.Prefix) AddressRange {
+	base := v4(p.Addr())
+	size := uint64(1) << (32 - p.Bits())
+	last := base + uint32(size-1) //nolint:gosec // size ≤ 2^31
+
+	start := base + uint32(size/2) //nolint:gosec // size ≤ 2^31
+	if p.Bits() < ReservedPrefixLength {
+		start = base + 1<<(32-ReservedPrefixLength)
+	}
+
+	return AddressRange{Start: addr4(start), End: addr4(last - 1)}
 }
 
 // ParseRange parses the two ends of an address range.

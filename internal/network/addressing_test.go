@@ -39,7 +39,13 @@ func TestPlanAddressing(t *testing.T) {
 		err               string
 	}{
 		{cidr: "192.168.0.0/24", gateway: "192.168.0.1", wantPool: "192.168.0.128-192.168.0.254", static: "192.168.0.2-192.168.0.127"},
-		{cidr: "10.0.0.0/16", gateway: "10.0.0.1", wantPool: "10.0.128.0-10.0.255.254", static: "10.0.0.2-10.0.127.255"},
+		// Unikorn's layout (v1.11.0 on; v1.17's default): the first /25 is reserved, whatever the size.
+		{cidr: "10.0.0.0/16", gateway: "10.0.0.1", wantPool: "10.0.0.128-10.0.255.254", static: "10.0.0.2-10.0.0.127"},
+		{cidr: "10.0.0.0/8", gateway: "10.0.0.1", wantPool: "10.0.0.128-10.255.255.254", static: "10.0.0.2-10.0.0.127"},
+		{cidr: "10.0.2.0/23", gateway: "10.0.2.1", wantPool: "10.0.2.128-10.0.3.254", static: "10.0.2.2-10.0.2.127"},
+		// Too small for the /25 reservation: the upper half, as before.
+		{cidr: "10.0.0.0/25", gateway: "10.0.0.1", wantPool: "10.0.0.64-10.0.0.126", static: "10.0.0.2-10.0.0.63"},
+		{cidr: "10.0.0.0/26", gateway: "10.0.0.1", wantPool: "10.0.0.32-10.0.0.62", static: "10.0.0.2-10.0.0.31"},
 		{cidr: "10.0.0.8/29", gateway: "10.0.0.9", wantPool: "10.0.0.12-10.0.0.14", static: "10.0.0.10-10.0.0.11"},
 		{cidr: "192.168.0.0/24", pool: "192.168.0.2-192.168.0.200", gateway: "192.168.0.1", wantPool: "192.168.0.2-192.168.0.200"},
 		{cidr: "192.168.0.0/24", pool: "192.168.0.100-192.168.0.254", gateway: "192.168.0.1",

@@ -38,7 +38,10 @@ type Spec struct {
 	Addressing     Addressing
 	DNSNameservers []string
 	Routes         []Route
-	Description    string
+	// Description is written on the network, its subnet and its router; nil leaves the
+	// descriptions they have as they are ("" on what is made), so that an imported network
+	// (Unikorn's says "unikorn managed provider network") keeps its own (describeTo).
+	Description *string
 	// ExternalNetworkID is the router's external network; "" picks the first one that the
 	// provider's selector admits.
 	ExternalNetworkID string

@@ -227,7 +227,8 @@ func (s *Service) updateNetworkDescription(ctx context.Context, id, description 
 }
 
 // convergeNetwork converges the existing network net to spec: it tags a network that carries its
-// creation mark only as its description (an interrupted create's), then writes its description.
+// creation mark only as its description (an interrupted create's), then writes its description
+// (describeTo: only a configured one, or "" in place of a creation mark).
 func (s *Service) convergeNetwork(ctx context.Context, nl lookup[neutronNetwork], net neutronNetwork, spec Spec) (neutronNetwork, error) {
 	sc, err := s.networkClient(ctx)
 	if err != nil {
@@ -238,11 +239,12 @@ func (s *Service) convergeNetwork(ctx context.Context, nl lookup[neutronNetwork]
 		return net, err
 	}
 
-	if net.Description == spec.Description {
+	description := describeTo(net.Description, spec.Description)
+	if description == nil {
 		return net, nil
 	}
 
-	updated, err := s.updateNetworkDescription(ctx, net.ID, spec.Description)
+	updated, err := s.updateNetworkDescription(ctx, net.ID, *description)
 	if err != nil {
 		return net, fmt.Errorf("updating the description of network %s: %w", net.ID, err)
 	}
@@ -265,7 +267,7 @@ func (s *Service) createNetwork(ctx context.Context, l lookup[neutronNetwork], s
 	}
 
 	describe := func(ctx context.Context, net neutronNetwork) (neutronNetwork, error) {
-		return s.updateNetworkDescription(ctx, net.ID, spec.Description)
+		return s.updateNetworkDescription(ctx, net.ID, descriptionOf(spec.Description))
 	}
 
 	post := func(ctx context.Context, opts networks.CreateOptsBuilder) (neutronNetwork, error) {
@@ -302,7 +304,8 @@ func (s *Service) createNetwork(ctx context.Context, l lookup[neutronNetwork], s
 	return out, s.tenant.AdminRefusal("Neutron", "creating a VLAN provider network", err)
 }
 
-// subnetFields are the mutable fields of the subnet of spec, as an update that sets them all.
+// subnetFields are the mutable fields of the subnet of spec, as an update that sets them all
+// (the description of a subnet to be made: "" when spec leaves it).
 func subnetFields(spec Spec) subnets.UpdateOpts {
 	a := spec.Addressing
 
@@ -312,7 +315,7 @@ func subnetFields(spec Spec) subnets.UpdateOpts {
 	}
 
 	routes := HostRoutes(spec.Routes)
-	description, gateway := spec.Description, a.Gateway.String()
+	description, gateway := descriptionOf(spec.Description), a.Gateway.String()
 
 	return subnets.UpdateOpts{
 		Description:     &description,
@@ -325,16 +328,12 @@ func subnetFields(spec Spec) subnets.UpdateOpts {
 
 // subnetDiff is the update of the fields of spec that differ on the existing subnet; false
 // when none does. The description is compared as Neutron holds it, so that a creation mark
-// left there is replaced.
+// left there is replaced (describeTo).
 func subnetDiff(sub subnets.Subnet, spec Spec) (subnets.UpdateOpts, bool) {
 	want := subnetFields(spec)
 	have := toSubnet(sub)
 
-	var diff subnets.UpdateOpts
-
-	if sub.Description != spec.Description {
-		diff.Description = want.Description
-	}
+	diff := subnets.UpdateOpts{Description: describeTo(sub.Description, spec.Description)}
 
 	if have.GatewayIP != spec.Addressing.Gateway.String() {
 		diff.GatewayIP = want.GatewayIP
@@ -433,7 +432,8 @@ func (s *Service) ensureRouter(ctx context.Context, spec Spec, r routers.Router,
 			opts := routers.CreateOpts{Name: name, Description: description, GatewayInfo: &routers.GatewayInfo{NetworkID: external}}
 			return deref(routers.Create(ctx, s.sc, opts).Extract())
 		}, func(ctx context.Context, r routers.Router) (routers.Router, error) {
-			return deref(routers.Update(ctx, s.sc, r.ID, routers.UpdateOpts{Description: &spec.Description}).Extract())
+			description := descriptionOf(spec.Description)
+			return deref(routers.Update(ctx, s.sc, r.ID, routers.UpdateOpts{Description: &description}).Extract())
 		})
 		if err != nil {
 			return created, fmt.Errorf("creating router %s on external network %s: %w", name, external, err)
@@ -446,11 +446,7 @@ func (s *Service) ensureRouter(ctx context.Context, spec Spec, r routers.Router,
 		return r, err
 	}
 
-	var diff routers.UpdateOpts
-
-	if r.Description != spec.Description {
-		diff.Description = &spec.Description
-	}
+	diff := routers.UpdateOpts{Description: describeTo(r.Description, spec.Description)}
 
 	if external != "" && r.GatewayInfo.NetworkID != external {
 		diff.GatewayInfo = &routers.GatewayInfo{NetworkID: external}

@@ -62,13 +62,14 @@ func rangeObject(r *AddressRange) types.Object {
 	})
 }
 
-// expandNetworkSpec turns the plan into the core's spec.
-func expandNetworkSpec(ctx context.Context, plan networkModel) (Spec, diag.Diagnostics) {
+// expandNetworkSpec turns the plan into the core's spec. A description the configuration does
+// not set is not written (Spec.Description nil).
+func expandNetworkSpec(ctx context.Context, plan, config networkModel) (Spec, diag.Diagnostics) {
 	var diags diag.Diagnostics
 
 	spec := Spec{
 		Name:              plan.Name.ValueString(),
-		Description:       plan.Description.ValueString(),
+		Description:       configuredString(config.Description),
 		ExternalNetworkID: plan.ExternalNetworkID.ValueString(), // "" while unknown: the default
 	}
 

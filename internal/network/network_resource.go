@@ -29,8 +29,8 @@ func NewNetworkResource() resource.Resource {
 		adapter.Kind{TypeName: "network", Noun: "network"},
 		tenantKind[networkModel, Spec, Network]{
 			cloudName: naming.Network,
-			expand: func(ctx context.Context, plan networkModel, diags *diag.Diagnostics) Spec {
-				spec, d := expandNetworkSpec(ctx, plan)
+			expand: func(ctx context.Context, plan, config networkModel, diags *diag.Diagnostics) Spec {
+				spec, d := expandNetworkSpec(ctx, plan, config)
 				diags.Append(d...)
 
 				return spec
@@ -135,7 +135,15 @@ func (r *networkResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	}
 
 	// The addressing follows from cidr and allocation_pool, so the plan can show it.
-	planAddressing(ctx, &p.Plan, p.Config, &resp.Diagnostics)
+	planAddressing(ctx, &p.Plan, p.Config, p.State, &resp.Diagnostics)
+
+	// A description the configuration does not set is the network's own: kept as it is.
+	var stateDescription *types.String
+	if p.State != nil {
+		stateDescription = &p.State.Description
+	}
+
+	p.Plan.Description = planKept(p.Plan.Description, p.Config.Description, stateDescription)
 
 	// A part that has gone missing makes the next apply restore it.
 	if s := p.State; s != nil && !s.ID.IsNull() && (s.SubnetID.IsNull() || s.RouterID.IsNull()) {
@@ -198,8 +206,12 @@ func (r *networkResource) planExternalOverlap(ctx context.Context, p *adapter.Pl
 }
 
 // planAddressing fills gateway_ip, allocation_pool (when not configured) and static_range
-// from cidr and the configured pool, when they are known.
-func planAddressing(ctx context.Context, plan *networkModel, config networkModel, diags *diag.Diagnostics) {
+// from cidr and the configured pool, when they are known. A pool the configuration does not set
+// is the default (DefaultPool) for a network to be made (state nil; a replacement is planned as
+// one), and the pool the network has for one that exists: a network made by an older release or
+// by Unikorn (whose pool depends on its version), or imported, never sees its pool rewritten
+// unless the configuration sets one.
+func planAddressing(ctx context.Context, plan *networkModel, config networkModel, state *networkModel, diags *diag.Diagnostics) {
 	if plan.CIDR.IsUnknown() || plan.CIDR.IsNull() {
 		return
 	}
@@ -217,6 +229,10 @@ func planAddressing(ctx context.Context, plan *networkModel, config networkModel
 		return
 	}
 
+	if pool == nil && state != nil && state.CIDR.Equal(plan.CIDR) {
+		pool = keptPool(ctx, prefix, state.AllocationPool)
+	}
+
 	a, err := PlanAddressing(prefix, pool)
 	if err != nil {
 		return
@@ -225,4 +241,20 @@ func planAddressing(ctx context.Context, plan *networkModel, config networkModel
 	plan.GatewayIP = types.StringValue(a.Gateway.String())
 	plan.AllocationPool = rangeObject(&a.Pool)
 	plan.StaticRange = rangeObject(a.Static)
+}
+
+// keptPool is the pool of the state (have) of a network of prefix, when it is one the network
+// can keep (PlanAddressing accepts it); nil when there is none (the subnet has several pools, or
+// none) or it cannot be kept.
+func keptPool(ctx context.Context, prefix netip.Prefix, have types.Object) *AddressRange {
+	pool, known, diags := expandRange(ctx, have)
+	if !known || pool == nil || diags.HasError() {
+		return nil
+	}
+
+	if _, err := PlanAddressing(prefix, pool); err != nil {
+		return nil
+	}
+
+	return pool
 }

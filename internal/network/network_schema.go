@@ -12,7 +12,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -52,15 +51,31 @@ func (r *networkResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			"that finds the recorded network gone takes another network of the name only under the same rule (otherwise " +
 			"the plan shows a create). An imported network, with its subnet and router, is managed as it is and never " +
 			"marked.\n\n" +
+			"**Unikorn's networks.** A network made by Unikorn's region service (`network-<Unikorn network ID>`, its " +
+			"subnet and router, in the identity's project) is imported as any other. With a configuration that mirrors it " +
+			"(`name` = the Unikorn network ID, `identity_id` = the identity's project, its `cidr`, `dns_nameservers` and " +
+			"`routes`; no `allocation_pool`, `description` or `external_network_id`) the plan shows no change and the " +
+			"apply writes nothing. An import never rewrites the DHCP pool (whatever Unikorn's version made: base + 2 to " +
+			"base + size - 129 up to v1.10, base + 128 to the last address before the broadcast address from v1.11 on), " +
+			"the descriptions (`unikorn managed provider network` on the network), the router or its gateway, and never " +
+			"marks anything. Only what the configuration sets is written: `dns_nameservers` and `routes` as configured " +
+			"(Unikorn v1.11 and later rewrites both from its own record on its next reconcile, so change them through " +
+			"Unikorn), and a pool or description once `allocation_pool` or `description` is set. Hand a network back by " +
+			"removing it from the state (a `removed` block with `destroy = false`): destroying it deletes it.\n\n" +
 			"**Import** with `REGION/ID` or `REGION/name` (a bare `ID` or `name` means the provider's default region).",
 		Attributes: map[string]schema.Attribute{
 			"allocation_pool": schema.SingleNestedAttribute{
 				Optional: true,
 				Computed: true,
-				MarkdownDescription: "The addresses DHCP hands out. Default, as Unikorn does: the upper half of `cidr` " +
-					"without the broadcast address, which keeps the lower half (after the gateway) for static addresses " +
-					"(`static_range`). A given pool must lie inside `cidr`, after the gateway and before the broadcast " +
-					"address. Updated in place.",
+				MarkdownDescription: "The addresses DHCP hands out. Unset, a new network gets the layout of Unikorn's " +
+					"region service (v1.11 and later; v1.17's default reservation): from the address after the first /25 of " +
+					"`cidr` (its base address + 128) to the last address before the broadcast address, which keeps the " +
+					"addresses between the gateway and the pool for static addresses (`static_range`); e.g. " +
+					"`10.0.0.128`-`10.0.255.254` for `10.0.0.0/16`. A prefix of /25 or longer, too small for that " +
+					"reservation, gets the upper half of `cidr` without the broadcast address. Unset, an existing network " +
+					"keeps the pool it has (one made by an earlier release of the provider, whose default was the upper " +
+					"half, or by Unikorn, or imported): no plan rewrites it unless `allocation_pool` is set. A given pool " +
+					"must lie inside `cidr`, after the gateway and before the broadcast address. Updated in place.",
 				Attributes: map[string]schema.Attribute{
 					"end": schema.StringAttribute{
 						Required:            true,
@@ -83,10 +98,13 @@ func (r *networkResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				Validators:    []validator.String{cidrValidator},
 			},
 			"description": schema.StringAttribute{
-				Optional:            true,
-				Computed:            true,
-				Default:             stringdefault.StaticString(""),
-				MarkdownDescription: "Description of the network, subnet and router. Updated in place.",
+				Optional: true,
+				Computed: true,
+				MarkdownDescription: "Description of the network, subnet and router, written on all three when set. " +
+					"Unset: a new network's are empty, and an existing network's (an imported one's, such as Unikorn's " +
+					"`unikorn managed provider network`) are kept as they are, never written; the network's is read back " +
+					"here. Removing it from the configuration leaves the descriptions as they are: set `\"\"` to clear " +
+					"them. Updated in place.",
 			},
 			"dns_nameservers": schema.ListAttribute{
 				Optional:            true,

@@ -35,7 +35,7 @@ func testSpec(t *testing.T, name string) Spec {
 		Addressing:     a,
 		DNSNameservers: []string{"192.0.2.53"},
 		Routes:         []Route{{Destination: "10.20.0.0/16", NextHop: "192.168.10.254"}},
-		Description:    "test",
+		Description:    new("test"),
 	}
 }
 
@@ -287,7 +287,7 @@ func TestEnsureNetwork_updatesInPlaceAndRestoresMissingParts(t *testing.T) {
 	spec := testSpec(t, "a")
 	spec.DNSNameservers = []string{"192.0.2.54", "192.0.2.55"}
 	spec.Routes = nil
-	spec.Description = "changed"
+	spec.Description = new("changed")
 
 	got, err := svc.EnsureNetwork(ctx, spec, out.Ref())
 	if err != nil {

@@ -44,6 +44,33 @@ func userDescription(description string) string {
 	return description
 }
 
+// describeTo is the description to write on a Neutron object whose description is have, for
+// the wanted description want (nil: not managed): want when it differs from have; when none is
+// wanted, "" in place of a creation mark left there by an interrupted create (the object is
+// tagged by then: markPosted), and nothing otherwise, so that an object this configuration does
+// not describe keeps its description. nil: nothing to write.
+func describeTo(have string, want *string) *string {
+	switch {
+	case want != nil && *want != have:
+		return want
+	case want == nil && have != "" && userDescription(have) == "":
+		none := ""
+		return &none
+	}
+
+	return nil
+}
+
+// descriptionOf is the description a create writes for the wanted description want: "" when
+// none is wanted.
+func descriptionOf(want *string) string {
+	if want == nil {
+		return ""
+	}
+
+	return *want
+}
+
 // owning is l with the ownership rule of a create of resource type typ (cloud.Adopt) for the
 // objects it finds by name. part names the resource an object is a part of (`unikorn_network
 // "web"`, networkPart): "" for the resource's primary object, which the refusal then says how to import.

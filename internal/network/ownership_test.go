@@ -109,7 +109,7 @@ func TestEnsureNetwork_secondConfigurationLeavesTheFirstAlone(t *testing.T) {
 
 	spec := testSpec(t, "a")
 	spec.DNSNameservers = []string{"198.51.100.53"}
-	spec.Description = "the second configuration's"
+	spec.Description = new("the second configuration's")
 
 	_, err := svc.EnsureNetwork(context.Background(), spec, Ref{})
 	wantExists(t, f, err, first.ID, cloud.ClaimFinished)
@@ -188,7 +188,7 @@ func TestEnsureSecurityGroup_adoptsAnInterruptedCreate(t *testing.T) {
 				"port_range_min": 9999, "port_range_max": 9999, "remote_ip_prefix": nil,
 			})
 
-			out := mustEnsureGroup(t, svc, SecurityGroupSpec{Name: "web", Description: "web", Rules: []Rule{tcp(22, "10.0.0.0/8")}}, "")
+			out := mustEnsureGroup(t, svc, SecurityGroupSpec{Name: "web", Description: new("web"), Rules: []Rule{tcp(22, "10.0.0.0/8")}}, "")
 
 			if out.ID != id || len(out.Refound) != 1 || !out.Refound[0].Adopted {
 				t.Fatalf("adopted %s (notes %+v), want %s", out.ID, out.Refound, id)

@@ -73,8 +73,9 @@ type model[M any] interface {
 type tenantKind[M any, S any, O any] struct {
 	// cloudName is the deterministic Neutron name of the user-given name.
 	cloudName func(name string) string
-	// expand turns the plan into the core's spec.
-	expand func(ctx context.Context, plan M, diags *diag.Diagnostics) S
+	// expand turns the plan into the core's spec; config says what the configuration sets (an
+	// attribute it leaves null is not managed where the kind says so: descriptions).
+	expand func(ctx context.Context, plan, config M, diags *diag.Diagnostics) S
 	// ensure adopts or creates and converges the object; prior is the state on update.
 	ensure func(ctx context.Context, svc *Service, spec S, prior *M) (*O, error)
 	// observe reads what exists of the object of the state; nil when it is gone.
@@ -164,12 +165,18 @@ func (r *tenantResource[M, S, O, PM]) run(ctx context.Context, opKind adapter.Op
 	do(ctx, op, svc, &m, func(id string) string { return adapter.Subject(name, id, svc.Tenant()) })
 }
 
-// apply ensures plan (prior: the state on update) and records what exists, whatever happened
-// next: a failed apply leaves a tainted resource, never an untracked object.
-func (r *tenantResource[M, S, O, PM]) apply(ctx context.Context, op *adapter.Operation, svc *Service, plan *M, prior *M,
-	subject func(string) string, state *tfsdk.State, diags *diag.Diagnostics,
+// apply ensures plan (prior: the state on update; config: the configuration) and records what
+// exists, whatever happened next: a failed apply leaves a tainted resource, never an untracked
+// object.
+func (r *tenantResource[M, S, O, PM]) apply(ctx context.Context, op *adapter.Operation, svc *Service, plan, prior *M,
+	config tfsdk.Config, subject func(string) string, state *tfsdk.State, diags *diag.Diagnostics,
 ) {
-	spec := r.kind.expand(ctx, *plan, diags)
+	configured, ok := adapter.Get[M](ctx, config, diags)
+	if !ok {
+		return
+	}
+
+	spec := r.kind.expand(ctx, *plan, configured, diags)
 	if diags.HasError() {
 		return
 	}
@@ -201,7 +208,7 @@ func (r *tenantResource[M, S, O, PM]) apply(ctx context.Context, op *adapter.Ope
 func (r *tenantResource[M, S, O, PM]) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	r.run(ctx, adapter.Create, req.Plan, &resp.Diagnostics,
 		func(ctx context.Context, op *adapter.Operation, svc *Service, plan *M, subject func(string) string) {
-			r.apply(ctx, op, svc, plan, nil, subject, &resp.State, &resp.Diagnostics)
+			r.apply(ctx, op, svc, plan, nil, req.Config, subject, &resp.State, &resp.Diagnostics)
 		})
 }
 
@@ -214,7 +221,7 @@ func (r *tenantResource[M, S, O, PM]) Update(ctx context.Context, req resource.U
 
 	r.run(ctx, adapter.Update, req.Plan, &resp.Diagnostics,
 		func(ctx context.Context, op *adapter.Operation, svc *Service, plan *M, subject func(string) string) {
-			r.apply(ctx, op, svc, plan, &prior, subject, &resp.State, &resp.Diagnostics)
+			r.apply(ctx, op, svc, plan, &prior, req.Config, subject, &resp.State, &resp.Diagnostics)
 		})
 }
 
@@ -244,6 +251,32 @@ func (r *tenantResource[M, S, O, PM]) Read(ctx context.Context, req resource.Rea
 			r.kind.flatten(state, out, false)
 			resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
 		})
+}
+
+// configuredString is the value config sets for a string the configuration may leave
+// unmanaged (a description): nil when it is null (or unknown).
+func configuredString(config types.String) *string {
+	if config.IsNull() || config.IsUnknown() {
+		return nil
+	}
+
+	v := config.ValueString()
+
+	return &v
+}
+
+// planKept is the plan of a string that the configuration may leave unmanaged (a description,
+// Optional and Computed): the configured value; when none is configured, "" for an object to be
+// made (state nil) and the value the object has for one that exists, which is then kept as it is.
+func planKept(planned, configured types.String, state *types.String) types.String {
+	switch {
+	case !configured.IsNull():
+		return planned
+	case state == nil:
+		return types.StringValue("")
+	}
+
+	return *state
 }
 
 // warnRefound says, with a warning each, what was found again by name or adopted.

@@ -82,7 +82,8 @@ func (r Rule) etherType() string {
 
 // RuleKey is what makes two rules the same rule. It follows Neutron's own notion of a
 // duplicate (which ignores the description), plus the description, since a rule cannot be
-// updated: a new description means a new rule.
+// updated: a new description means a new rule. A wanted rule that gives no description
+// matches an existing rule of any description (Matches).
 type RuleKey struct {
 	Direction, EtherType, Protocol string
 	PortMin, PortMax               int
@@ -126,6 +127,16 @@ func (r Rule) keyWithoutDescription() RuleKey {
 		PortMin: r.PortMin, PortMax: r.PortMax,
 		RemoteIPPrefix: prefix, RemoteGroupID: r.RemoteGroupID, RemoteAddressGroupID: r.RemoteAddressGroupID,
 	}
+}
+
+// Matches tells whether the existing rule have is the wanted rule r: the same rule for Neutron
+// (SameAsNeutron), with r's description when r gives one. A rule that gives none matches a rule
+// of any description, as Unikorn's region service compares rules (by direction, protocol, ports
+// and remote prefix only: provider.go:reconcileSecurityGroupRules), so that a rule it made
+// ("unikorn managed security group rule") is kept, never deleted and re-made, by a
+// configuration that does not describe it.
+func (r Rule) Matches(have Rule) bool {
+	return SameAsNeutron(r, have) && (r.Description == "" || r.Description == have.Description)
 }
 
 // SameAsNeutron tells whether Neutron would call a and b duplicates (it ignores descriptions).
@@ -216,46 +227,79 @@ type rulePlan struct {
 	Create []Rule
 }
 
-// planRules reconciles existing with want as sets of RuleKey: every wanted rule that exists
-// is kept, every other existing rule is deleted except Neutron's default egress rules, and
-// the wanted rules that are missing are created.
+// planRules reconciles existing with want: every existing rule that a wanted rule matches
+// (Rule.Matches: a wanted rule without a description matches any description) is kept, every
+// other existing rule is deleted except Neutron's default egress rules, and the wanted rules
+// that match none are created.
 func planRules(existing []neutronRule, want []Rule) rulePlan {
-	remaining := map[RuleKey]int{}
-	for _, r := range want {
-		remaining[r.Key()]++
+	have := make([]Rule, len(existing))
+	for i, nr := range existing {
+		have[i] = ruleFromNeutron(nr)
 	}
+
+	pair := pairRules(want, have)
+	matched := make([]bool, len(existing))
 
 	var plan rulePlan
 
-	for _, nr := range existing {
-		k := ruleFromNeutron(nr).Key()
+	for i, j := range pair {
+		if j < 0 {
+			plan.Create = append(plan.Create, want[i])
+		} else {
+			matched[j] = true
+		}
+	}
 
+	for j, nr := range existing {
 		switch {
-		case remaining[k] > 0:
-			remaining[k]--
-			plan.Keep = append(plan.Keep, nr)
-		case isProtectedDefault(nr):
+		case matched[j], isProtectedDefault(nr):
 			plan.Keep = append(plan.Keep, nr)
 		default:
 			plan.Delete = append(plan.Delete, nr)
 		}
 	}
 
-	for _, r := range want {
-		if k := r.Key(); remaining[k] > 0 {
-			remaining[k]--
-			plan.Create = append(plan.Create, r)
+	return plan
+}
+
+// pairRules pairs every wanted rule with the existing rule it matches (Rule.Matches), each
+// existing rule with one wanted rule at most: pair[i] is the index in have of want[i]'s, -1
+// when it has none. A rule of the same description is taken first, so that a described rule
+// never loses its rule to one that gives no description.
+func pairRules(want, have []Rule) []int {
+	pair := make([]int, len(want))
+	taken := make([]bool, len(have))
+
+	for i := range pair {
+		pair[i] = -1
+	}
+
+	for _, exact := range []bool{true, false} {
+		for i, w := range want {
+			if pair[i] >= 0 {
+				continue
+			}
+
+			for j, h := range have {
+				if !taken[j] && w.Matches(h) && (!exact || w.Description == h.Description) {
+					pair[i], taken[j] = j, true
+
+					break
+				}
+			}
 		}
 	}
 
-	return plan
+	return pair
 }
 
 // SecurityGroupSpec is what a unikorn_security_group asks for.
 type SecurityGroupSpec struct {
 	// Name is the user-given name; the group is securitygroup-<name>.
-	Name        string
-	Description string
+	Name string
+	// Description is the group's; nil leaves the description it has as it is ("" on a group
+	// that is made: describeTo).
+	Description *string
 	Rules       []Rule
 }
 
@@ -333,7 +377,7 @@ func (s *Service) ensureSecurityGroup(ctx context.Context, spec SecurityGroupSpe
 				return deref(groups.Create(ctx, s.sc, groups.CreateOpts{Name: name, Description: description}).Extract())
 			},
 			func(ctx context.Context, g groups.SecGroup) (groups.SecGroup, error) {
-				return s.describeGroup(ctx, g, spec.Description)
+				return s.describeGroup(ctx, g, descriptionOf(spec.Description))
 			})
 		if err != nil {
 			if created.ID == "" {
@@ -347,8 +391,8 @@ func (s *Service) ensureSecurityGroup(ctx context.Context, spec SecurityGroupSpe
 		g, mark = created, naming.MadeFor(TypeSecurityGroup)
 	} else if err := l.markPosted(ctx, s.sc, TagSecurityGroups, g); err != nil {
 		return toSecurityGroup(g, g.Rules), fmt.Errorf("security group %s (%s): %w", name, g.ID, err)
-	} else if g.Description != spec.Description {
-		updated, err := s.describeGroup(ctx, g, spec.Description)
+	} else if description := describeTo(g.Description, spec.Description); description != nil {
+		updated, err := s.describeGroup(ctx, g, *description)
 		if err != nil {
 			return toSecurityGroup(g, g.Rules), fmt.Errorf("updating the description of security group %s (%s): %w",
 				name, g.ID, err)

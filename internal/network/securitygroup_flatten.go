@@ -9,11 +9,12 @@ import (
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
 )
 
-// expandSecurityGroupSpec turns the plan into the core's spec.
-func expandSecurityGroupSpec(plan securityGroupModel) (SecurityGroupSpec, diag.Diagnostics) {
+// expandSecurityGroupSpec turns the plan into the core's spec. A description the configuration
+// does not set is not written (SecurityGroupSpec.Description nil).
+func expandSecurityGroupSpec(plan, config securityGroupModel) (SecurityGroupSpec, diag.Diagnostics) {
 	var diags diag.Diagnostics
 
-	spec := SecurityGroupSpec{Name: plan.Name.ValueString(), Description: plan.Description.ValueString()}
+	spec := SecurityGroupSpec{Name: plan.Name.ValueString(), Description: configuredString(config.Description)}
 
 	for _, e := range ruleElements(plan.Rules.Elements()) {
 		if !e.known {
@@ -45,33 +46,86 @@ func flattenSecurityGroup(m *securityGroupModel, g *SecurityGroup, complete bool
 }
 
 // flattenRules is the rules set of observed, reusing the elements of prior that denote the
-// same rules.
+// same rules (Rule.Matches: an element without a description stands for a rule of any
+// description, so that a rule read with a description the configuration does not give, such as
+// Unikorn's, shows no change).
 func flattenRules(observed []Rule, prior types.Set) types.Set {
-	byKey := map[RuleKey][]attr.Value{}
+	var (
+		values []attr.Value
+		rules  []Rule
+	)
 
 	for _, e := range ruleElements(prior.Elements()) {
 		if e.known {
-			byKey[e.rule.Key()] = append(byKey[e.rule.Key()], e.value)
+			values, rules = append(values, e.value), append(rules, e.rule)
+		}
+	}
+
+	pair := pairRules(rules, observed)
+	reused := make(map[int]attr.Value, len(pair))
+
+	for i, j := range pair {
+		if j >= 0 {
+			reused[j] = values[i]
 		}
 	}
 
 	elems := make([]attr.Value, 0, len(observed))
 
-	for _, r := range observed {
-		k := r.Key()
+	for j, r := range observed {
+		switch v, ok := reused[j]; {
+		case ok:
+			elems = append(elems, v)
+		case !r.NeutronDefault:
+			elems = append(elems, ruleObject(r))
+		}
+	}
 
-		if same := byKey[k]; len(same) > 0 {
-			elems = append(elems, same[0])
-			byKey[k] = same[1:]
+	return types.SetValueMust(ruleType, elems)
+}
 
-			continue
+// planRulesKept is the planned rules set with each element replaced by the element of the prior
+// state that it matches (Rule.Matches): a configured rule without a description, or with
+// `remote_ip_prefix` unset where the state says 0.0.0.0/0, is the rule the group has, so that
+// the plan of a group whose rules are all there (an imported group of Unikorn's, whose rules
+// carry its description) shows no change, and a plan that adds a rule shows only that rule.
+// Terraform accepts a planned set that differs from the configuration inside its elements (it
+// checks only the count). Unknown rules leave the plan as it is.
+func planRulesKept(planned, prior types.Set) types.Set {
+	if planned.IsNull() || planned.IsUnknown() || prior.IsNull() || prior.IsUnknown() {
+		return planned
+	}
+
+	want := ruleElements(planned.Elements())
+
+	var (
+		values []attr.Value
+		have   []Rule
+	)
+
+	for _, e := range ruleElements(prior.Elements()) {
+		if e.known {
+			values, have = append(values, e.value), append(have, e.rule)
+		}
+	}
+
+	rules := make([]Rule, len(want))
+
+	for i, e := range want {
+		if !e.known {
+			return planned
 		}
 
-		if r.NeutronDefault {
-			continue
-		}
+		rules[i] = e.rule
+	}
 
-		elems = append(elems, ruleObject(r))
+	elems := make([]attr.Value, len(want))
+
+	for i, j := range pairRules(rules, have) {
+		elems[i] = want[i].value
+		if j >= 0 {
+			elems[i] = values[j]
+		}
 	}
 
 	return types.SetValueMust(ruleType, elems)

@@ -25,8 +25,8 @@ func NewSecurityGroupResource() resource.Resource {
 		adapter.Kind{TypeName: "security_group", Noun: "security group"},
 		tenantKind[securityGroupModel, SecurityGroupSpec, SecurityGroup]{
 			cloudName: naming.SecurityGroup,
-			expand: func(_ context.Context, plan securityGroupModel, diags *diag.Diagnostics) SecurityGroupSpec {
-				spec, d := expandSecurityGroupSpec(plan)
+			expand: func(_ context.Context, plan, config securityGroupModel, diags *diag.Diagnostics) SecurityGroupSpec {
+				spec, d := expandSecurityGroupSpec(plan, config)
 				diags.Append(d...)
 
 				return spec
@@ -69,5 +69,16 @@ func (r *securityGroupResource) ModifyPlan(ctx context.Context, req resource.Mod
 	}
 
 	p.Plan.Region = r.PlanRegion(p.Plan.Region, p.Config.Region, &resp.Diagnostics)
+
+	// A description the configuration does not set is the group's own: kept as it is. A rule
+	// is planned as the group has it when it matches (a rule without a description matches any).
+	var stateDescription *types.String
+	if p.State != nil {
+		stateDescription = &p.State.Description
+		p.Plan.Rules = planRulesKept(p.Plan.Rules, p.State.Rules)
+	}
+
+	p.Plan.Description = planKept(p.Plan.Description, p.Config.Description, stateDescription)
+
 	p.Save(ctx, resp)
 }

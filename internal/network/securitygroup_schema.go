@@ -10,7 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/setdefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -67,13 +66,24 @@ func (r *securityGroupResource) Schema(ctx context.Context, _ resource.SchemaReq
 			"group and the `terraform import` that takes it over. A refresh that finds the recorded group gone takes " +
 			"another group of the name only under the same rule (otherwise the plan shows a create). An imported group is " +
 			"managed as it is and never marked.\n\n" +
+			"**Unikorn's groups.** A group made by Unikorn's region service (`securitygroup-<Unikorn security group ID>` " +
+			"in the identity's project, each rule described `unikorn managed security group rule`, ether type IPv4) is " +
+			"imported as any other. With a configuration that mirrors it (`name` = the Unikorn security group ID, " +
+			"`identity_id` = the identity's project, each rule's `direction`, `protocol`, `port` or `port_range` and " +
+			"`remote_ip_prefix`, no `description` anywhere) the plan shows no change and the apply writes nothing: the " +
+			"rules keep their IDs, the group its description. Only what the configuration asks for is written: a rule it " +
+			"adds is created, a rule it lacks is deleted, a rule that gives another `description` is replaced (while " +
+			"Unikorn still manages the group, its next reconcile restores the rules of its own record, so change them " +
+			"through Unikorn). Neutron's default egress rules are never touched. Hand a group back by removing it from the state (a `removed` block with `destroy = false`): " +
+			"destroying it deletes it.\n\n" +
 			"**Import** with `REGION/ID` or `REGION/name` (a bare `ID` or `name` means the provider's default region).",
 		Attributes: map[string]schema.Attribute{
 			"description": schema.StringAttribute{
-				Optional:            true,
-				Computed:            true,
-				Default:             stringdefault.StaticString(""),
-				MarkdownDescription: "Description of the security group. Updated in place.",
+				Optional: true,
+				Computed: true,
+				MarkdownDescription: "Description of the security group. Unset: a new group's is empty, and an existing " +
+					"group's (an imported one's) is kept as it is, never written, and read back here. Removing it from the " +
+					"configuration leaves the description as it is: set `\"\"` to clear it. Updated in place.",
 			},
 			"id":          adapter.IDAttribute("ID of the Neutron security group."),
 			"identity_id": identityID,
@@ -85,19 +95,24 @@ func (r *securityGroupResource) Schema(ctx context.Context, _ resource.SchemaReq
 				Optional: true,
 				Computed: true,
 				Default:  setdefault.StaticValue(types.SetValueMust(ruleType, nil)),
-				MarkdownDescription: "The rules, as a set. A rule is identified by all its attributes: changing one replaces " +
-					"that rule only (Neutron rules cannot be updated), and the other rules stay untouched. Two rules that " +
-					"Neutron would call duplicates (they differ only in `description`, or in `port = N` against " +
-					"`port_range = { min = N, max = N }`) are rejected at plan time. Default: none besides Neutron's " +
-					"default egress rules.",
+				MarkdownDescription: "The rules, as a set. A rule is identified by its direction, protocol, ports, remote and " +
+					"ether type, and by its `description` when it gives one: changing any of them replaces that rule only " +
+					"(Neutron rules cannot be updated), and the other rules stay untouched. A rule that gives no " +
+					"`description` is the group's rule of any description, which it keeps as it is (a rule Unikorn made, " +
+					"described `unikorn managed security group rule`, is never deleted and re-made for it), and an unset " +
+					"`remote_ip_prefix` is `0.0.0.0/0`, which is also what a rule without a remote prefix means; both as " +
+					"Unikorn compares rules. Two rules that Neutron would call duplicates (they differ only in " +
+					"`description`, or in `port = N` against `port_range = { min = N, max = N }`) are rejected at plan " +
+					"time. Default: none besides Neutron's default egress rules.",
 				Validators: []validator.Set{rulesUnique},
 				NestedObject: schema.NestedAttributeObject{
 					Validators: []validator.Object{ruleValidator},
 					Attributes: map[string]schema.Attribute{
 						"description": schema.StringAttribute{
-							Optional:            true,
-							MarkdownDescription: "Description of the rule.",
-							Validators:          []validator.String{stringvalidator.LengthBetween(1, 255)},
+							Optional: true,
+							MarkdownDescription: "Description of the rule. Unset: the rule matches the group's rule of any " +
+								"description and keeps it (a new rule has none).",
+							Validators: []validator.String{stringvalidator.LengthBetween(1, 255)},
 						},
 						"direction": schema.StringAttribute{
 							Required:            true,
