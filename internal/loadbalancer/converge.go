@@ -574,11 +574,13 @@ func (s *Service) convergeListener(ctx context.Context, st *stepper, name, subne
 			delete: func(ctx context.Context, id string) error { return pools.Delete(ctx, s.Octavia, id).ExtractErr() },
 			record: func(p pools.Pool) {
 				o.PoolID, o.PoolProtocol, o.PoolStatus, o.DefaultPoolID, o.Members, o.MemberIDs = p.ID, p.Protocol, p.ProvisioningStatus, p.ID, nil, nil
-				o.PoolMark = naming.MarkOfTags(p.Tags)
+				o.PoolMark, o.PoolAlgorithm = naming.MarkOfTags(p.Tags), p.LBMethod
 			},
 		}); err != nil {
 			return err
 		}
+	} else if err := s.convergePoolAlgorithm(ctx, st, naming.Pool(name, want.Name), o); err != nil {
+		return err
 	}
 
 	if err := s.convergeMembers(ctx, st, naming.Pool(name, want.Name), subnetID, want, o); err != nil {
@@ -590,6 +592,39 @@ func (s *Service) convergeListener(ctx context.Context, st *stepper, name, subne
 	}
 
 	return s.convergeMonitor(ctx, st, name, want, o)
+}
+
+// convergePoolAlgorithm sets the existing pool of o (called pool) back to round robin when it
+// balances otherwise (changed out of band), as Unikorn's reconcile of a pool does too.
+func (s *Service) convergePoolAlgorithm(ctx context.Context, st *stepper, pool string, o *ObservedListener) error {
+	if o.PoolRoundRobin() {
+		return nil
+	}
+
+	record := func(p *pools.Pool) bool {
+		o.PoolAlgorithm, o.PoolStatus = p.LBMethod, p.ProvisioningStatus
+		return o.PoolRoundRobin()
+	}
+
+	return st.do(ctx, change{
+		what: "setting pool " + pool + " back to " + lbMethod + " (it balances " + o.PoolAlgorithm + ")",
+		mutate: func(ctx context.Context) error {
+			p, err := pools.Update(ctx, s.Octavia, o.PoolID, pools.UpdateOpts{LBMethod: lbMethod}).Extract()
+			if err == nil {
+				record(p)
+			}
+
+			return err
+		},
+		landed: func(ctx context.Context) (bool, error) {
+			p, err := pools.Get(ctx, s.Octavia, o.PoolID).Extract()
+			if err != nil {
+				return false, err
+			}
+
+			return record(p), nil
+		},
+	})
 }
 
 // convergeListenerItself creates or updates the listener of want.

@@ -10,8 +10,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloudtest"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
 
@@ -644,5 +646,59 @@ func TestEnsure_timeout(t *testing.T) {
 
 	if id == "" {
 		t.Error("the ID was not recorded before the wait")
+	}
+}
+
+// TestEnsure_poolBackToRoundRobin: a pool whose algorithm was changed out of band shows as
+// missing (its listener's pool_id is null, so the plan updates the load balancer), and the
+// apply sets it back to round robin in place (one PUT of the pool, its ID kept), as Unikorn's
+// reconcile does; then nothing more is written.
+func TestEnsure_poolBackToRoundRobin(t *testing.T) {
+	t.Parallel()
+
+	ctx := cloud.WithSleeper(t.Context(), cloudtest.Instant)
+	f, svc, top := ensured(t, false)
+
+	ssh, _ := top.Listener("ssh")
+
+	f.mu.Lock()
+	f.pools[ssh.PoolID]["lb_algorithm"] = "LEAST_CONNECTIONS"
+	f.mu.Unlock()
+
+	drifted, err := svc.Observe(ctx, top.ID, "web")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var diags diag.Diagnostics
+
+	ls, _ := listenerModels(ctx, observed(ctx, testModel(t), drifted, &diags).Listeners)
+	for _, l := range ls {
+		if want := l.Name.ValueString() != "ssh"; !l.PoolID.IsNull() != want {
+			t.Errorf("listener %s reads pool_id %s after the drift", l.Name, l.PoolID)
+		}
+	}
+
+	got, err := svc.Ensure(ctx, threeListeners(false), top.ID, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if _, mutations := f.counters(); !slices.Equal(mutations, []string{"PUT pools"}) {
+		t.Errorf("mutations %v, want the pool's PUT only", mutations)
+	}
+
+	if again, _ := got.Listener("ssh"); again.PoolID != ssh.PoolID || again.PoolAlgorithm != "ROUND_ROBIN" {
+		t.Errorf("the ssh pool is %s (%s), want %s round robin", again.PoolID, again.PoolAlgorithm, ssh.PoolID)
+	}
+
+	f.resetCounters()
+
+	if _, err := svc.Ensure(ctx, threeListeners(false), top.ID, nil); err != nil {
+		t.Fatal(err)
+	}
+
+	if writes := f.api.Writes(); len(writes) != 0 {
+		t.Errorf("the next apply wrote %v", writes)
 	}
 }

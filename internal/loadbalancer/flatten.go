@@ -204,7 +204,9 @@ func flattenListener(ctx context.Context, name string, o ObservedListener, prior
 		l.ProxyProtocolV2 = prior.ProxyProtocolV2 // unknowable without the pool: keep it
 	}
 
-	if o.PoolLinked() {
+	// A pool that does not balance round robin (changed out of band) shows as missing too, so
+	// that the next apply sets it back.
+	if o.PoolLinked() && o.PoolRoundRobin() {
 		l.PoolID = types.StringValue(o.PoolID)
 	}
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -53,17 +54,28 @@ func (r *loadBalancerResource) ModifyPlan(ctx context.Context, req resource.Modi
 	}
 
 	if !plan.Listeners.IsUnknown() && !plan.Listeners.IsNull() {
+		var changed []string
+
 		for i := range planListeners {
 			var configured *listenerModel
 			if i < len(cfgListeners) {
 				configured = &cfgListeners[i]
 			}
 
-			planListener(&resp.Diagnostics, path.Root("listeners").AtListIndex(i), &planListeners[i], configured, stateListeners)
+			prior := planListener(&resp.Diagnostics, path.Root("listeners").AtListIndex(i), &planListeners[i], configured, stateListeners)
+			changed = append(changed, defaultChanges(ctx, planListeners[i], configured, prior)...)
 		}
 
 		if resp.Diagnostics.HasError() {
 			return
+		}
+
+		if len(changed) > 0 {
+			resp.Diagnostics.AddWarning("Defaults changed: the apply updates the load balancer in place",
+				fmt.Sprintf("Load balancer %s: %s. The configuration leaves these unset, and their defaults are now Unikorn's "+
+					"(health monitor thresholds 2 and 2, was %d; a TCP listener's idle timeout 60 seconds, was left as Octavia "+
+					"had it). The apply changes them in place, nothing is replaced; to keep the present values, set them in the "+
+					"configuration.", plan.Name.ValueString(), strings.Join(changed, "; "), oldDefaultThreshold))
 		}
 
 		list, diags := types.ListValueFrom(ctx, listenerType, planListeners)
@@ -166,8 +178,9 @@ func sameAddresses(a, b Spec) bool {
 }
 
 // planListener checks the immutable fields of listener l against the state's listener of
-// the same name and plans its computed values.
-func planListener(diags *diag.Diagnostics, at path.Path, l *listenerModel, configured *listenerModel, state []listenerModel) {
+// the same name (which it returns; nil for a new listener) and plans its computed values: an
+// idle timeout the configuration leaves unset is the default, 60 seconds, on TCP (Unikorn's).
+func planListener(diags *diag.Diagnostics, at path.Path, l *listenerModel, configured *listenerModel, state []listenerModel) *listenerModel {
 	var prior *listenerModel
 
 	for i := range state {
@@ -176,17 +189,15 @@ func planListener(diags *diag.Diagnostics, at path.Path, l *listenerModel, confi
 		}
 	}
 
-	udp := l.Protocol.ValueString() == ProtocolUDP
+	if configured != nil && configured.IdleTimeoutSeconds.IsNull() {
+		l.IdleTimeoutSeconds = idleTimeoutPlan(l.Protocol)
+	}
 
 	if prior == nil {
 		l.ListenerID, l.PoolID = types.StringUnknown(), types.StringUnknown()
 		l.MonitorID = unknownUnless(l.HealthMonitor.IsNull())
 
-		if configured != nil && configured.IdleTimeoutSeconds.IsNull() {
-			l.IdleTimeoutSeconds = idleTimeoutPlan(udp, l.Protocol.IsUnknown(), types.Int64Unknown())
-		}
-
-		return
+		return nil
 	}
 
 	for _, c := range []struct {
@@ -216,25 +227,77 @@ func planListener(diags *diag.Diagnostics, at path.Path, l *listenerModel, confi
 		l.MonitorID = knownOrUnknown(prior.MonitorID)
 	}
 
-	if configured != nil && configured.IdleTimeoutSeconds.IsNull() {
-		l.IdleTimeoutSeconds = idleTimeoutPlan(udp, l.Protocol.IsUnknown(), prior.IdleTimeoutSeconds)
-	}
-}
-
-// idleTimeoutPlan is the planned idle timeout of a listener that does not configure one:
-// null for UDP, what Octavia has for TCP (prior; unknown for a new listener).
-func idleTimeoutPlan(udp, protocolUnknown bool, prior types.Int64) types.Int64 {
-	switch {
-	case protocolUnknown:
-		return types.Int64Unknown()
-	case udp:
-		return types.Int64Null()
-	case prior.IsNull():
-		return types.Int64Unknown()
-	}
-
 	return prior
 }
+
+// idleTimeoutPlan is the planned idle timeout of a listener of protocol that does not
+// configure one: null for UDP, the default for TCP.
+func idleTimeoutPlan(protocol types.String) types.Int64 {
+	switch {
+	case protocol.IsUnknown():
+		return types.Int64Unknown()
+	case protocol.ValueString() == ProtocolUDP:
+		return types.Int64Null()
+	}
+
+	return types.Int64Value(defaultIdleTimeout)
+}
+
+// defaultChanges says which values of listener l (planned), left unset in the configuration
+// (configured), the plan changes from what the state's listener (prior; nil for a new one)
+// holds only because the defaults became Unikorn's: monitor thresholds at the former default
+// and a TCP idle timeout that was left as Octavia had it. Empty when there are none.
+func defaultChanges(ctx context.Context, l listenerModel, configured, prior *listenerModel) []string {
+	if configured == nil || prior == nil {
+		return nil
+	}
+
+	var out []string
+
+	name := l.Name.ValueString()
+
+	if configured.IdleTimeoutSeconds.IsNull() && known(l.IdleTimeoutSeconds) && known(prior.IdleTimeoutSeconds) &&
+		!prior.IdleTimeoutSeconds.Equal(l.IdleTimeoutSeconds) {
+		out = append(out, fmt.Sprintf("listener %s: idle_timeout_seconds %d → %d", name, prior.IdleTimeoutSeconds.ValueInt64(),
+			l.IdleTimeoutSeconds.ValueInt64()))
+	}
+
+	was, wasOK := monitorOf(ctx, prior.HealthMonitor)
+	set, setOK := monitorOf(ctx, configured.HealthMonitor)
+	now, nowOK := monitorOf(ctx, l.HealthMonitor)
+
+	if !wasOK || !setOK || !nowOK {
+		return out
+	}
+
+	for _, t := range []struct {
+		attr          string
+		was, set, now types.Int64
+	}{
+		{"healthy_threshold", was.HealthyThreshold, set.HealthyThreshold, now.HealthyThreshold},
+		{"unhealthy_threshold", was.UnhealthyThreshold, set.UnhealthyThreshold, now.UnhealthyThreshold},
+	} {
+		if t.set.IsNull() && known(t.now) && known(t.was) && t.was.ValueInt64() == oldDefaultThreshold && !t.was.Equal(t.now) {
+			out = append(out, fmt.Sprintf("listener %s: health_monitor.%s %d → %d", name, t.attr, t.was.ValueInt64(), t.now.ValueInt64()))
+		}
+	}
+
+	return out
+}
+
+// monitorOf decodes a health_monitor value; false when it is null or unknown.
+func monitorOf(ctx context.Context, v types.Object) (healthMonitorModel, bool) {
+	var hm healthMonitorModel
+
+	if v.IsNull() || v.IsUnknown() {
+		return hm, false
+	}
+
+	return hm, !v.As(ctx, &hm, objectAsOptions).HasError()
+}
+
+// known tells whether v is neither null nor unknown.
+func known(v types.Int64) bool { return !v.IsNull() && !v.IsUnknown() }
 
 func knownOrUnknown(v types.String) types.String {
 	if v.IsNull() || v.IsUnknown() {

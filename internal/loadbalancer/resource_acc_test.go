@@ -140,7 +140,7 @@ func TestAccLoadBalancer_basic(t *testing.T) {
 				statecheck.ExpectKnownValue(lbAddress, tfjsonpath.New("provisioning_status"), knownvalue.StringExact("ACTIVE")),
 				statecheck.ExpectKnownValue(lbAddress, tfjsonpath.New("public_ip_address"), knownvalue.NotNull()),
 				statecheck.ExpectKnownValue(lbAddress, tfjsonpath.New("listeners").AtSliceIndex(1).AtMapKey("idle_timeout_seconds"),
-					knownvalue.Int64Exact(50)), // Octavia's default, shown
+					knownvalue.Int64Exact(60)), // unset: the default (Unikorn's), not Octavia's 50
 				statecheck.ExpectKnownValue(lbAddress, tfjsonpath.New("listeners").AtSliceIndex(2).AtMapKey("idle_timeout_seconds"),
 					knownvalue.Null()), // UDP
 				statecheck.ExpectKnownValue(lbAddress, tfjsonpath.New("listeners").AtSliceIndex(1).AtMapKey("monitor_id"), knownvalue.Null()),
@@ -189,7 +189,8 @@ func TestAccLoadBalancer_basic(t *testing.T) {
 				expect("udp default pool", udp.DefaultPoolID, lb.Pools[lbName+"-udp-pool"].ID)
 				expect("udp pool protocol", lb.Pools[lbName+"-udp-pool"].Protocol, "UDP")
 				um := lb.Monitors[lbName+"-udp-monitor"]
-				expect("udp monitor", fmt.Sprintf("%s %d %d %d %d", um.Type, um.Delay, um.Timeout, um.MaxRetries, um.MaxRetriesDown), "UDP-CONNECT 5 3 3 3")
+				expect("udp monitor", fmt.Sprintf("%s %d %d %d %d", um.Type, um.Delay, um.Timeout, um.MaxRetries, um.MaxRetriesDown), "UDP-CONNECT 5 3 2 2")
+				expect("ssh data timeouts (the default)", fmt.Sprint(ssh.TimeoutClientData, ssh.TimeoutMemberData), "60000 60000")
 
 				expect("floating IPs on the VIP port", len(lb.FloatingIPs), 1)
 				if len(lb.FloatingIPs) == 1 {
@@ -455,7 +456,7 @@ func TestAccLoadBalancer_drift(t *testing.T) {
 				statecheck.ExpectKnownValue(lbAddress, tfjsonpath.New("listeners").AtSliceIndex(0).AtMapKey("health_monitor"),
 					knownvalue.ObjectExact(map[string]knownvalue.Check{
 						"interval_seconds": knownvalue.Int64Exact(10), "timeout_seconds": knownvalue.Int64Exact(5),
-						"healthy_threshold": knownvalue.Int64Exact(3), "unhealthy_threshold": knownvalue.Int64Exact(3),
+						"healthy_threshold": knownvalue.Int64Exact(2), "unhealthy_threshold": knownvalue.Int64Exact(2),
 					})),
 			},
 			Check: resource.ComposeAggregateTestCheckFunc(capture,

@@ -346,8 +346,8 @@ func TestModifyPlan_computedByListenerName(t *testing.T) {
 	check("c.monitor_id", ls[0].MonitorID, "<null>")
 	check("c.idle_timeout_seconds", ls[0].IdleTimeoutSeconds, "<null>") // UDP
 	check("b.listener_id", ls[1].ListenerID, `"l-b"`)
-	check("b.pool_id", ls[1].PoolID, "<unknown>") // missing: the apply repairs it
-	check("b.idle_timeout_seconds", ls[1].IdleTimeoutSeconds, "50")
+	check("b.pool_id", ls[1].PoolID, "<unknown>")                   // missing: the apply repairs it
+	check("b.idle_timeout_seconds", ls[1].IdleTimeoutSeconds, "60") // unset: the default, not Octavia's 50
 	check("a.listener_id", ls[2].ListenerID, `"l-a"`)
 	check("a.pool_id", ls[2].PoolID, `"p-a"`)
 	check("a.monitor_id", ls[2].MonitorID, "<null>")

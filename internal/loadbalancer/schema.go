@@ -51,8 +51,36 @@ func (r *loadBalancerResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			"refresh follows another of its name only when that one is an unfinished create; otherwise the resource is gone " +
 			"and the plan creates it again (which then refuses a load balancer of that name made by someone else).\n\n" +
 			"Deletion removes the floating IP, then the load balancer with everything under it in one cascade call.\n\n" +
+			"**Defaults** are those of Unikorn's load balancer API: a health monitor checks every 10 seconds with a timeout " +
+			"of 5 and thresholds of 2 (healthy and unhealthy); a TCP listener's idle timeout is 60 seconds; pools balance " +
+			"round robin (a pool set to another algorithm out of band shows as missing, and the apply sets it back in " +
+			"place). Earlier versions of this provider had thresholds of 3 and left a TCP listener's idle timeout as Octavia " +
+			"had it (usually 50 seconds): a load balancer applied with them, under a configuration that leaves these values " +
+			"unset, plans their change to the new defaults as an update in place, and the plan warns, naming each value. " +
+			"Nothing is replaced; set the values in the configuration to keep them.\n\n" +
 			"**Import** by `REGION/ID` or `REGION/name` (the `name` of `lb-<name>`); a bare `ID` or `name` means the " +
-			"provider's default region.",
+			"provider's default region.\n\n" +
+			"**Unikorn's load balancers** (Unikorn's region service makes them from v1.16.5 on) are imported like any " +
+			"other. Unikorn calls a load balancer `lb-<its LoadBalancer ID>` and its children " +
+			"`lb-<ID>-<listener>-listener`, `-pool` and `-monitor`, with no tags and no descriptions: the resource's `name` " +
+			"is Unikorn's load balancer ID and its listeners' names are Unikorn's, so it imports as `REGION/<Octavia ID>` " +
+			"or `REGION/<Unikorn load balancer ID>`. A configuration that mirrors it plans no change and its apply writes " +
+			"nothing: `identity_id` the project of Unikorn's identity (imported or not), `network_id` the Neutron network of " +
+			"Unikorn's network, each listener by its name, protocol and port with its members by address and port, " +
+			"`health_monitor = {}` where Unikorn has a health check with its defaults (else its values), and " +
+			"`allowed_cidrs`, `idle_timeout_seconds`, `proxy_protocol_v2` and `public_ip = true` where Unikorn's load " +
+			"balancer has them. List the listeners and members as the imported state does (listeners in the order Octavia " +
+			"made them, members by address): another order plans an update that changes nothing in Octavia. An import " +
+			"never marks the load balancer or its children, and an apply renames nothing. In an identity this provider did " +
+			"not make and that holds no trust to its service user (Unikorn's), the provider acts as that service user, never " +
+			"as the identity's user, whose password, credential, keypair and server group it leaves alone; load balancers " +
+			"it creates there are the service user's.\n\n" +
+			"Unikorn keeps reconciling the load balancers it made: while its record of one exists, Unikorn sets back what " +
+			"another tool changes in it, deletes listeners, pools and monitors named `lb-<ID>-…` that its record does not " +
+			"have (a listener added here), and, at its next reconcile, makes the load balancer again when it is gone (after " +
+			"a `terraform destroy` of the imported resource). Change such a load balancer through Unikorn and keep the configuration mirroring it; to stop " +
+			"managing it here without deleting it, use a `removed` block with `lifecycle { destroy = false }` (or " +
+			"`terraform state rm`).",
 		Attributes: map[string]schema.Attribute{
 			"id":          adapter.IDAttribute("The Octavia load balancer ID."),
 			"identity_id": adapter.IdentityIDAttribute("load balancer"),
@@ -132,34 +160,38 @@ func objectType(attrs map[string]schema.Attribute) types.ObjectType {
 
 // monitorAttributes are the attributes of a listener's health_monitor.
 func monitorAttributes() map[string]schema.Attribute {
-	threshold := func(what string) schema.Int64Attribute {
+	threshold := func(what string, def int64) schema.Int64Attribute {
 		return schema.Int64Attribute{
-			Optional:            true,
-			Computed:            true,
-			Default:             int64default.StaticInt64(defaultMonitorThreshold),
-			MarkdownDescription: fmt.Sprintf("%s, 1 to 10. Default %d.", what, defaultMonitorThreshold),
-			Validators:          []validator.Int64{int64validator.Between(minThreshold, maxThreshold)},
+			Optional: true,
+			Computed: true,
+			Default:  int64default.StaticInt64(def),
+			MarkdownDescription: fmt.Sprintf("%s, 1 to 10. Default %d (Unikorn's; %d before).", what, def,
+				oldDefaultThreshold),
+			Validators: []validator.Int64{int64validator.Between(minThreshold, maxThreshold)},
 		}
 	}
 
 	return map[string]schema.Attribute{
-		"healthy_threshold": threshold("Successful checks before a member is healthy (Octavia's `max_retries`)"),
+		"healthy_threshold": threshold("Successful checks before a member is healthy (Octavia's `max_retries`)",
+			defaultHealthyThreshold),
 		"interval_seconds": schema.Int64Attribute{
 			Optional: true,
 			Computed: true,
 			Default:  int64default.StaticInt64(defaultMonitorInterval),
-			MarkdownDescription: fmt.Sprintf("Seconds between checks (at least %d for UDP). Default %d.",
+			MarkdownDescription: fmt.Sprintf("Seconds between checks (at least %d for UDP). Default %d (Unikorn's).",
 				minUDPMonitorInterval, defaultMonitorInterval),
 			Validators: []validator.Int64{int64validator.Between(1, maxIdleTimeout)},
 		},
 		"timeout_seconds": schema.Int64Attribute{
-			Optional:            true,
-			Computed:            true,
-			Default:             int64default.StaticInt64(defaultMonitorTimeout),
-			MarkdownDescription: fmt.Sprintf("Seconds a check may take; less than `interval_seconds`. Default %d.", defaultMonitorTimeout),
-			Validators:          []validator.Int64{int64validator.Between(1, maxIdleTimeout)},
+			Optional: true,
+			Computed: true,
+			Default:  int64default.StaticInt64(defaultMonitorTimeout),
+			MarkdownDescription: fmt.Sprintf("Seconds a check may take; less than `interval_seconds`. Default %d (Unikorn's).",
+				defaultMonitorTimeout),
+			Validators: []validator.Int64{int64validator.Between(1, maxIdleTimeout)},
 		},
-		"unhealthy_threshold": threshold("Failed checks before a member is unhealthy (Octavia's `max_retries_down`)"),
+		"unhealthy_threshold": threshold("Failed checks before a member is unhealthy (Octavia's `max_retries_down`)",
+			defaultUnhealthyThreshold),
 	}
 }
 
@@ -207,9 +239,9 @@ func listenerAttributes() map[string]schema.Attribute {
 		"idle_timeout_seconds": schema.Int64Attribute{
 			Optional: true,
 			Computed: true,
-			MarkdownDescription: "TCP only: seconds a connection may stay idle, written into both Octavia's client and member " +
-				"data timeouts. Unset: left as Octavia has it (a new listener gets Octavia's default, usually 50), and shown. " +
-				"Updated in place.",
+			MarkdownDescription: fmt.Sprintf("TCP only: seconds a connection may stay idle, written into both Octavia's "+
+				"client and member data timeouts. Default %d on TCP (Unikorn's; earlier versions of this provider left it as "+
+				"Octavia had it, usually 50), null on UDP. Updated in place.", defaultIdleTimeout),
 			Validators: []validator.Int64{int64validator.Between(1, maxIdleTimeout)},
 		},
 		"listener_id": schema.StringAttribute{

@@ -200,8 +200,11 @@ type ObservedListener struct {
 	PoolID       string // "" when the pool is missing
 	PoolMark     naming.Mark
 	PoolProtocol string
-	PoolStatus   string
-	Members      []Member // sorted
+	// PoolAlgorithm is the pool's lb_algorithm; "" when not known (a memo of an earlier version
+	// of the provider, which did not keep it).
+	PoolAlgorithm string
+	PoolStatus    string
+	Members       []Member // sorted
 	// MemberIDs are the Octavia IDs of Members, by memberKey (those a batch update made are
 	// not known until the next read).
 	MemberIDs map[string]string
@@ -223,6 +226,12 @@ type ForeignListener struct {
 // ProxyProtocolV2 tells whether the pool speaks PROXY protocol v2.
 func (o ObservedListener) ProxyProtocolV2() bool {
 	return o.PoolProtocol == poolProtocolPROXYV2
+}
+
+// PoolRoundRobin tells whether the pool balances round robin, as the provider (and Unikorn)
+// makes every pool; true when the algorithm is not known.
+func (o ObservedListener) PoolRoundRobin() bool {
+	return o.PoolAlgorithm == "" || o.PoolAlgorithm == lbMethod
 }
 
 // PoolLinked tells whether the pool is the listener's default pool.

@@ -12,13 +12,24 @@ import (
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
 
-// Defaults and limits of the health monitor.
+// Defaults and limits of the health monitor and the listener. The defaults are those of
+// Unikorn's load balancer API (uni-region pkg/handler/loadbalancer/client_v2.go, the same from
+// v1.16.5 to v1.19.0): what Unikorn writes for a health check or a TCP listener that leaves a
+// value unset, so that a Unikorn load balancer imported with a configuration that leaves them
+// unset too plans no change. Before, this provider's thresholds were 3 and a TCP listener's
+// idle timeout was left as Octavia had it (oldDefaultThreshold: planDefaults warns of the
+// change).
 const (
-	defaultMonitorInterval  = 10
-	defaultMonitorTimeout   = 5
-	defaultMonitorThreshold = 3
-	minThreshold            = 1
-	maxThreshold            = 10
+	defaultMonitorInterval    = 10
+	defaultMonitorTimeout     = 5
+	defaultHealthyThreshold   = 2
+	defaultUnhealthyThreshold = 2
+	// defaultIdleTimeout is a TCP listener's idle timeout when unset, in seconds.
+	defaultIdleTimeout = 60
+	// oldDefaultThreshold is the thresholds' default of earlier versions of this provider.
+	oldDefaultThreshold = 3
+	minThreshold        = 1
+	maxThreshold        = 10
 	// minUDPMonitorInterval is Octavia's default udp_connect_min_interval_health_monitor: a
 	// UDP-CONNECT monitor may not check more often.
 	minUDPMonitorInterval = 3
