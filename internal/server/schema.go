@@ -195,9 +195,13 @@ func (r *serverResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 			"tags": schema.MapAttribute{
 				Optional:    true,
 				ElementType: types.StringType,
-				MarkdownDescription: "Tags, written as server metadata: a key `service.domain/local-name` becomes the metadata " +
-					"key `service:local_name` (e.g. `monitoring.example.com/team-name` → `monitoring:team_name`). Other keys " +
-					"are rejected at plan time. The linkage keys win over a tag that translates to one of them. Updated in place.",
+				MarkdownDescription: "Tags, written as server metadata by the rule of Unikorn's region service: a key that " +
+					"matches `^([a-z0-9][a-z0-9-]*)\\.[^/]+/([a-z0-9][a-z0-9-]*)$` becomes the metadata key `<service>:<local_name>` " +
+					"(the part before the first dot, `:`, and the part after the `/` with every `-` made `_`; e.g. " +
+					"`compute.unikorn-cloud.org/cluster-id` → `compute:cluster_id`), with the tag's value. Unikorn drops any other " +
+					"key silently; this provider refuses it at plan time, and also two tags that become the same metadata key " +
+					"(`a.example.com/x` and `a.example.org/x`: a map has no order to say which wins). The linkage keys win over a " +
+					"tag that translates to one of them (with a warning). Updated in place.",
 				Validators: []validator.Map{tagsValidator{}},
 			},
 			"timeouts": adapter.TimeoutsAttribute(ctx),
