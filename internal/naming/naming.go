@@ -352,7 +352,8 @@ func tagMismatch(key string) string {
 // isTagWord tells whether s is [a-z0-9][a-z0-9-]*, a service or local name of tagKey.
 func isTagWord(s string) bool {
 	for i, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || (r == '-' && i > 0)) {
+		lower, digit, hyphen := r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '-' && i > 0
+		if !lower && !digit && !hyphen {
 			return false
 		}
 	}
