@@ -65,7 +65,14 @@ func expandSpec(ctx context.Context, m serverModel, userData types.String) (Spec
 func knownOf(ctx context.Context, m serverModel, private privateGetter) (Known, diag.Diagnostics) {
 	known := Known{ServerID: m.ID.ValueString(), PortID: m.PortID.ValueString(), NoServerGroup: !m.ServerGroup.IsNull() && !m.ServerGroup.ValueBool()}
 
-	raw, diags := private.GetKey(ctx, privateFlavor)
+	var diags diag.Diagnostics
+	if !m.Tags.IsNull() && !m.Tags.IsUnknown() {
+		diags.Append(m.Tags.ElementsAs(ctx, &known.Tags, false)...)
+	}
+
+	raw, more := private.GetKey(ctx, privateFlavor)
+	diags.Append(more...)
+
 	if diags.HasError() || raw == nil {
 		return known, diags
 	}

@@ -492,10 +492,16 @@ func (s *Service) rebuild(ctx context.Context, srv *servers.Server, spec Spec) (
 	return s.waitFor(ctx, srv, []string{statusRebuild}, settled)
 }
 
-// convergeMetadata makes srv's metadata exactly md (one request when it differs).
-func (s *Service) convergeMetadata(ctx context.Context, srv *servers.Server, md map[string]string) (*servers.Server, error) {
+// convergeMetadata makes srv's metadata exactly md (one request when it differs). On a server
+// this provider did not make (!made), only the keys that differ are written, one merge of those
+// set and one delete of each removed, so that no other key is ever rewritten.
+func (s *Service) convergeMetadata(ctx context.Context, srv *servers.Server, md map[string]string, made bool) (*servers.Server, error) {
 	if maps.Equal(srv.Metadata, md) {
 		return srv, nil
+	}
+
+	if !made {
+		return s.patchMetadata(ctx, srv, md)
 	}
 
 	s.wrote(srv.ID)
@@ -507,6 +513,50 @@ func (s *Service) convergeMetadata(ctx context.Context, srv *servers.Server, md 
 
 	next := *srv
 	next.Metadata = got
+
+	return &next, nil
+}
+
+// patchMetadata writes on srv the keys whose values differ in md (one merge) and removes those
+// md does not have (one delete each), leaving every other key as it is.
+func (s *Service) patchMetadata(ctx context.Context, srv *servers.Server, md map[string]string) (*servers.Server, error) {
+	set := map[string]string{}
+
+	for k, v := range md {
+		if have, ok := srv.Metadata[k]; !ok || have != v {
+			set[k] = v
+		}
+	}
+
+	s.wrote(srv.ID)
+
+	next := *srv
+	next.Metadata = maps.Clone(srv.Metadata)
+
+	if len(set) > 0 {
+		if _, err := servers.UpdateMetadata(ctx, s.compute, srv.ID, servers.MetadataOpts(set)).Extract(); err != nil {
+			return srv, fmt.Errorf("writing the metadata keys %s of server %s: %w", strings.Join(slices.Sorted(maps.Keys(set)), ", "), srv.ID, err)
+		}
+
+		if next.Metadata == nil {
+			next.Metadata = map[string]string{}
+		}
+
+		maps.Copy(next.Metadata, set) // what Nova answers: the keys it had, merged with those sent
+	}
+
+	for _, k := range slices.Sorted(maps.Keys(srv.Metadata)) {
+		if _, keep := md[k]; keep {
+			continue
+		}
+
+		err := servers.DeleteMetadatum(ctx, s.compute, srv.ID, k).ExtractErr()
+		if err != nil && !gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
+			return &next, fmt.Errorf("removing the metadata key %s of server %s: %w", k, srv.ID, err)
+		}
+
+		delete(next.Metadata, k)
+	}
 
 	return &next, nil
 }

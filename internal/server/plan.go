@@ -66,7 +66,7 @@ func (r *serverResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 			plan.Status = types.StringUnknown()
 		}
 
-		plan.Metadata = plannedMetadata(ctx, *plan, *state)
+		plan.Metadata = plannedMetadata(ctx, *plan, *state, madeOf(ctx, req.Private))
 	}
 
 	p.Save(ctx, resp)
@@ -271,20 +271,21 @@ func knownStrings(ctx context.Context, s types.Set) ([]string, bool) {
 	return values, true
 }
 
-// plannedMetadata is the state's metadata when it already is what the tags and linkage ask
-// for, unknown (rewritten by the apply) otherwise.
-func plannedMetadata(ctx context.Context, plan, state serverModel) types.Map {
+// plannedMetadata is the state's metadata when it already is what the tags (and, on a server
+// this provider made, the linkage) ask for, unknown (rewritten by the apply) otherwise.
+func plannedMetadata(ctx context.Context, plan, state serverModel, made bool) types.Map {
 	if plan.Tags.IsUnknown() || state.Metadata.IsNull() || state.Metadata.IsUnknown() {
 		return types.MapUnknown(types.StringType)
 	}
 
-	var tags, md map[string]string
+	var tags, prior, md map[string]string
 
-	if plan.Tags.ElementsAs(ctx, &tags, false).HasError() || state.Metadata.ElementsAs(ctx, &md, false).HasError() {
+	if plan.Tags.ElementsAs(ctx, &tags, false).HasError() || state.Metadata.ElementsAs(ctx, &md, false).HasError() ||
+		(!state.Tags.IsUnknown() && state.Tags.ElementsAs(ctx, &prior, false).HasError()) {
 		return types.MapUnknown(types.StringType)
 	}
 
-	if !MetadataConverged(md, state.ID.ValueString(), state.Region.ValueString(), tags) {
+	if !MetadataConverged(md, state.ID.ValueString(), state.Region.ValueString(), tags, prior, made) {
 		return types.MapUnknown(types.StringType)
 	}
 

@@ -41,7 +41,27 @@ const (
 	// privateUserDataUnknown marks an imported server, whose user data nobody can read back:
 	// the next apply records the configured user data's hash without rebuilding.
 	privateUserDataUnknown = "user_data_unknown"
+	// privateMade holds {"made": bool}: whether the server carried this provider's creation mark
+	// when last seen, for the plan to tell which rule its metadata follows (Server.Made); the
+	// apply asks the cloud again.
+	privateMade = "made"
 )
+
+// madeMemo is what privateMade holds.
+type madeMemo struct {
+	Made bool `json:"made"`
+}
+
+// madeOf is what the private state says of whether this provider made the server; true when it
+// does not say (a state written before it was kept): the plan of such a server's metadata is
+// then the exact rule's, at worst unknown where the apply changes nothing.
+func madeOf(ctx context.Context, src adapter.PrivateReader) bool {
+	if m := adapter.GetPrivate[madeMemo](ctx, src, privateMade); m != nil {
+		return m.Made
+	}
+
+	return true
+}
 
 // NewResource is the constructor the provider lists.
 func NewResource() resource.Resource {
@@ -133,6 +153,7 @@ func record(ctx context.Context, op *adapter.Operation, resp *tfsdk.State, priva
 ) {
 	diags.Append(resp.Set(ctx, &m)...)
 	diags.Append(setPrivateFlavor(ctx, private, out)...)
+	adapter.SetPrivate(ctx, private, privateMade, &madeMemo{Made: out.Made}, diags)
 	addNotes(diags, out)
 
 	if err != nil {
@@ -230,6 +251,7 @@ func (r *serverResource) Read(ctx context.Context, req resource.ReadRequest, res
 
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 	resp.Diagnostics.Append(setPrivateFlavor(ctx, resp.Private, out)...)
+	adapter.SetPrivate(ctx, resp.Private, privateMade, &madeMemo{Made: out.Made}, &resp.Diagnostics)
 }
 
 func (r *serverResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {

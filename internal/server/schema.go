@@ -26,9 +26,12 @@ func (r *serverResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 			"IP. They are made as the identity's own user (through its Keystone trust), so the cloud records them as that " +
 			"user's. Every server carries the linkage metadata `serverID`, `organizationID`, `projectID`, `regionID` and " +
 			"`region:server_id`, `identity:organization_id`, `identity:project_id`, `region:region_id` (organization and " +
-			"project from the identity's Keystone tags), plus its `tags`; the metadata is kept exactly so. A server that " +
-			"already carries a server and region ID there — one that Unikorn's region service made carries its own — keeps " +
-			"them, so that an import rewrites nothing.\n\n" +
+			"project from the identity's Keystone tags), plus its `tags`; the metadata of a server this provider made is kept " +
+			"exactly so. A server it did not make (imported: one that Unikorn's region service made, say) keeps its metadata " +
+			"as it is but for the keys of its `tags`: its server and region IDs (Unikorn's own, not Nova's and the OpenStack " +
+			"region's), the legacy keys alone of a server Unikorn made before v1.16, `identityID` of one made before v1.10, the " +
+			"keys of Unikorn's own tags and any other key are never rewritten or removed; the keys of configured tags are " +
+			"written, and removed again when the tag is removed.\n\n" +
 			"**Adoption.** The port and server are found again by their exact names in the identity's project. A create " +
 			"adopts only what an interrupted create of a `unikorn_server` left unfinished, so that a killed apply never " +
 			"leaves a twin: the server carries this provider's creation mark (the metadata key `" + naming.MarkKindKey +
@@ -127,8 +130,10 @@ func (r *serverResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 				Computed:    true,
 				ElementType: types.StringType,
 				MarkdownDescription: "The server's metadata as Nova holds it: the linkage keys and the translated `tags`. " +
-					"Metadata changed out of band shows here and is rewritten by the next apply. The organization and project " +
-					"keys are read from the identity's Keystone tags whenever the server is created or updated.",
+					"On a server this provider made, metadata changed out of band shows here and is rewritten by the next apply, " +
+					"and the organization and project keys are read from the identity's Keystone tags whenever the server is " +
+					"created or updated. On a server it did not make (an import), only the keys of `tags` are ever written or " +
+					"removed.",
 			},
 			"name": adapter.NameAttribute(naming.KindServer, "Name of the Nova server; its port is called `server-<name>`."),
 			"network_id": schema.StringAttribute{

@@ -91,6 +91,10 @@ type Known struct {
 	// server into a group only when it boots it, so it still is in none: a refresh from the
 	// run's listing need not list the server groups for it.
 	NoServerGroup bool
+	// Tags are the tags the last apply wrote (nil: none, or an import): on a server this
+	// provider did not make, the metadata keys of those no longer configured are removed, and no
+	// other key (KeptMetadata).
+	Tags map[string]string
 }
 
 // Server is a server as found in the cloud.
@@ -111,7 +115,12 @@ type Server struct {
 	Host string
 	// ServerGroupIDs are the server groups the server was scheduled into.
 	ServerGroupIDs []string
-	Metadata       map[string]string
+	// Metadata is the server's metadata without the ownership marks.
+	Metadata map[string]string
+	// Made says that a create of a unikorn_server made the server (its creation mark): its
+	// metadata is converged exactly, where that of any other server keeps every key but those of
+	// its tags (KeptMetadata).
+	Made bool
 
 	// Port is nil when the server's port server-<name> is missing.
 	Port *Port
@@ -285,7 +294,15 @@ func (s *Service) Ensure(ctx context.Context, spec Spec, known Known) (*Server, 
 		notes = append(notes, s.adopted("port", naming.ServerPort(spec.Name), port.ID, port.Created))
 	}
 
-	fail := func(err error) (*Server, error) { return s.result(srv, port, known, notes), err }
+	// A server made by this call is this provider's, whatever the read of it says yet.
+	made := freshServer || madeHere(srv)
+
+	fail := func(err error) (*Server, error) {
+		out := s.result(srv, port, known, notes)
+		out.Made = made
+
+		return out, err
+	}
 
 	// A new server's floating IP goes on while it boots, so that Nova knows of it by the time the
 	// server is up (Neutron tells Nova asynchronously): the wait for Nova to show it then
@@ -310,13 +327,19 @@ func (s *Service) Ensure(ctx context.Context, spec Spec, known Known) (*Server, 
 		}
 	}
 
-	// A server keeps the server and region IDs its linkage already carries (Unikorn's).
-	kept := linkage
+	// A server this provider made carries exactly its linkage and tags; any other (Unikorn's,
+	// imported) keeps what it carries but for the keys of its tags.
+	var (
+		md       map[string]string
+		shadowed []string
+	)
 
-	var serverID string
-	serverID, kept.Region = LinkageIDs(srv.Metadata, srv.ID, s.region)
+	if made {
+		md, shadowed, err = DesiredMetadata(srv.ID, linkage, spec.Tags)
+	} else {
+		md, shadowed, err = KeptMetadata(withoutMarks(srv.Metadata), spec.Tags, known.Tags)
+	}
 
-	md, shadowed, err := DesiredMetadata(serverID, kept, spec.Tags)
 	if err != nil {
 		return fail(err)
 	}
@@ -327,7 +350,7 @@ func (s *Service) Ensure(ctx context.Context, spec Spec, known Known) (*Server, 
 		notes = append(notes, fmt.Sprintf("A tag translates to the system metadata key %q: the system value is kept.", key))
 	}
 
-	if srv, err = s.convergeMetadata(ctx, srv, md); err != nil {
+	if srv, err = s.convergeMetadata(ctx, srv, md, made); err != nil {
 		return fail(err)
 	}
 
@@ -352,6 +375,7 @@ func (s *Service) Ensure(ctx context.Context, spec Spec, known Known) (*Server, 
 	}
 
 	out := s.result(srv, port, known, notes)
+	out.Made = made
 
 	if !seen {
 		// Record what Neutron holds; Nova will say the same once Neutron's notice reaches it.
@@ -435,23 +459,27 @@ func (s *Service) failedCreate(ctx context.Context, srv *servers.Server, port *P
 	return nil, err
 }
 
-// findPair finds the port and the server of name (by known's IDs, else by name) and checks
-// that they belong together. A server that Nova is still building may not have bound its port
-// yet (a create interrupted right after Nova took it): then it waits for Nova to bind it, or to
-// finish building, before it judges.
+// findPair finds the server of name (by known's ID, else by name) and its port (by known's ID,
+// else paired with the server: findPort), and checks that they belong together. A server that
+// Nova is still building may not have bound its port yet (a create interrupted right after Nova
+// took it): then it waits for Nova to bind it, or to finish building, before it judges.
 func (s *Service) findPair(ctx context.Context, name string, known Known) (*Port, *servers.Server, error) {
-	port, err := s.findPort(ctx, name, known.PortID)
-	if err != nil {
-		return nil, nil, err
-	}
-
 	srv, err := s.findServer(ctx, name, known)
 	if err != nil {
 		return nil, nil, err
 	}
 
 	// Whatever was found by name and is not this provider's unfinished create is refused here,
-	// before anything is written.
+	// before anything is written: the server before its port is even looked for.
+	if err := s.claim(name, nil, srv, known); err != nil {
+		return nil, nil, err
+	}
+
+	port, err := s.findPort(ctx, name, known.PortID, srv)
+	if err != nil {
+		return nil, nil, err
+	}
+
 	if err := s.claim(name, port, srv, known); err != nil {
 		return nil, nil, err
 	}
@@ -462,7 +490,7 @@ func (s *Service) findPair(ctx context.Context, name string, known Known) (*Port
 		}
 	}
 
-	return port, srv, checkPairing(name, port, srv)
+	return port, srv, checkPairing(name, portNameOf(name, srv), port, srv)
 }
 
 // awaitBinding polls port and srv until Neutron names a device of the port, Nova reports an
@@ -503,17 +531,17 @@ func (s *Service) awaitBinding(ctx context.Context, port *Port, srv *servers.Ser
 // checkPairing refuses a server and a port of the name that do not belong together: the
 // provider never aliases objects it did not pair. A server is on the port when Neutron names
 // it as the port's device, or when Nova reports it on the port while Neutron names no device yet.
-func checkPairing(name string, port *Port, srv *servers.Server) error {
+func checkPairing(name, portName string, port *Port, srv *servers.Server) error {
 	switch {
 	case srv != nil && port == nil:
 		return fmt.Errorf("server %q (%s) exists without its port %s: it was not made by this provider; "+
-			"delete it or rename this server", name, srv.ID, naming.ServerPort(name))
+			"delete it or rename this server", name, srv.ID, portName)
 	case srv != nil && port.DeviceID != srv.ID && (port.DeviceID != "" || !listsPort(srv, port.MACAddress)):
 		return fmt.Errorf("server %q (%s) is not attached to port %s (%s, attached to %q): "+
-			"delete one of them", name, srv.ID, naming.ServerPort(name), port.ID, port.DeviceID)
+			"delete one of them", name, srv.ID, portName, port.ID, port.DeviceID)
 	case srv == nil && port != nil && port.DeviceID != "":
 		return fmt.Errorf("port %s (%s) is attached to device %s, which is not a server called %q in this project: "+
-			"delete or detach it", naming.ServerPort(name), port.ID, port.DeviceID, name)
+			"delete or detach it", portName, port.ID, port.DeviceID, name)
 	}
 
 	return nil
@@ -546,7 +574,7 @@ func (s *Service) Observe(ctx context.Context, name string, known Known) (*Serve
 		out.Notes = append(out.Notes, s.refound("server", name, known.ServerID, out.ID, out.Created))
 	}
 
-	if out.Port, err = s.findPort(ctx, name, known.PortID); err != nil {
+	if out.Port, err = s.findPort(ctx, name, known.PortID, srv); err != nil {
 		return nil, err
 	}
 
@@ -560,7 +588,7 @@ func (s *Service) Observe(ctx context.Context, name string, known Known) (*Serve
 		out.PublicIPAddress = floatingAddress(srv, out.Port.MACAddress)
 
 		if known.PortID != "" && out.Port.ID != known.PortID {
-			out.Notes = append(out.Notes, s.refound("port", naming.ServerPort(name), known.PortID, out.Port.ID, out.Port.Created))
+			out.Notes = append(out.Notes, s.refound("port", portNameOf(name, srv), known.PortID, out.Port.ID, out.Port.Created))
 		}
 	}
 
@@ -612,7 +640,7 @@ func (s *Service) Delete(ctx context.Context, name string, known Known) error {
 
 	portID := known.PortID
 	if portID == "" && known.ServerID == "" {
-		port, err := s.findPortByName(ctx, name)
+		port, err := s.findPortByName(ctx, naming.ServerPort(name))
 		if err != nil {
 			return err
 		}
@@ -648,6 +676,7 @@ func toServer(srv *servers.Server) *Server {
 		KeyName:   srv.KeyName,
 		Host:      srv.Host,
 		Metadata:  withoutMarks(srv.Metadata), // the ownership marks are no one's metadata
+		Made:      madeHere(srv),
 	}
 
 	if srv.Status == "ERROR" {
