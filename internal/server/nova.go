@@ -185,6 +185,10 @@ func (s *Service) newBootRequest(ctx context.Context, spec Spec, project project
 		boot.opts.UserData = []byte(base64.StdEncoding.EncodeToString(spec.UserData))
 	}
 
+	if s.serviceUser && (spec.SSHKey || spec.ServerGroup) {
+		return bootRequest{}, s.madeElsewhereError(spec)
+	}
+
 	if spec.SSHKey {
 		boot.keyName = naming.KeypairName
 	}
@@ -203,6 +207,19 @@ func (s *Service) newBootRequest(ctx context.Context, spec Spec, project project
 	}
 
 	return boot, nil
+}
+
+// madeElsewhereError is the refusal of spec's keypair or server group in an identity this
+// provider did not make (the plan's problems, madeElsewhere, as one error).
+func (s *Service) madeElsewhereError(spec Spec) error {
+	problems := madeElsewhere(Preflight{SSHKey: spec.SSHKey, ServerGroup: spec.ServerGroup}, s.projectID)
+	details := make([]string, len(problems))
+
+	for i, p := range problems {
+		details[i] = p.Detail
+	}
+
+	return fmt.Errorf("server %q: %s", spec.Name, strings.Join(details, " "))
 }
 
 // groups are the server groups the boot puts the server into.
@@ -453,17 +470,22 @@ func (s *Service) resize(ctx context.Context, srv *servers.Server, flavorID, nam
 
 // rebuildOpts is a rebuild that also sets the keypair (microversion 2.54) and the user data
 // (2.57), which gophercloud's RebuildOpts does not carry. Both are always sent, so that the
-// rebuilt server has exactly what the spec says.
+// rebuilt server has exactly what the spec says; but for keepKey, where Nova keeps the keypair
+// the server has.
 type rebuildOpts struct {
 	imageID  string
 	keyName  string // "": none
+	keepKey  bool   // key_name left out: the server keeps the keypair it has
 	userData []byte // nil: none
 }
 
 func (o rebuildOpts) ToServerRebuildMap() (map[string]any, error) {
 	b := map[string]any{"imageRef": o.imageID, "key_name": nil, "user_data": nil}
 
-	if o.keyName != "" {
+	switch {
+	case o.keepKey:
+		delete(b, "key_name")
+	case o.keyName != "":
 		b["key_name"] = o.keyName
 	}
 
@@ -474,10 +496,18 @@ func (o rebuildOpts) ToServerRebuildMap() (map[string]any, error) {
 	return map[string]any{"rebuild": b}, nil
 }
 
-// rebuild re-images srv, keeping its port, addresses and metadata.
+// rebuild re-images srv, keeping its port, addresses and metadata. As the service user (an
+// identity this provider did not make) the identity's keypair cannot be named: a server that
+// already has it keeps it (key_name is left out of the rebuild), one that has not cannot get it.
 func (s *Service) rebuild(ctx context.Context, srv *servers.Server, spec Spec) (*servers.Server, error) {
 	opts := rebuildOpts{imageID: spec.ImageID, userData: spec.UserData}
-	if spec.SSHKey {
+
+	switch {
+	case spec.SSHKey && s.serviceUser && srv.KeyName == naming.KeypairName:
+		opts.keepKey = true
+	case spec.SSHKey && s.serviceUser:
+		return srv, s.madeElsewhereError(Spec{Name: spec.Name, SSHKey: true})
+	case spec.SSHKey:
 		opts.keyName = naming.KeypairName
 	}
 

@@ -220,6 +220,19 @@ func (c Checker) checkTenant(ctx context.Context, region string, p Preflight) ([
 		out = appendProblem(out, owned("security_group_ids", "Security group", id, r, priv))
 	}
 
+	// In an identity this provider did not make, the provider acts as the service user, never as
+	// the identity's user: what only that user has is refused, with why and the way out.
+	if p.ServerGroup || p.SSHKey {
+		as, err := c.Cloud.Tenant(ctx, p.IdentityID, region, cloud.AsIdentity)
+		if err != nil {
+			return nil, err
+		}
+
+		if as.AsServiceUser() {
+			return append(out, madeElsewhere(p, as.ProjectID())...), nil
+		}
+	}
+
 	if p.ServerGroup {
 		// The identity's server group is named like its project: unikorn-identity-<name>.
 		project, err := c.lookup(ctx, priv, priv.Keystone, "project", priv.ProjectID(), readProject)
@@ -251,6 +264,32 @@ func (c Checker) checkTenant(ctx context.Context, region string, p Preflight) ([
 	}
 
 	return out, nil
+}
+
+// madeElsewhere are the problems of a new server in identity projectID, which this provider did
+// not make (Unikorn's, say: no creation mark and no Keystone trust to the service user), asking
+// for what only the identity's own user has: its keypair (ssh_key) and its server group.
+func madeElsewhere(p Preflight, projectID string) []Problem {
+	const why = "Identity %s was not made by this provider (Unikorn's region service or someone else made it, and it has " +
+		"no Keystone trust to the service user), so the provider acts in it as the service user and never logs in as " +
+		"the identity's own user (Unikorn logs in with the password it stored)."
+
+	var out []Problem
+
+	if p.SSHKey {
+		out = append(out, Problem{Attribute: "ssh_key", Summary: "ssh_key in an identity this provider did not make", Detail: fmt.Sprintf(why+
+			" The keypair %s belongs to the identity's user, and Nova injects only a keypair of the user who makes or "+
+			"rebuilds the server. Install the key with user_data (cloud-init's ssh_authorized_keys) instead.", projectID, naming.KeypairName)})
+	}
+
+	if p.ServerGroup {
+		out = append(out, Problem{Attribute: "server_group", Summary: "server_group in an identity this provider did not make",
+			Detail: fmt.Sprintf(why+" Its server group belongs to whoever made the identity (Unikorn's servers have not used "+
+				"it since v1.10), and this provider puts no server into a server group it did not make. Leave server_group "+
+				"unset.", projectID)})
+	}
+
+	return out
 }
 
 // missing is the problem of a server asking (at attribute) for the identity's kind name, which

@@ -158,6 +158,10 @@ type Service struct {
 	// tenant is the identity's project in the region as bound: the run's listings and polling
 	// rounds (listing.go); nil for a core on fake endpoints (tests), which reads one by one.
 	tenant *cloud.Tenant
+	// serviceUser says that the service acts as the service user in an identity this provider did
+	// not make (cloud.Tenant.AsServiceUser): what only the identity's user has (its keypair, its
+	// server group) is refused.
+	serviceUser bool
 
 	// pinned is the privileged scope's Nova client, which creates pinned servers (Pin);
 	// refusal explains its 403.
@@ -184,7 +188,10 @@ func NewService(t *cloud.Tenant) (*Service, error) {
 		return nil, err
 	}
 
-	return &Service{projectID: t.ProjectID(), region: t.Region(), compute: compute, network: neutron, keystone: keystone, tenant: t}, nil
+	return &Service{
+		projectID: t.ProjectID(), region: t.Region(), compute: compute, network: neutron, keystone: keystone, tenant: t,
+		serviceUser: t.AsServiceUser(),
+	}, nil
 }
 
 // Pin lets the service create servers pinned to a host (Spec.Host) through t, the same

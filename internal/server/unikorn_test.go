@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloudtest"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
 
 // Servers that Unikorn's region service made (unikorn-facts.md §4): the Nova server carries the
@@ -241,4 +242,91 @@ func TestPlanUnikornServerMetadata(t *testing.T) {
 	if !madeOf(ctx, nil) {
 		t.Fatal("without a memo, the plan takes the server for one made here")
 	}
+}
+
+// TestMadeElsewhere: in an identity this provider did not make (acted in as the service user), a
+// new server's keypair and server group are refused, at plan time (the problems) and again before
+// anything is made (Ensure), saying why and what to do instead; a rebuild keeps the keypair a
+// server already has without naming it.
+func TestMadeElsewhere(t *testing.T) {
+	t.Parallel()
+
+	problems := madeElsewhere(Preflight{SSHKey: true, ServerGroup: true}, "p1")
+	if len(problems) != 2 || problems[0].Attribute != "ssh_key" || problems[1].Attribute != "server_group" {
+		t.Fatalf("problems = %+v, want ssh_key and server_group", problems)
+	}
+
+	for _, want := range []string{"p1", "not made by this provider", "service user", "never logs in as the identity's own user", "keypair", "user_data"} {
+		if !strings.Contains(problems[0].Detail, want) {
+			t.Errorf("ssh_key problem %q does not say %q", problems[0].Detail, want)
+		}
+	}
+
+	if len(madeElsewhere(Preflight{}, "p1")) != 0 {
+		t.Fatal("problems without a keypair or server group asked for")
+	}
+
+	t.Run("a new server with ssh_key", func(t *testing.T) {
+		t.Parallel()
+
+		f := newProject(t)
+		svc := service(f)
+		svc.serviceUser = true
+
+		spec := baseSpec()
+		spec.SSHKey = true
+
+		_, err := svc.Ensure(context.Background(), spec, Known{})
+		if err == nil || !strings.Contains(err.Error(), "user_data") || len(f.Writes()) != 0 {
+			t.Fatalf("Ensure: %v, writes %v; want the refusal before anything is made", err, f.Writes())
+		}
+	})
+
+	t.Run("a rebuild keeps the keypair the server has", func(t *testing.T) {
+		t.Parallel()
+
+		f := unikornServer(t, unikornLegacy(), "server-u-srv")
+		f.Reply("POST", "/compute/servers/srv-1/action", 202, map[string]any{"server": map[string]any{"id": "srv-1"}})
+
+		withKey := map[string]any{"metadata": unikornLegacy(), "key_name": naming.KeypairName}
+		rebuilt := maps.Clone(withKey)
+		rebuilt["image"] = map[string]any{"id": "img-2"}
+
+		serverReads(f,
+			map[string]any{"server": novaServer("srv-1", "web", "ACTIVE", withKey)},
+			map[string]any{"server": novaServer("srv-1", "web", "REBUILD", withKey)},
+			map[string]any{"server": novaServer("srv-1", "web", "ACTIVE", rebuilt)})
+
+		svc := service(f)
+		svc.serviceUser = true
+
+		spec := baseSpec()
+		spec.Tags, spec.SSHKey, spec.ImageID = nil, true, "img-2"
+
+		if _, err := svc.Ensure(context.Background(), spec, Known{ServerID: "srv-1", PortID: "port-u", FlavorID: "flavor-tiny", FlavorName: "m1.tiny"}); err != nil {
+			t.Fatalf("Ensure: %v", err)
+		}
+
+		rebuild := f.Last(t, "POST /compute/servers/srv-1/action").JSON(t, "rebuild")
+		if _, named := rebuild["key_name"]; named || rebuild["imageRef"] != "img-2" {
+			t.Fatalf("rebuild body = %v, want no key_name (the server keeps its keypair)", rebuild)
+		}
+	})
+
+	t.Run("a rebuild cannot give a server the keypair", func(t *testing.T) {
+		t.Parallel()
+
+		f := unikornServer(t, unikornLegacy(), "server-u-srv")
+
+		svc := service(f)
+		svc.serviceUser = true
+
+		spec := baseSpec()
+		spec.Tags, spec.SSHKey = nil, true
+
+		_, err := svc.Ensure(context.Background(), spec, Known{ServerID: "srv-1", PortID: "port-u", FlavorID: "flavor-tiny", FlavorName: "m1.tiny"})
+		if err == nil || !strings.Contains(err.Error(), "user_data") || len(f.Writes()) != 0 {
+			t.Fatalf("Ensure: %v, writes %v; want the refusal and nothing written", err, f.Writes())
+		}
+	})
 }
