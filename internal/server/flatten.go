@@ -32,6 +32,7 @@ func expandSpec(ctx context.Context, m serverModel, userData types.String) (Spec
 		SSHKey:      m.SSHKey.ValueBool(),
 		PowerState:  m.PowerState.ValueString(),
 		Host:        m.Host.ValueString(),
+		Hypervisor:  m.HypervisorHostname.ValueString(),
 	}
 
 	if !userData.IsNull() && !userData.IsUnknown() && userData.ValueString() != "" {
@@ -159,6 +160,10 @@ func flatten(m *serverModel, region string, out *Server, prior serverModel) {
 		m.Host = types.StringValue(out.Host)
 	}
 
+	if out.Hypervisor != "" && !prior.HypervisorHostname.IsNull() && !prior.HypervisorHostname.IsUnknown() {
+		m.HypervisorHostname = types.StringValue(out.Hypervisor)
+	}
+
 	if out.ProjectID != "" {
 		m.IdentityID = types.StringValue(out.ProjectID)
 	}
@@ -277,6 +282,7 @@ type serverModel struct {
 	AllowedAddressPairs types.Set      `tfsdk:"allowed_address_pairs"`
 	FlavorID            types.String   `tfsdk:"flavor_id"`
 	Host                types.String   `tfsdk:"host"`
+	HypervisorHostname  types.String   `tfsdk:"hypervisor_hostname"`
 	ID                  types.String   `tfsdk:"id"`
 	IdentityID          types.String   `tfsdk:"identity_id"`
 	ImageChange         types.String   `tfsdk:"image_change"`

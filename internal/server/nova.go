@@ -157,10 +157,23 @@ func listServers(ctx context.Context, sc *gophercloud.ServiceClient, opts server
 // bootRequest is the create of a server but for its port: what can fail before anything is
 // sent is settled in it.
 type bootRequest struct {
-	opts    servers.CreateOpts
-	keyName string // "": none
-	host    string // "": scheduled anywhere
-	hints   servers.SchedulerHintOptsBuilder
+	opts       servers.CreateOpts
+	keyName    string // "": none
+	host       string // "": scheduled anywhere
+	hypervisor string // "": scheduled anywhere
+	hints      servers.SchedulerHintOptsBuilder
+}
+
+// pinned tells whether the boot targets a host or a hypervisor.
+func (b bootRequest) pinned() bool { return b.host != "" || b.hypervisor != "" }
+
+// target names the host or hypervisor of a pinned boot, for messages.
+func (b bootRequest) target() string {
+	if b.hypervisor != "" {
+		return "hypervisor " + b.hypervisor
+	}
+
+	return "host " + b.host
 }
 
 // newBootRequest prepares the boot of spec's server: its metadata (all but the server's own
@@ -193,8 +206,8 @@ func (s *Service) newBootRequest(ctx context.Context, spec Spec, project project
 		boot.keyName = naming.KeypairName
 	}
 
-	if boot.host = spec.Host; boot.host != "" && s.pinned == nil {
-		return bootRequest{}, fmt.Errorf("server %q is pinned to host %s, but no privileged scope is bound to create it", spec.Name, spec.Host)
+	if boot.host, boot.hypervisor = spec.Host, spec.Hypervisor; boot.pinned() && s.pinned == nil {
+		return bootRequest{}, fmt.Errorf("server %q is pinned to %s, but no privileged scope is bound to create it", spec.Name, boot.target())
 	}
 
 	if spec.ServerGroup {
@@ -237,11 +250,11 @@ func (b bootRequest) onPort(portID string) servers.CreateOptsBuilder {
 	opts := b.opts
 	opts.Networks = []servers.Network{{Port: portID}}
 
-	if b.keyName == "" && b.host == "" {
+	if b.keyName == "" && !b.pinned() {
 		return opts
 	}
 
-	return bootExtras{CreateOptsBuilder: opts, keyName: b.keyName, host: b.host}
+	return bootExtras{CreateOptsBuilder: opts, keyName: b.keyName, host: b.host, hypervisor: b.hypervisor}
 }
 
 // createServer boots the server on port through cloud.Create: a lost answer is followed by a
@@ -257,7 +270,7 @@ func (s *Service) createServer(ctx context.Context, spec Spec, boot bootRequest,
 
 	// A pinned server is made in the privileged scope: Nova's host targeting is admin-only.
 	compute := s.compute
-	if boot.host != "" {
+	if boot.pinned() {
 		compute = s.pinned
 	}
 
@@ -266,8 +279,8 @@ func (s *Service) createServer(ctx context.Context, spec Spec, boot bootRequest,
 		Name: name,
 		Create: func(ctx context.Context) (servers.Server, error) {
 			made, err := servers.Create(ctx, compute, create, boot.hints).Extract()
-			if err != nil && boot.host != "" && s.refusal != nil {
-				err = s.refusal("a server create on host "+boot.host+" (policy compute:servers:create:requested_destination)", err)
+			if err != nil && boot.pinned() && s.refusal != nil {
+				err = s.refusal("a server create on "+boot.target()+" (policy compute:servers:create:requested_destination)", err)
 			}
 
 			if err != nil {
@@ -301,11 +314,12 @@ func (s *Service) createServer(ctx context.Context, spec Spec, boot bootRequest,
 }
 
 // bootExtras adds to a server create what gophercloud's CreateOpts does not carry: the keypair
-// (key_name) and the compute host (host, microversion 2.74, which the scheduler still checks).
+// (key_name), the compute host (host) and the hypervisor (hypervisor_hostname), both of
+// microversion 2.74, which the scheduler still checks.
 type bootExtras struct {
 	servers.CreateOptsBuilder
 
-	keyName, host string
+	keyName, host, hypervisor string
 }
 
 func (o bootExtras) ToServerCreateMap() (map[string]any, error) {
@@ -325,6 +339,10 @@ func (o bootExtras) ToServerCreateMap() (map[string]any, error) {
 
 	if o.host != "" {
 		server["host"] = o.host
+	}
+
+	if o.hypervisor != "" {
+		server["hypervisor_hostname"] = o.hypervisor
 	}
 
 	return b, nil

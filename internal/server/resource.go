@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
@@ -89,10 +90,11 @@ func (r *serverResource) service(ctx context.Context, m serverModel, scope cloud
 }
 
 // makingService is the core bound to make or change the server of m: as the identity, and,
-// for a pinned server, with the privileged scope that creates it (Service.Pin).
+// for a pinned server (host or hypervisor_hostname), with the privileged scope that creates it
+// (Service.Pin).
 func (r *serverResource) makingService(ctx context.Context, m serverModel) (*Service, error) {
 	svc, err := r.service(ctx, m, cloud.AsIdentity)
-	if err != nil || m.Host.ValueString() == "" {
+	if err != nil || (m.Host.ValueString() == "" && m.HypervisorHostname.ValueString() == "") {
 		return svc, err
 	}
 
@@ -104,8 +106,9 @@ func (r *serverResource) makingService(ctx context.Context, m serverModel) (*Ser
 	return svc, svc.Pin(priv)
 }
 
-// confirmHost checks, in the admin scope, that the server id of m runs on m's host: a host set
-// on a server recorded without one (an import) is recorded only when it is where the server is.
+// confirmHost checks, in the admin scope, that the server id of m runs on m's host and
+// hypervisor: a host or hypervisor_hostname set on a server recorded without one (an import) is
+// recorded only when it is where the server is.
 func (r *serverResource) confirmHost(ctx context.Context, m serverModel, id string) error {
 	admin, err := r.Cloud().Tenant(ctx, m.IdentityID.ValueString(), m.Region.ValueString(), cloud.Admin)
 	if err != nil {
@@ -117,14 +120,19 @@ func (r *serverResource) confirmHost(ctx context.Context, m serverModel, id stri
 		return err
 	}
 
-	host, err := hostOf(ctx, compute, id)
+	host, hypervisor, err := hostOf(ctx, compute, id)
 	if err != nil {
 		return admin.AdminRefusal("Nova", "reading the host of server "+id, err)
 	}
 
-	if want := m.Host.ValueString(); host != want {
-		return fmt.Errorf("server %s runs on host %q, not on %q: set host = %q, or replace the server "+
-			"(terraform apply -replace) to pin it to %s", id, host, want, host, want)
+	for _, pin := range []struct {
+		attribute, has string
+		want           types.String
+	}{{"host", host, m.Host}, {"hypervisor_hostname", hypervisor, m.HypervisorHostname}} {
+		if want := pin.want.ValueString(); !pin.want.IsNull() && pin.has != want {
+			return fmt.Errorf("server %s runs on %s %q, not on %q: set %s = %q, or replace the server "+
+				"(terraform apply -replace) to pin it to %s", id, pin.attribute, pin.has, want, pin.attribute, pin.has, want)
+		}
 	}
 
 	return nil
@@ -286,7 +294,8 @@ func (r *serverResource) Update(ctx context.Context, req resource.UpdateRequest,
 		return
 	}
 
-	if !plan.Host.IsNull() && !plan.Host.Equal(state.Host) && known.ServerID != "" {
+	if ((!plan.Host.IsNull() && !plan.Host.Equal(state.Host)) ||
+		(!plan.HypervisorHostname.IsNull() && !plan.HypervisorHostname.Equal(state.HypervisorHostname))) && known.ServerID != "" {
 		if err := r.confirmHost(ctx, plan, known.ServerID); err != nil {
 			op.Fail(subject, err)
 			return

@@ -275,7 +275,7 @@ func TestTagsValidator(t *testing.T) {
 		}
 	}
 
-	if resp := run(map[string]string{"a.example.com/x-y": "1", "a.example.org/x_y": "2"}); resp.Diagnostics.ErrorsCount() != 1 {
+	if resp := run(map[string]string{"a.example.com/x-y": "1", "a.example.org/x-y": "2"}); resp.Diagnostics.ErrorsCount() != 1 {
 		t.Fatalf("colliding tags: %v", resp.Diagnostics)
 	}
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
@@ -90,18 +91,44 @@ func (r *serverResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 			},
 			"host": schema.StringAttribute{
 				Optional: true,
-				MarkdownDescription: "Compute host (Nova's service host name) to pin the server to. Before anything is made, " +
-					"Nova must know the host and its Placement resource provider must have room for the flavor (VCPU, " +
-					"MEMORY_MB, DISK_GB: inventory less allocations), else the error names the host and the shortfall. A " +
-					"pinned server is created by the service user in the identity's project (privileged scope) with Nova's " +
-					"host targeting (microversion 2.74), which stock policy reserves for admin: it needs the domain-inherited " +
-					"admin grant model, or a Nova policy that lets `manager` do `compute:servers:create:requested_destination`. " +
-					"It cannot take `ssh_key` (the identity's keypair belongs to the identity's user; use `user_data`). " +
-					"Required by a flavor described as `pinned_only` in the provider's `flavors`. Changing it replaces the " +
-					"server; setting it on a server that has none (an import) checks that the server runs there.",
+				MarkdownDescription: "Compute host (Nova's service host name, as `openstack compute service list` shows it) to " +
+					"pin the server to; the scheduler may pick any of its nodes. Before anything is made, Nova must know the " +
+					"host and its Placement resource provider must have room for the flavor (VCPU, MEMORY_MB, DISK_GB: " +
+					"inventory less allocations), else the error names the host and the shortfall. A pinned server is created " +
+					"by the service user in the identity's project (privileged scope) with Nova's host targeting " +
+					"(microversion 2.74), which stock policy reserves for admin: it needs the domain-inherited admin grant " +
+					"model, or a Nova policy that lets `manager` do `compute:servers:create:requested_destination`. It cannot " +
+					"take `ssh_key` (the identity's keypair belongs to the identity's user; use `user_data`). A flavor " +
+					"described as `pinned_only` in the provider's `flavors` requires `host` or `hypervisor_hostname`; only one " +
+					"of them may be set. Changing it replaces the server; setting it on a server that has none (an import) " +
+					"checks that the server runs there.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIf(hostReplaces,
 					"Changing host replaces the server.", "Changing `host` replaces the server.")},
-				Validators: []validator.String{stringvalidator.LengthBetween(1, 255)},
+				Validators: []validator.String{
+					stringvalidator.LengthBetween(1, 255),
+					stringvalidator.ConflictsWith(path.MatchRoot("hypervisor_hostname")),
+				},
+			},
+			"hypervisor_hostname": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "Hypervisor to pin the server to: Nova's `hypervisor_hostname`, one compute node (as " +
+					"`openstack hypervisor list` shows it), on a baremetal cloud one Ironic node. This is how Unikorn's region " +
+					"service pins a server (its `infrastructureRef`, from Unikorn v1.17). Before anything is made, Placement " +
+					"must have a resource provider named like it, or whose UUID it is (as Unikorn's own preflight finds it), " +
+					"whose inventory less its allocations holds the flavor (its VCPU, MEMORY_MB, DISK_GB, or the " +
+					"`resources:CUSTOM_*` class of a baremetal flavor), else the error names the hypervisor and the shortfall. " +
+					"Made like a server with `host`: by the service user in the identity's project with Nova's host targeting " +
+					"(microversion 2.74, the same admin-only policy), and without `ssh_key`. Use it rather than `host` to " +
+					"place a server on one machine: where one compute service drives many nodes (Ironic) `host` cannot; where " +
+					"each compute host has one node (libvirt) the two pin alike. Only one of `host` and `hypervisor_hostname` " +
+					"may be set. Changing it replaces the server; setting it on a server that has none (an import of a server " +
+					"Unikorn pinned) checks that the server runs there.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIf(hostReplaces,
+					"Changing hypervisor_hostname replaces the server.", "Changing `hypervisor_hostname` replaces the server.")},
+				Validators: []validator.String{
+					stringvalidator.LengthBetween(1, 255),
+					stringvalidator.ConflictsWith(path.MatchRoot("host")),
+				},
 			},
 			"id":          adapter.IDAttribute("ID of the Nova server."),
 			"identity_id": adapter.IdentityIDAttribute("server"),

@@ -77,6 +77,10 @@ type Spec struct {
 	// Host pins a new server to this compute host ("": the scheduler picks one). It is made in
 	// the privileged scope (Service.Pin): Nova's host targeting is admin-only.
 	Host string
+	// Hypervisor pins a new server to this hypervisor (Nova's hypervisor_hostname: one compute
+	// node, one Ironic node on a baremetal cloud), as Unikorn pins (its infrastructureRef); made
+	// in the privileged scope as Host is.
+	Hypervisor string
 }
 
 // Known is what an earlier apply recorded (Terraform state, private state); any may be "".
@@ -111,8 +115,10 @@ type Server struct {
 	FlavorName string
 	ImageID    string
 	KeyName    string
-	// Host is the server's compute host: "" when Nova does not say (it tells admins only).
-	Host string
+	// Host is the server's compute host and Hypervisor its hypervisor (compute node): "" when
+	// Nova does not say (it tells admins only).
+	Host       string
+	Hypervisor string
 	// ServerGroupIDs are the server groups the server was scheduled into.
 	ServerGroupIDs []string
 	// Metadata is the server's metadata without the ownership marks.
@@ -194,7 +200,7 @@ func NewService(t *cloud.Tenant) (*Service, error) {
 	}, nil
 }
 
-// Pin lets the service create servers pinned to a host (Spec.Host) through t, the same
+// Pin lets the service create servers pinned to a host or hypervisor (Spec.Host, Spec.Hypervisor) through t, the same
 // tenant bound with cloud.Privileged: Nova's host targeting is admin-only under stock policy,
 // and the server must be made inside the identity's project, so it is made there as the
 // service user (whose roles there allow it where Nova's policy lets them, or where it is admin).
@@ -674,16 +680,17 @@ func (s *Service) Delete(ctx context.Context, name string, known Known) error {
 // toServer reads the fields of a Nova server.
 func toServer(srv *servers.Server) *Server {
 	out := &Server{
-		ID:        srv.ID,
-		Name:      srv.Name,
-		ProjectID: srv.TenantID,
-		UserID:    srv.UserID,
-		Status:    srv.Status,
-		Created:   srv.Created,
-		KeyName:   srv.KeyName,
-		Host:      srv.Host,
-		Metadata:  withoutMarks(srv.Metadata), // the ownership marks are no one's metadata
-		Made:      madeHere(srv),
+		ID:         srv.ID,
+		Name:       srv.Name,
+		ProjectID:  srv.TenantID,
+		UserID:     srv.UserID,
+		Status:     srv.Status,
+		Created:    srv.Created,
+		KeyName:    srv.KeyName,
+		Host:       srv.Host,
+		Hypervisor: srv.HypervisorHostname,
+		Metadata:   withoutMarks(srv.Metadata), // the ownership marks are no one's metadata
+		Made:       madeHere(srv),
 	}
 
 	if srv.Status == "ERROR" {
