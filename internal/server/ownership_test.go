@@ -516,9 +516,9 @@ func TestSnapshotFinishMarksMade(t *testing.T) {
 
 			var err error
 			if tc.finish {
-				_, err = snaps.Finish(context.Background(), img, "org-2", SnapshotType)
+				_, err = snaps.Finish(context.Background(), img, SnapshotSpec{OrganizationID: "org-2"}, SnapshotType)
 			} else {
-				_, err = snaps.Publish(context.Background(), img, "org-2")
+				_, err = snaps.Publish(context.Background(), img, SnapshotSpec{OrganizationID: "org-2"})
 			}
 
 			if err != nil {
