@@ -26,14 +26,14 @@ import (
 func TestAccIdentity_importUnikorn(t *testing.T) {
 	acctest.PreCheck(t)
 
-	u := acctest.CreateUnikornIdentity(t, "org-u", "proj-u")
+	u := acctest.CreateUnikornIdentity(t, acctest.UnikornV117, "org-u", "proj-u")
 	config := fmt.Sprintf(`
 resource "unikorn_identity" "test" {
   name               = %q
   organization_id    = "org-u"
   unikorn_project_id = "proj-u"
 }
-`, u.Name)
+`, u.ID)
 
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
@@ -42,7 +42,7 @@ resource "unikorn_identity" "test" {
 			{
 				// Not made by this provider: a create refuses it, before anything is written.
 				Config: config,
-				ExpectError: regexp.MustCompile(`(?s)` + words(`Keystone project named "`+naming.IdentityProject(u.Name)+`" already exists`) +
+				ExpectError: regexp.MustCompile(`(?s)` + words(`Keystone project named "`+naming.IdentityProject(u.ID)+`" already exists`) +
 					`.*` + words("this provider did not make it") + `.*` + words("terraform import unikorn_identity.<address> "+u.ProjectID)),
 			},
 			{
@@ -63,7 +63,7 @@ resource "unikorn_identity" "test" {
 
 					a := states[0].Attributes
 					for attr, want := range map[string]string{
-						"id": u.ProjectID, "name": u.Name, "user_id": u.UserID, "application_credential_id": u.CredentialID,
+						"id": u.ProjectID, "name": u.ID, "user_id": u.UserID, "application_credential_id": u.CredentialID,
 						"organization_id": "org-u", "unikorn_project_id": "proj-u", "application_credential": "true",
 					} {
 						if a[attr] != want {

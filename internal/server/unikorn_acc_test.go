@@ -2,8 +2,16 @@ package server_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/layer3/routers"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/security/groups"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/networks"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/ports"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/subnets"
 
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -15,7 +23,7 @@ import (
 
 // TestAccUnikorn_importTenant imports, by ID, an identity, a network, a security group, a
 // server and a load balancer (a listener, its pool, the server as member) that Unikorn's region
-// service made (acctest.CreateUnikornObjects: Unikorn's names, its subnet layout and router,
+// service made (acctest.CreateUnikornIdentity and its Create*: Unikorn's names, its subnet layout and router,
 // its linkage metadata with its own server and region IDs) with `import` blocks. The plan imports them without writing anything (checked in the cloud before
 // the apply), and changes only the identity, in place: the provider needs what Unikorn did not
 // make, its trust and a credential whose secret it knows (TestAccIdentity_importUnikorn). The
@@ -25,20 +33,18 @@ func TestAccUnikorn_importTenant(t *testing.T) {
 	acctest.PreCheck(t)
 
 	f := newFixture(t, acctest.Regions()[0])
-	u := acctest.CreateUnikornIdentity(t, "org-"+f.name, "proj-"+f.name)
-	o := acctest.CreateUnikornObjects(t, u, "org-"+f.name, "proj-"+f.name, f.region, f.name, "10.43.0.0/24", f.flavor, f.image)
+	u := acctest.CreateUnikornIdentity(t, acctest.UnikornV117, "org-"+f.name, "proj-"+f.name)
+	n := u.CreateNetwork(t, f.region, "10.43.0.0/24")
+	sg := u.CreateSecurityGroup(t, f.region, acctest.UnikornRule{Direction: "ingress", Protocol: "tcp", PortMin: 22, CIDR: "0.0.0.0/0"})
+	s := u.CreateServer(t, n, []acctest.UnikornSecurityGroup{sg}, f.name, f.flavor, f.image, nil)
+	lb := u.CreateLoadBalancer(t, n, acctest.UnikornListener{Name: "tcp", Protocol: "TCP", Port: 80, Members: []string{s.PrivateIP}, MemberPort: 80})
 
-	before, err := o.Snapshot(t)
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	listUnikornObjects(t, o, u.ProjectID)
+	listUnikornObjects(t, s, lb, u.ProjectID)
 
 	region := acctest.RegionLine(f.region)
-	config := identityHCL("test", u.Name, f.name, "") +
-		acctest.NetworkHCL("test", "test", f.name, o.CIDR, region) +
-		groupHCL("test", "test", region, f.name, 22) + fmt.Sprintf(`
+	config := identityHCL("test", u.ID, f.name, "") +
+		acctest.NetworkHCL("test", "test", n.ID, n.CIDR, region) +
+		groupHCL("test", "test", region, sg.ID, 22) + fmt.Sprintf(`
 resource "unikorn_server" "test" {
   identity_id        = unikorn_identity.test.id
   region             = %[2]q
@@ -52,7 +58,7 @@ resource "unikorn_server" "test" {
 resource "unikorn_loadbalancer" "test" {
   identity_id = unikorn_identity.test.id
   region      = %[2]q
-  name        = %[1]q
+  name        = %[5]q
   network_id  = unikorn_network.test.id
   listeners = [{
     name     = "tcp"
@@ -61,21 +67,25 @@ resource "unikorn_loadbalancer" "test" {
     members  = [{ address = unikorn_server.test.private_ip, port = 80 }]
   }]
 }
-`, f.name, f.region, f.flavor, f.image) + o.TFImports("test")
+`, f.name, f.region, f.flavor, f.image, lb.ID) + unikornImports("test", u.ProjectID, f.region, n.NetworkID, sg.GroupID, s.ServerID, lb.LoadBalancerID)
+
+	unchanged := func() error {
+		return errors.Join(n.Unchanged(t), sg.Unchanged(t), s.Unchanged(t), lb.Unchanged(t))
+	}
 
 	untouched := func() error {
 		if err := u.Untouched(t); err != nil {
 			return err
 		}
 
-		return o.Untouched(t, before)
+		return unchanged()
 	}
 
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy: resource.ComposeAggregateTestCheckFunc(
 			acctest.CheckIdentityDestroy(t), acctest.CheckServerDestroy(t), acctest.CheckLoadBalancerDestroy(t),
-			o.CheckNetworkGone(t)),
+			unikornNetworkGone(t, n, sg, s)),
 		Steps: []resource.TestStep{
 			{
 				Config: config,
@@ -92,7 +102,7 @@ resource "unikorn_loadbalancer" "test" {
 				},
 				// The apply changed the identity only; the next plan is empty (the test
 				// framework checks it).
-				Check: func(*terraform.State) error { return o.Untouched(t, before) },
+				Check: func(*terraform.State) error { return unchanged() },
 			},
 		},
 	})
@@ -101,31 +111,78 @@ resource "unikorn_loadbalancer" "test" {
 // listUnikornObjects lists the servers and load balancers of the Unikorn identity (the
 // unikorn_server and unikorn_loadbalancer list resources, at the protocol level): exactly the
 // one of each it has, with their identities { region, id }, and the server in full when asked.
-func listUnikornObjects(t *testing.T, o acctest.UnikornObjects, projectID string) {
+func listUnikornObjects(t *testing.T, s acctest.UnikornServer, lb acctest.UnikornLoadBalancer, projectID string) {
 	t.Helper()
 
 	query := map[string]tftypes.Value{
 		"identity_id": tftypes.NewValue(tftypes.String, projectID),
-		"region":      tftypes.NewValue(tftypes.String, o.Region),
+		"region":      tftypes.NewValue(tftypes.String, s.Region),
 	}
 
-	for kind, id := range map[string]string{"unikorn_server": o.ServerID, "unikorn_loadbalancer": o.LoadBalancerID} {
+	for kind, want := range map[string]struct{ id, name string }{
+		"unikorn_server": {s.ServerID, s.Name}, "unikorn_loadbalancer": {lb.LoadBalancerID, lb.ID},
+	} {
 		found := acctest.ListResources(t, kind, query, kind == "unikorn_server")
-		if len(found) != 1 || found[0].Identity["id"] != id || found[0].Identity["region"] != o.Region ||
-			found[0].DisplayName != o.Name+" ("+o.Region+")" {
-			t.Fatalf("%s listed %+v; want only %s (%s) in %s", kind, found, o.Name, id, o.Region)
+		if len(found) != 1 || found[0].Identity["id"] != want.id || found[0].Identity["region"] != s.Region ||
+			found[0].DisplayName != want.name+" ("+s.Region+")" {
+			t.Fatalf("%s listed %+v; want only %s (%s) in %s", kind, found, want.name, want.id, s.Region)
 		}
 
 		if kind != "unikorn_server" {
 			continue
 		}
 
-		for attr, want := range map[string]string{"id": id, "name": o.Name, "identity_id": projectID, "network_id": o.NetworkID} {
-			var v string
-			if err := found[0].Resource[attr].As(&v); err != nil || v != want {
-				t.Errorf("the listed server's %s is %q (%v), want %q", attr, v, err, want)
+		for attr, v := range map[string]string{"id": want.id, "name": s.Name, "identity_id": projectID} {
+			var got string
+			if err := found[0].Resource[attr].As(&got); err != nil || got != v {
+				t.Errorf("the listed server's %s is %q (%v), want %q", attr, got, err, v)
 			}
 		}
+	}
+}
+
+// unikornImports are the import blocks of the identity (unikorn_identity.<label>, by its project
+// ID), network, security group, server and load balancer (each by `REGION/ID`).
+func unikornImports(label, projectID, region, networkID, groupID, serverID, lbID string) string {
+	var out string
+
+	for _, i := range []struct{ address, id string }{
+		{"unikorn_identity." + label, projectID},
+		{"unikorn_network." + label, region + "/" + networkID},
+		{"unikorn_security_group." + label, region + "/" + groupID},
+		{"unikorn_server." + label, region + "/" + serverID},
+		{"unikorn_loadbalancer." + label, region + "/" + lbID},
+	} {
+		out += fmt.Sprintf("\nimport {\n  to = %s\n  id = %q\n}\n", i.address, i.id)
+	}
+
+	return out
+}
+
+// unikornNetworkGone is a CheckDestroy of the Unikorn network objects (network, subnet, router,
+// security group, server port): asked by ID as an admin, since the identity's project is gone
+// with the identity.
+func unikornNetworkGone(t *testing.T, n acctest.UnikornNetwork, sg acctest.UnikornSecurityGroup, s acctest.UnikornServer) func(*terraform.State) error {
+	return func(*terraform.State) error {
+		ctx := context.Background()
+		sc := acctest.AdminNeutron(t, n.Region)
+
+		for what, get := range map[string]func() error{
+			"network " + n.NetworkID:       func() error { return networks.Get(ctx, sc, n.NetworkID).Err },
+			"subnet " + n.SubnetID:         func() error { return subnets.Get(ctx, sc, n.SubnetID).Err },
+			"router " + n.RouterID:         func() error { return routers.Get(ctx, sc, n.RouterID).Err },
+			"port " + s.PortID:             func() error { return ports.Get(ctx, sc, s.PortID).Err },
+			"security group " + sg.GroupID: func() error { return groups.Get(ctx, sc, sg.GroupID).Err },
+		} {
+			switch err := get(); {
+			case err == nil:
+				return fmt.Errorf("the Unikorn %s still exists", what)
+			case !gophercloud.ResponseCodeIs(err, 404):
+				return err
+			}
+		}
+
+		return nil
 	}
 }
 
