@@ -26,8 +26,8 @@
 //
 // Every server carries the system metadata of [SystemMetadata] (legacy and
 // namespaced keys, see the Metadata* constants) plus the user's tags
-// translated by [MetadataKeyForTag]; system keys win collisions
-// ([MergeMetadata]). Identity projects carry the Keystone tags
+// translated by [MetadataKeyForTag], Unikorn's own rule; system keys win
+// collisions ([MergeMetadata]). Identity projects carry the Keystone tags
 // "organization=<id>" and "project=<id>" ([ProjectTags]); the projects of
 // unikorn_project carry the tag [HumanProjectTag].
 //
@@ -39,6 +39,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -271,6 +272,13 @@ func IsSystemMetadataKey(key string) bool {
 // TagForm is the form a user tag key must have, with an example.
 const TagForm = `service.domain/local-name (for example "monitoring.example.com/team-name")`
 
+// tagKey is the rule by which Unikorn's region service turns a server's tag name into a
+// metadata key (uni-region, pkg/providers/internal/openstack/provider.go: tagKeyRegex and
+// metadataKey, v1.16.0 and later): a service of lower-case letters, digits and "-" that begins
+// with a letter or digit, a dot, anything but "/" (the rest of the domain), one "/", and a local
+// name of lower-case letters, digits and "-" that begins with a letter or digit.
+var tagKey = regexp.MustCompile(`^([a-z0-9][a-z0-9-]*)\.[^/]+/([a-z0-9][a-z0-9-]*)$`)
+
 // Limits of Nova server metadata.
 const (
 	metadataKeyMax   = 255
@@ -287,110 +295,70 @@ func (e *TagError) Error() string {
 	return fmt.Sprintf("invalid tag key %q: %s; expected the form %s", e.Key, e.Reason, TagForm)
 }
 
-// MetadataKeyForTag translates a user tag key into a server metadata key.
+// MetadataKeyForTag translates a user tag key into a server metadata key exactly as Unikorn's
+// region service does (see tagKey):
 //
-// A tag key is "<prefix>/<local-name>" with exactly one "/":
-//   - prefix is a lower-case DNS subdomain of at least two labels: labels of
-//     1 to 63 characters from [a-z0-9-] that neither begin nor end with "-",
-//     joined by single dots, 253 characters at most;
-//   - local-name is 1 to 63 characters from [A-Za-z0-9._-] that begins and
-//     ends with a letter or digit (a Kubernetes label name).
+//	^([a-z0-9][a-z0-9-]*)\.[^/]+/([a-z0-9][a-z0-9-]*)$
 //
-// The metadata key is "<service>:<local_name>", where service is the first
-// label of prefix (everything before its first dot, "-" kept) and
-// local_name is local-name with every "-" replaced by "_" (dots and
-// underscores kept). The rest of the domain is dropped.
+// The metadata key is group 1 (the service: everything before the first dot, "-" kept), ":",
+// and group 2 (the local name) with every "-" replaced by "_". The rest of the domain is
+// dropped, and may hold anything but "/" (upper case included).
 //
-//	"monitoring.example.com/team-name" → "monitoring:team_name"
-//	"backup.acme.io/schedule"          → "backup:schedule"
-//	"my-svc.acme.io/a.b-c"             → "my-svc:a.b_c"
-//	"region.unikorn-cloud.org/zone"    → "region:zone"
+//	"compute.unikorn-cloud.org/cluster-id"  → "compute:cluster_id"
+//	"my-svc.example.com/node-pool-name"     → "my-svc:node_pool_name"
+//	"monitoring.Example.COM/team-name"      → "monitoring:team_name"
+//	"region.unikorn-cloud.org/server-id"    → "region:server_id" (a system key: its value wins)
 //
-// Anything else is a *[TagError]: "team-name" (no prefix), "example/x" (no
-// dot in the prefix), "Example.com/x" (upper case in the prefix),
-// "a.b/c/d" (two slashes), "a.b/" (empty local name), "a.b/-x" (local name
-// begins with "-"), "a..b/x" (empty label).
+// Unikorn silently drops a tag that does not match; this provider refuses it instead, with a
+// *[TagError] saying why: "env" (no "/"), "foo/bar" (no dot before the "/"), "a.b/c/d" (two
+// slashes), "Foo.example.com/x" (upper case in the service), "a.b/Team" or "a.b/x_y" (the
+// local name holds only lower-case letters, digits and "-"), "a.b/-x" (it begins with "-"). A
+// metadata key longer than Nova's 255 characters is refused too (Nova would refuse the server).
 func MetadataKeyForTag(key string) (string, error) {
-	prefix, local, found := strings.Cut(key, "/")
-	if !found {
-		return "", &TagError{Key: key, Reason: `no "/" between domain and local name`}
+	if m := tagKey.FindStringSubmatch(key); m != nil {
+		mdKey := m[1] + ":" + strings.ReplaceAll(m[2], "-", "_")
+		if n := utf8.RuneCountInString(mdKey); n > metadataKeyMax {
+			return "", &TagError{Key: key, Reason: fmt.Sprintf("metadata key of %d characters, Nova allows at most %d", n, metadataKeyMax)}
+		}
+
+		return mdKey, nil
 	}
 
-	if strings.Contains(local, "/") {
-		return "", &TagError{Key: key, Reason: `more than one "/"`}
-	}
-
-	if reason := checkTagPrefix(prefix); reason != "" {
-		return "", &TagError{Key: key, Reason: reason}
-	}
-
-	if reason := checkTagLocalName(local); reason != "" {
-		return "", &TagError{Key: key, Reason: reason}
-	}
-
-	service, _, _ := strings.Cut(prefix, ".")
-
-	return service + ":" + strings.ReplaceAll(local, "-", "_"), nil
+	return "", &TagError{Key: key, Reason: tagMismatch(key)}
 }
 
-// checkTagPrefix returns why prefix is not a lower-case DNS subdomain of
-// two or more labels, or "".
-func checkTagPrefix(prefix string) string {
+// tagMismatch says why key does not match tagKey.
+func tagMismatch(key string) string {
+	domain, local, found := strings.Cut(key, "/")
+	service, rest, dotted := strings.Cut(domain, ".")
+
 	switch {
-	case prefix == "":
-		return "empty domain"
-	case len(prefix) > 253:
-		return "domain longer than 253 characters"
-	case !strings.Contains(prefix, "."):
-		return fmt.Sprintf("domain %q has no dot", prefix)
+	case !found:
+		return `no "/" between domain and local name`
+	case strings.Contains(local, "/"):
+		return `more than one "/"`
+	case !dotted:
+		return fmt.Sprintf("domain %q has no dot", domain)
+	case rest == "":
+		return fmt.Sprintf("domain %q has nothing after its first dot", domain)
+	case !isTagWord(service):
+		return fmt.Sprintf("service %q (the domain up to its first dot) must be lower-case letters, digits and \"-\", "+
+			"beginning with a letter or digit", service)
+	default:
+		return fmt.Sprintf("local name %q must be lower-case letters, digits and \"-\", beginning with a letter or digit", local)
 	}
-
-	for label := range strings.SplitSeq(prefix, ".") {
-		switch {
-		case label == "":
-			return fmt.Sprintf("domain %q has an empty label", prefix)
-		case len(label) > 63:
-			return fmt.Sprintf("domain label %q is longer than 63 characters", label)
-		case label[0] == '-' || label[len(label)-1] == '-':
-			return fmt.Sprintf("domain label %q begins or ends with \"-\"", label)
-		}
-
-		for _, r := range label {
-			if !isDNSLabelRune(r) {
-				return fmt.Sprintf("domain %q may only hold lower-case letters, digits, \"-\" and \".\"", prefix)
-			}
-		}
-	}
-
-	return ""
 }
 
-// checkTagLocalName returns why local is not a Kubernetes label name, or "".
-func checkTagLocalName(local string) string {
-	switch {
-	case local == "":
-		return "empty local name"
-	case len(local) > 63:
-		return fmt.Sprintf("local name %q is longer than 63 characters", local)
-	case !isAlphanumeric(rune(local[0])) || !isAlphanumeric(rune(local[len(local)-1])):
-		return fmt.Sprintf("local name %q must begin and end with a letter or digit", local)
-	}
-
-	for _, r := range local {
-		if !isAlphanumeric(r) && r != '-' && r != '_' && r != '.' {
-			return fmt.Sprintf("local name %q may only hold letters, digits, \"-\", \"_\" and \".\"", local)
+// isTagWord tells whether s is [a-z0-9][a-z0-9-]*, a service or local name of tagKey.
+func isTagWord(s string) bool {
+	for i, r := range s {
+		lower, digit, hyphen := r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '-' && i > 0
+		if !lower && !digit && !hyphen {
+			return false
 		}
 	}
 
-	return ""
-}
-
-func isDNSLabelRune(r rune) bool {
-	return r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-'
-}
-
-func isAlphanumeric(r rune) bool {
-	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
+	return s != ""
 }
 
 // TagsToMetadata translates user tags into server metadata with

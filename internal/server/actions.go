@@ -43,12 +43,12 @@ type serverAction[M interface{ reference() serverRef }] struct {
 
 	summary, description string
 	attributes           map[string]schema.Attribute
-	invoke               func(ctx context.Context, t *cloud.Tenant, m M, progress Progress) error
+	invoke               func(ctx context.Context, c *cloud.Client, t *cloud.Tenant, m M, progress Progress) error
 }
 
 // newServerAction is the action unikorn_<typeName> on a server.
 func newServerAction[M interface{ reference() serverRef }](typeName, summary, description string,
-	attributes map[string]schema.Attribute, invoke func(ctx context.Context, t *cloud.Tenant, m M, progress Progress) error,
+	attributes map[string]schema.Attribute, invoke func(ctx context.Context, c *cloud.Client, t *cloud.Tenant, m M, progress Progress) error,
 ) action.Action {
 	return &serverAction[M]{
 		ActionBase: adapter.NewActionBase[meta](adapter.Kind{TypeName: typeName, Noun: "server"}, actionTimeout),
@@ -76,7 +76,7 @@ func (a *serverAction[M]) Invoke(ctx context.Context, req action.InvokeRequest, 
 			return
 		}
 
-		if err := a.invoke(ctx, t, m, progressOf(ctx, inv)); err != nil {
+		if err := a.invoke(ctx, a.Cloud(), t, m, progressOf(ctx, inv)); err != nil {
 			inv.Fail(ref.subject(t), err)
 		}
 	})
@@ -107,7 +107,7 @@ func NewRebootAction() action.Action {
 					"system to restart. Default `false`.",
 			},
 		},
-		func(ctx context.Context, t *cloud.Tenant, m rebootModel, progress Progress) error {
+		func(ctx context.Context, _ *cloud.Client, t *cloud.Tenant, m rebootModel, progress Progress) error {
 			svc, err := NewService(t)
 			if err != nil {
 				return err
@@ -123,6 +123,7 @@ type snapshotNowModel struct {
 
 	Name           types.String `tfsdk:"name"`
 	OrganizationID types.String `tfsdk:"organization_id"`
+	Visibility     types.String `tfsdk:"visibility"`
 }
 
 // NewSnapshotNowAction is the constructor the provider lists: unikorn_server_snapshot_now.
@@ -131,7 +132,8 @@ func NewSnapshotNowAction() action.Action {
 		"Takes a snapshot of a server now and publishes it as an organization image, like "+
 			"`unikorn_server_snapshot` but without keeping it in the state: nothing deletes the image afterwards. Nova "+
 			"makes the image as the identity's own user, the action waits until Glance says it is `active` (reporting each "+
-			"status), then makes it private with `unikorn:organization:id`.",
+			"status), then publishes it with `unikorn:organization:id` and `"+PropertyIdentityID+"` (the identity's ID as "+
+			"Unikorn names it), private unless `visibility` says `public` (Unikorn's shape, which Unikorn lists).",
 		map[string]schema.Attribute{
 			"name": schema.StringAttribute{
 				Required: true,
@@ -145,16 +147,38 @@ func NewSnapshotNowAction() action.Action {
 					"`): the image data sources return it for this `organization_id`.",
 				Validators: []validator.String{stringvalidator.LengthBetween(1, 255)},
 			},
+			"visibility": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "Glance visibility of the image: `" + VisibilityPrivate + "` (the default) or `" +
+					VisibilityPublic + "`, Unikorn's shape, which Unikorn lists for the organization but which every project " +
+					"of the cloud then sees (see `unikorn_server_snapshot`'s `visibility`); making it public takes the " +
+					"provider's admin scope.",
+				Validators: []validator.String{stringvalidator.OneOf(Visibilities...)},
+			},
 		},
-		func(ctx context.Context, t *cloud.Tenant, m snapshotNowModel, progress Progress) error {
+		func(ctx context.Context, c *cloud.Client, t *cloud.Tenant, m snapshotNowModel, progress Progress) error {
 			snaps, err := NewSnapshots(t)
 			if err != nil {
 				return err
 			}
 
-			_, err = snaps.Snap(ctx, SnapshotSpec{
+			spec := SnapshotSpec{
 				Name: m.Name.ValueString(), ServerID: m.ServerID.ValueString(), OrganizationID: m.OrganizationID.ValueString(),
-			}, progress)
+				Visibility: m.Visibility.ValueString(),
+			}
+
+			if spec.visibility() == VisibilityPublic {
+				admin, err := c.Tenant(ctx, t.ProjectID(), t.Region(), cloud.Admin)
+				if err != nil {
+					return err
+				}
+
+				if err := snaps.Publisher(admin); err != nil {
+					return err
+				}
+			}
+
+			_, err = snaps.Snap(ctx, spec, progress)
 
 			return err
 		})

@@ -102,13 +102,17 @@ func serverReads(api *cloudtest.API, bodies ...any) {
 	api.Sequence("GET", "/compute/servers/srv-1", bodies...)
 }
 
-// echoMetadata answers the metadata PUT of server srv-1 with what it was sent, as Nova does.
+// echoMetadata answers the metadata PUT (a reset) and POST (a merge) of server srv-1 with what it
+// was sent.
 func echoMetadata(api *cloudtest.API) {
-	api.On("PUT", "/compute/servers/srv-1/metadata", func(w http.ResponseWriter, r *http.Request) {
+	echo := func(w http.ResponseWriter, r *http.Request) {
 		var body map[string]any
 		_ = json.NewDecoder(r.Body).Decode(&body)
 		cloudtest.WriteJSON(w, http.StatusOK, body)
-	})
+	}
+
+	api.On("PUT", "/compute/servers/srv-1/metadata", echo)
+	api.On("POST", "/compute/servers/srv-1/metadata", echo)
 }
 
 // Builders of API objects.

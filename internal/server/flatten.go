@@ -32,6 +32,7 @@ func expandSpec(ctx context.Context, m serverModel, userData types.String) (Spec
 		SSHKey:      m.SSHKey.ValueBool(),
 		PowerState:  m.PowerState.ValueString(),
 		Host:        m.Host.ValueString(),
+		Hypervisor:  m.HypervisorHostname.ValueString(),
 	}
 
 	if !userData.IsNull() && !userData.IsUnknown() && userData.ValueString() != "" {
@@ -65,7 +66,14 @@ func expandSpec(ctx context.Context, m serverModel, userData types.String) (Spec
 func knownOf(ctx context.Context, m serverModel, private privateGetter) (Known, diag.Diagnostics) {
 	known := Known{ServerID: m.ID.ValueString(), PortID: m.PortID.ValueString(), NoServerGroup: !m.ServerGroup.IsNull() && !m.ServerGroup.ValueBool()}
 
-	raw, diags := private.GetKey(ctx, privateFlavor)
+	var diags diag.Diagnostics
+	if !m.Tags.IsNull() && !m.Tags.IsUnknown() {
+		diags.Append(m.Tags.ElementsAs(ctx, &known.Tags, false)...)
+	}
+
+	raw, more := private.GetKey(ctx, privateFlavor)
+	diags.Append(more...)
+
 	if diags.HasError() || raw == nil {
 		return known, diags
 	}
@@ -150,6 +158,10 @@ func flatten(m *serverModel, region string, out *Server, prior serverModel) {
 	// moved (migrated) shows it, and the plan replaces it.
 	if out.Host != "" && !prior.Host.IsNull() && !prior.Host.IsUnknown() {
 		m.Host = types.StringValue(out.Host)
+	}
+
+	if out.Hypervisor != "" && !prior.HypervisorHostname.IsNull() && !prior.HypervisorHostname.IsUnknown() {
+		m.HypervisorHostname = types.StringValue(out.Hypervisor)
 	}
 
 	if out.ProjectID != "" {
@@ -270,6 +282,7 @@ type serverModel struct {
 	AllowedAddressPairs types.Set      `tfsdk:"allowed_address_pairs"`
 	FlavorID            types.String   `tfsdk:"flavor_id"`
 	Host                types.String   `tfsdk:"host"`
+	HypervisorHostname  types.String   `tfsdk:"hypervisor_hostname"`
 	ID                  types.String   `tfsdk:"id"`
 	IdentityID          types.String   `tfsdk:"identity_id"`
 	ImageChange         types.String   `tfsdk:"image_change"`

@@ -2,6 +2,7 @@ package server
 
 import (
 	"maps"
+	"slices"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
@@ -15,9 +16,9 @@ type Linkage struct {
 	Region         string
 }
 
-// DesiredMetadata is the metadata a server must carry: its tags translated into metadata
-// keys, and the system metadata of linkage (serverID too once the server exists), system keys
-// winning collisions. shadowed lists the translated tag keys that a system key overrode.
+// DesiredMetadata is the metadata a server this provider made must carry, exactly: its tags
+// translated into metadata keys, and the system metadata of linkage (serverID, Nova's ID of the
+// server, too once the server exists), system keys winning collisions. shadowed lists the translated tag keys that a system key overrode.
 func DesiredMetadata(serverID string, linkage Linkage, tags map[string]string) (md map[string]string, shadowed []string, err error) {
 	user, err := naming.TagsToMetadata(tags)
 	if err != nil {
@@ -55,35 +56,64 @@ func metadataPair(md map[string]string, legacy, namespaced string) (value string
 	return a, hasA == hasB && a == b
 }
 
-// LinkageIDs are the server and region IDs the linkage metadata md carries when both are there
-// under agreeing legacy and namespaced keys, else serverID and region. A server that Unikorn's
-// region service made carries Unikorn's own IDs there (its server's and its region's, not
-// Nova's server ID and the OpenStack region's name): they are what Unikorn and the guest link
-// the server by, so an imported server keeps them; the provider writes its own only on a server
-// that has none.
-func LinkageIDs(md map[string]string, serverID, region string) (string, string) {
-	id, okID := metadataPair(md, naming.MetadataLegacyServerID, naming.MetadataServerID)
-	r, okRegion := metadataPair(md, naming.MetadataLegacyRegionID, naming.MetadataRegionID)
-
-	if !okID || !okRegion || id == "" || r == "" {
-		return serverID, region
+// KeptMetadata is the metadata a server this provider did not make must carry: what it has,
+// with only the keys of its tags changed. The keys of tags are set to their values, and the keys
+// of prior (the tags the last apply wrote) that tags no longer has are removed; every other key
+// is kept as it is: the system keys with whatever values they have (a server that Unikorn's
+// region service made carries Unikorn's own server and region IDs there, and before Unikorn
+// v1.16 only the legacy keys), and any key of someone else's (identityID of a server made before
+// Unikorn v1.10, the keys of Unikorn's own tags, ...). A tag that translates to a system key is
+// not written, and listed in shadowed. Nothing is added that the configuration does not ask for.
+func KeptMetadata(have, tags, prior map[string]string) (md map[string]string, shadowed []string, err error) {
+	user, err := naming.TagsToMetadata(tags)
+	if err != nil {
+		return nil, nil, err
 	}
 
-	return id, r
+	md = maps.Clone(have)
+	if md == nil {
+		md = map[string]string{}
+	}
+
+	// The prior tags passed the rule of the apply that wrote them; one this rule refuses now
+	// translates to nothing to remove.
+	for tag := range prior {
+		key, err := naming.MetadataKeyForTag(tag)
+		if _, still := user[key]; err == nil && !still && !naming.IsSystemMetadataKey(key) {
+			delete(md, key)
+		}
+	}
+
+	for _, key := range slices.Sorted(maps.Keys(user)) {
+		if naming.IsSystemMetadataKey(key) {
+			shadowed = append(shadowed, key)
+
+			continue
+		}
+
+		md[key] = user[key]
+	}
+
+	return md, shadowed, nil
 }
 
 // MetadataConverged tells, without asking the cloud, whether md (a server's metadata as last
-// read) is what a server with serverID in region should carry for tags, taking the
-// organization and project from md itself (they are only known to Keystone), and the server
-// and region IDs too when it has them (LinkageIDs). A false answer means the next apply
-// rewrites the metadata.
-func MetadataConverged(md map[string]string, serverID, region string, tags map[string]string) bool {
+// read, without the ownership marks) is what it should carry for tags, prior being the tags the
+// last apply wrote. A server this provider made (made) carries exactly its system metadata (the
+// organization and project taken from md itself: they are only known to Keystone) and its tags;
+// any other server keeps its metadata but for the keys of its tags (KeptMetadata). A false answer
+// means the next apply rewrites the metadata.
+func MetadataConverged(md map[string]string, serverID, region string, tags, prior map[string]string, made bool) bool {
+	if !made {
+		want, _, err := KeptMetadata(md, tags, prior)
+
+		return err == nil && maps.Equal(md, want)
+	}
+
 	organizationID, projectID, ok := LinkageFromMetadata(md)
 	if !ok {
 		return false
 	}
-
-	serverID, region = LinkageIDs(md, serverID, region)
 
 	want, _, err := DesiredMetadata(serverID, Linkage{OrganizationID: organizationID, ProjectID: projectID, Region: region}, tags)
 	if err != nil {

@@ -10,7 +10,9 @@ import (
 	"strings"
 
 	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/ports"
+	"github.com/gophercloud/gophercloud/v2/pagination"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
@@ -18,9 +20,10 @@ import (
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/network"
 )
 
-// findPort returns the port of knownID, or (knownID unknown or gone) the project's one port
-// named server-<name>; nil when there is none.
-func (s *Service) findPort(ctx context.Context, name, knownID string) (*Port, error) {
+// findPort returns the port of knownID, or (knownID unknown or gone) the port of server srv
+// (pairedPort), or, with no server, the project's one port named server-<name>; nil when there is
+// none.
+func (s *Service) findPort(ctx context.Context, name, knownID string, srv *servers.Server) (*Port, error) {
 	if knownID != "" {
 		p, exists, ok, err := network.PortListing.FindOne(ctx, s.tenant, knownID)
 
@@ -46,13 +49,99 @@ func (s *Service) findPort(ctx context.Context, name, knownID string) (*Port, er
 		tflog.Debug(ctx, "The recorded port is gone; looking it up by name", map[string]any{"port_id": knownID})
 	}
 
-	return s.findPortByName(ctx, name)
+	if srv != nil && !madeHere(srv) {
+		return s.pairedPort(ctx, srv, portNameOf(name, srv))
+	}
+
+	return s.findPortByName(ctx, naming.ServerPort(name))
 }
 
-// findPortByName returns the project's one port named server-<name>, nil if none.
-func (s *Service) findPortByName(ctx context.Context, name string) (*Port, error) {
-	portName := naming.ServerPort(name)
+// linkedServerID is the server ID the linkage metadata of srv carries when it is not Nova's ID
+// of srv: the Unikorn server ID of a server that Unikorn's region service made (its serverID,
+// and region:server_id from Unikorn v1.16), whose port Unikorn named server-<that ID>
+// (uni-region network.go:CreateServerPort), while Nova's name is the user's display name. ""
+// for a server of this provider (its linkage carries Nova's ID) or one without linkage.
+func linkedServerID(srv *servers.Server) string {
+	if srv == nil {
+		return ""
+	}
 
+	for _, key := range []string{naming.MetadataServerID, naming.MetadataLegacyServerID} {
+		if id := srv.Metadata[key]; id != "" && id != srv.ID {
+			return id
+		}
+	}
+
+	return ""
+}
+
+// portNameOf is the name of the port of server srv called name: server-<Unikorn server ID> for
+// a server Unikorn made (linkedServerID), server-<name> for any other (this provider's contract).
+// A server Unikorn made is never paired by its display name.
+func portNameOf(name string, srv *servers.Server) string {
+	if id := linkedServerID(srv); id != "" {
+		return naming.ServerPort(id)
+	}
+
+	return naming.ServerPort(name)
+}
+
+// pairedPort finds the port of srv, a server this provider did not make (Unikorn's, or another
+// imported one), by the server itself: of the ports attached to it (Neutron's device_id), the one
+// named portName, else its only one; when none is attached (a server still building), the
+// project's one port named portName.
+func (s *Service) pairedPort(ctx context.Context, srv *servers.Server, portName string) (*Port, error) {
+	on, err := s.portsOn(ctx, srv.ID)
+	if err != nil {
+		return nil, err
+	}
+
+	switch named := naming.Exact(on, portName, func(p ports.Port) string { return p.Name }); {
+	case len(named) > 0:
+		p, _, err := naming.One("port", portName, named, func(p ports.Port) string { return p.Name }, func(p ports.Port) string { return p.ID })
+		if err != nil {
+			return nil, err
+		}
+
+		return toPort(&p), nil
+	case len(on) == 1:
+		return toPort(&on[0]), nil
+	case len(on) > 1:
+		ids := make([]string, 0, len(on))
+		for _, p := range on {
+			ids = append(ids, p.ID+" ("+p.Name+")")
+		}
+
+		slices.Sort(ids)
+
+		return nil, fmt.Errorf("server %q (%s) is attached to %d ports (%s) and none is named %s: the provider cannot tell "+
+			"which is the server's own", srv.Name, srv.ID, len(on), strings.Join(ids, ", "), portName)
+	}
+
+	return s.findPortByName(ctx, portName)
+}
+
+// portsOn lists the project's ports attached to device id (from the run's listing when it can
+// answer).
+func (s *Service) portsOn(ctx context.Context, id string) ([]ports.Port, error) {
+	listed, ok, err := network.PortListing.Find(ctx, s.tenant, network.OnDeviceKey(id))
+	if err == nil && !ok {
+		var pages pagination.Page
+
+		if pages, err = ports.List(s.network, ports.ListOpts{DeviceID: id, ProjectID: s.projectID}).AllPages(ctx); err == nil {
+			listed, err = ports.ExtractPorts(pages)
+		}
+	}
+
+	if err != nil {
+		return nil, fmt.Errorf("looking up the ports of server %s: %w", id, err)
+	}
+
+	return slices.DeleteFunc(listed, func(p ports.Port) bool { return p.DeviceID != id }), nil
+}
+
+// findPortByName returns the project's one port named portName, nil if none.
+func (s *Service) findPortByName(ctx context.Context, portName string) (*Port, error) {
 	all, err := s.portsNamed(ctx, portName)
 	if err != nil {
 		return nil, err

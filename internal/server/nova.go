@@ -157,10 +157,23 @@ func listServers(ctx context.Context, sc *gophercloud.ServiceClient, opts server
 // bootRequest is the create of a server but for its port: what can fail before anything is
 // sent is settled in it.
 type bootRequest struct {
-	opts    servers.CreateOpts
-	keyName string // "": none
-	host    string // "": scheduled anywhere
-	hints   servers.SchedulerHintOptsBuilder
+	opts       servers.CreateOpts
+	keyName    string // "": none
+	host       string // "": scheduled anywhere
+	hypervisor string // "": scheduled anywhere
+	hints      servers.SchedulerHintOptsBuilder
+}
+
+// pinned tells whether the boot targets a host or a hypervisor.
+func (b bootRequest) pinned() bool { return b.host != "" || b.hypervisor != "" }
+
+// target names the host or hypervisor of a pinned boot, for messages.
+func (b bootRequest) target() string {
+	if b.hypervisor != "" {
+		return "hypervisor " + b.hypervisor
+	}
+
+	return "host " + b.host
 }
 
 // newBootRequest prepares the boot of spec's server: its metadata (all but the server's own
@@ -185,12 +198,16 @@ func (s *Service) newBootRequest(ctx context.Context, spec Spec, project project
 		boot.opts.UserData = []byte(base64.StdEncoding.EncodeToString(spec.UserData))
 	}
 
+	if s.serviceUser && (spec.SSHKey || spec.ServerGroup) {
+		return bootRequest{}, s.madeElsewhereError(spec)
+	}
+
 	if spec.SSHKey {
 		boot.keyName = naming.KeypairName
 	}
 
-	if boot.host = spec.Host; boot.host != "" && s.pinned == nil {
-		return bootRequest{}, fmt.Errorf("server %q is pinned to host %s, but no privileged scope is bound to create it", spec.Name, spec.Host)
+	if boot.host, boot.hypervisor = spec.Host, spec.Hypervisor; boot.pinned() && s.pinned == nil {
+		return bootRequest{}, fmt.Errorf("server %q is pinned to %s, but no privileged scope is bound to create it", spec.Name, boot.target())
 	}
 
 	if spec.ServerGroup {
@@ -203,6 +220,19 @@ func (s *Service) newBootRequest(ctx context.Context, spec Spec, project project
 	}
 
 	return boot, nil
+}
+
+// madeElsewhereError is the refusal of spec's keypair or server group in an identity this
+// provider did not make (the plan's problems, madeElsewhere, as one error).
+func (s *Service) madeElsewhereError(spec Spec) error {
+	problems := madeElsewhere(Preflight{SSHKey: spec.SSHKey, ServerGroup: spec.ServerGroup}, s.projectID)
+	details := make([]string, len(problems))
+
+	for i, p := range problems {
+		details[i] = p.Detail
+	}
+
+	return fmt.Errorf("server %q: %s", spec.Name, strings.Join(details, " "))
 }
 
 // groups are the server groups the boot puts the server into.
@@ -220,11 +250,11 @@ func (b bootRequest) onPort(portID string) servers.CreateOptsBuilder {
 	opts := b.opts
 	opts.Networks = []servers.Network{{Port: portID}}
 
-	if b.keyName == "" && b.host == "" {
+	if b.keyName == "" && !b.pinned() {
 		return opts
 	}
 
-	return bootExtras{CreateOptsBuilder: opts, keyName: b.keyName, host: b.host}
+	return bootExtras{CreateOptsBuilder: opts, keyName: b.keyName, host: b.host, hypervisor: b.hypervisor}
 }
 
 // createServer boots the server on port through cloud.Create: a lost answer is followed by a
@@ -240,7 +270,7 @@ func (s *Service) createServer(ctx context.Context, spec Spec, boot bootRequest,
 
 	// A pinned server is made in the privileged scope: Nova's host targeting is admin-only.
 	compute := s.compute
-	if boot.host != "" {
+	if boot.pinned() {
 		compute = s.pinned
 	}
 
@@ -249,8 +279,8 @@ func (s *Service) createServer(ctx context.Context, spec Spec, boot bootRequest,
 		Name: name,
 		Create: func(ctx context.Context) (servers.Server, error) {
 			made, err := servers.Create(ctx, compute, create, boot.hints).Extract()
-			if err != nil && boot.host != "" && s.refusal != nil {
-				err = s.refusal("a server create on host "+boot.host+" (policy compute:servers:create:requested_destination)", err)
+			if err != nil && boot.pinned() && s.refusal != nil {
+				err = s.refusal("a server create on "+boot.target()+" (policy compute:servers:create:requested_destination)", err)
 			}
 
 			if err != nil {
@@ -284,11 +314,12 @@ func (s *Service) createServer(ctx context.Context, spec Spec, boot bootRequest,
 }
 
 // bootExtras adds to a server create what gophercloud's CreateOpts does not carry: the keypair
-// (key_name) and the compute host (host, microversion 2.74, which the scheduler still checks).
+// (key_name), the compute host (host) and the hypervisor (hypervisor_hostname), both of
+// microversion 2.74, which the scheduler still checks.
 type bootExtras struct {
 	servers.CreateOptsBuilder
 
-	keyName, host string
+	keyName, host, hypervisor string
 }
 
 func (o bootExtras) ToServerCreateMap() (map[string]any, error) {
@@ -308,6 +339,10 @@ func (o bootExtras) ToServerCreateMap() (map[string]any, error) {
 
 	if o.host != "" {
 		server["host"] = o.host
+	}
+
+	if o.hypervisor != "" {
+		server["hypervisor_hostname"] = o.hypervisor
 	}
 
 	return b, nil
@@ -453,17 +488,22 @@ func (s *Service) resize(ctx context.Context, srv *servers.Server, flavorID, nam
 
 // rebuildOpts is a rebuild that also sets the keypair (microversion 2.54) and the user data
 // (2.57), which gophercloud's RebuildOpts does not carry. Both are always sent, so that the
-// rebuilt server has exactly what the spec says.
+// rebuilt server has exactly what the spec says; but for keepKey, where Nova keeps the keypair
+// the server has.
 type rebuildOpts struct {
 	imageID  string
 	keyName  string // "": none
+	keepKey  bool   // key_name left out: the server keeps the keypair it has
 	userData []byte // nil: none
 }
 
 func (o rebuildOpts) ToServerRebuildMap() (map[string]any, error) {
 	b := map[string]any{"imageRef": o.imageID, "key_name": nil, "user_data": nil}
 
-	if o.keyName != "" {
+	switch {
+	case o.keepKey:
+		delete(b, "key_name")
+	case o.keyName != "":
 		b["key_name"] = o.keyName
 	}
 
@@ -474,10 +514,18 @@ func (o rebuildOpts) ToServerRebuildMap() (map[string]any, error) {
 	return map[string]any{"rebuild": b}, nil
 }
 
-// rebuild re-images srv, keeping its port, addresses and metadata.
+// rebuild re-images srv, keeping its port, addresses and metadata. As the service user (an
+// identity this provider did not make) the identity's keypair cannot be named: a server that
+// already has it keeps it (key_name is left out of the rebuild), one that has not cannot get it.
 func (s *Service) rebuild(ctx context.Context, srv *servers.Server, spec Spec) (*servers.Server, error) {
 	opts := rebuildOpts{imageID: spec.ImageID, userData: spec.UserData}
-	if spec.SSHKey {
+
+	switch {
+	case spec.SSHKey && s.serviceUser && srv.KeyName == naming.KeypairName:
+		opts.keepKey = true
+	case spec.SSHKey && s.serviceUser:
+		return srv, s.madeElsewhereError(Spec{Name: spec.Name, SSHKey: true})
+	case spec.SSHKey:
 		opts.keyName = naming.KeypairName
 	}
 
@@ -492,10 +540,16 @@ func (s *Service) rebuild(ctx context.Context, srv *servers.Server, spec Spec) (
 	return s.waitFor(ctx, srv, []string{statusRebuild}, settled)
 }
 
-// convergeMetadata makes srv's metadata exactly md (one request when it differs).
-func (s *Service) convergeMetadata(ctx context.Context, srv *servers.Server, md map[string]string) (*servers.Server, error) {
+// convergeMetadata makes srv's metadata exactly md (one request when it differs). On a server
+// this provider did not make (!made), only the keys that differ are written, one merge of those
+// set and one delete of each removed, so that no other key is ever rewritten.
+func (s *Service) convergeMetadata(ctx context.Context, srv *servers.Server, md map[string]string, made bool) (*servers.Server, error) {
 	if maps.Equal(srv.Metadata, md) {
 		return srv, nil
+	}
+
+	if !made {
+		return s.patchMetadata(ctx, srv, md)
 	}
 
 	s.wrote(srv.ID)
@@ -507,6 +561,50 @@ func (s *Service) convergeMetadata(ctx context.Context, srv *servers.Server, md 
 
 	next := *srv
 	next.Metadata = got
+
+	return &next, nil
+}
+
+// patchMetadata writes on srv the keys whose values differ in md (one merge) and removes those
+// md does not have (one delete each), leaving every other key as it is.
+func (s *Service) patchMetadata(ctx context.Context, srv *servers.Server, md map[string]string) (*servers.Server, error) {
+	set := map[string]string{}
+
+	for k, v := range md {
+		if have, ok := srv.Metadata[k]; !ok || have != v {
+			set[k] = v
+		}
+	}
+
+	s.wrote(srv.ID)
+
+	next := *srv
+	next.Metadata = maps.Clone(srv.Metadata)
+
+	if len(set) > 0 {
+		if _, err := servers.UpdateMetadata(ctx, s.compute, srv.ID, servers.MetadataOpts(set)).Extract(); err != nil {
+			return srv, fmt.Errorf("writing the metadata keys %s of server %s: %w", strings.Join(slices.Sorted(maps.Keys(set)), ", "), srv.ID, err)
+		}
+
+		if next.Metadata == nil {
+			next.Metadata = map[string]string{}
+		}
+
+		maps.Copy(next.Metadata, set) // what Nova answers: the keys it had, merged with those sent
+	}
+
+	for _, k := range slices.Sorted(maps.Keys(srv.Metadata)) {
+		if _, keep := md[k]; keep {
+			continue
+		}
+
+		err := servers.DeleteMetadatum(ctx, s.compute, srv.ID, k).ExtractErr()
+		if err != nil && !gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
+			return &next, fmt.Errorf("removing the metadata key %s of server %s: %w", k, srv.ID, err)
+		}
+
+		delete(next.Metadata, k)
+	}
 
 	return &next, nil
 }

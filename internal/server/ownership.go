@@ -104,6 +104,9 @@ func withMarks(md, have map[string]string) map[string]string {
 	return out
 }
 
+// madeHere tells whether a create of a unikorn_server made srv: it carries the creation mark.
+func madeHere(srv *servers.Server) bool { return naming.MarkOf(srv.Metadata).Kind == Type }
+
 // withoutMarks is md without its mark keys: the metadata the user sees.
 func withoutMarks(md map[string]string) map[string]string {
 	if md == nil {

@@ -1,9 +1,11 @@
 package server
 
-// This file is the Placement preflight of a pinned server (unikorn_server's host): before
-// anything is made, the host must be a compute host Nova knows, with a resource provider in
-// Placement whose inventory, less what is allocated, has room for the flavor. All of it is
-// read in the admin scope (Nova's hypervisors and Placement are admin-only under stock policy).
+// This file is the Placement preflight of a pinned server (unikorn_server's host or
+// hypervisor_hostname): before anything is made, the host must be a compute host Nova knows, or
+// the hypervisor a resource provider Placement knows (by name or UUID, as Unikorn's own preflight
+// finds the provider of an infrastructureRef), whose inventory, less what is allocated, has room
+// for the flavor. All of it is read in the admin scope (Nova's hypervisors and Placement are
+// admin-only under stock policy).
 
 import (
 	"context"
@@ -84,20 +86,31 @@ func (s Shortfall) String() string {
 	return fmt.Sprintf("%s: the flavor needs %d, %d free", s.Class, s.Need, s.Free)
 }
 
-// HostError is a host that cannot take a server of the flavor: Nova knows no compute host of
-// that name (Known lists those it knows), Placement has no resource provider for it, or the
+// HostError is a host (or a hypervisor) that cannot take a server of the flavor: Nova knows no
+// compute host of that name, or Placement no resource provider of that hypervisor's name or UUID
+// (Known lists those they know), Placement has no resource provider for the host's node, or the
 // provider is short of resources.
 type HostError struct {
 	Host, Region, Flavor string
-	Known                []string
-	NoProvider           string // the node whose resource provider Placement does not have
-	Short                []Shortfall
+	// Hypervisor says that Host is a hypervisor (hypervisor_hostname), not a compute host.
+	Hypervisor bool
+	Known      []string
+	NoProvider string // the node whose resource provider Placement does not have
+	Short      []Shortfall
 }
 
 func (e *HostError) Error() string {
+	what := "host"
+	if e.Hypervisor {
+		what = "hypervisor"
+	}
+
 	switch {
 	case e.NoProvider != "":
 		return fmt.Sprintf("host %s in region %s: Placement has no resource provider for its node %s", e.Host, e.Region, e.NoProvider)
+	case len(e.Short) == 0 && e.Hypervisor:
+		return fmt.Sprintf("Placement has no resource provider named %s, or with that UUID, in region %s (Nova's hypervisors: %s)",
+			e.Host, e.Region, strings.Join(e.Known, ", "))
 	case len(e.Short) == 0:
 		return fmt.Sprintf("Nova has no compute host %s in region %s (its compute hosts: %s)",
 			e.Host, e.Region, strings.Join(e.Known, ", "))
@@ -108,7 +121,7 @@ func (e *HostError) Error() string {
 		parts[i] = s.String()
 	}
 
-	return fmt.Sprintf("host %s in region %s has no room for flavor %s: %s", e.Host, e.Region, e.Flavor, strings.Join(parts, "; "))
+	return fmt.Sprintf("%s %s in region %s has no room for flavor %s: %s", what, e.Host, e.Region, e.Flavor, strings.Join(parts, "; "))
 }
 
 // HostCheck reads, in the admin scope, what the Placement preflight needs.
@@ -172,6 +185,79 @@ func (h HostCheck) Check(ctx context.Context, host, flavorID string) error {
 	return last
 }
 
+// CheckHypervisor tells whether hypervisor (a hypervisor_hostname: one compute node, one Ironic
+// node on a baremetal cloud) can take a server of flavor flavorID: nil when it can, a *HostError
+// when it cannot, another error when the cloud could not say. The node is Placement's resource
+// provider named hypervisor, else the one whose UUID it is (as Unikorn's preflight finds it); its
+// inventory less its usages must hold the flavor's demand. Four requests (five when found by
+// UUID): the flavor, the provider, its inventory and usages; Nova's hypervisors only to name them
+// when there is no such provider.
+func (h HostCheck) CheckHypervisor(ctx context.Context, hypervisor, flavorID string) error {
+	f, err := flavors.Get(ctx, h.Compute, flavorID).Extract()
+	if err != nil {
+		return fmt.Errorf("reading flavor %s: %w", flavorID, err)
+	}
+
+	rp, err := h.provider(ctx, hypervisor)
+	if err != nil {
+		return err
+	}
+
+	if rp == "" {
+		all, err := h.allNodes(ctx)
+		if err != nil {
+			return err
+		}
+
+		known := make([]string, 0, len(all))
+		for _, n := range all {
+			known = append(known, n.HypervisorHostname)
+		}
+
+		slices.Sort(known)
+
+		return &HostError{Host: hypervisor, Region: h.Region, Hypervisor: true, Known: slices.Compact(known)}
+	}
+
+	short, err := h.shortfall(ctx, rp, DemandOf(f))
+	if err != nil {
+		return fmt.Errorf("reading the Placement resources of hypervisor %s (resource provider %s): %w", hypervisor, rp, err)
+	}
+
+	if len(short) > 0 {
+		return &HostError{Host: hypervisor, Region: h.Region, Hypervisor: true, Flavor: f.Name, Short: short}
+	}
+
+	return nil
+}
+
+// provider is the UUID of Placement's one resource provider named name, else (name being a UUID)
+// of the one with that UUID; "" when there is none.
+func (h HostCheck) provider(ctx context.Context, name string) (string, error) {
+	queries := []resourceproviders.ListOpts{{Name: name}}
+	if cloud.LooksLikeID(name) {
+		queries = append(queries, resourceproviders.ListOpts{UUID: name})
+	}
+
+	for _, q := range queries {
+		all, err := cloud.ListAll(ctx, resourceproviders.List(h.Placement, q), resourceproviders.ExtractResourceProviders,
+			"Placement's resource providers")
+		if err != nil {
+			return "", err
+		}
+
+		all = slices.DeleteFunc(all, func(rp resourceproviders.ResourceProvider) bool {
+			return rp.Name != name && rp.UUID != name
+		})
+
+		if len(all) > 0 {
+			return all[0].UUID, nil // Placement keeps names and UUIDs unique
+		}
+	}
+
+	return "", nil
+}
+
 // node is one of Nova's compute nodes, with only what the preflight reads (gophercloud's
 // Hypervisor insists on fields that some drivers leave null).
 type node struct {
@@ -222,15 +308,20 @@ func extractNodes(page pagination.Page) ([]node, error) {
 	return body.Hypervisors, err
 }
 
-// nodes are Nova's compute nodes of host (one, but for drivers such as Ironic), and the hosts
-// Nova knows.
-func (h HostCheck) nodes(ctx context.Context, host string) ([]node, []string, error) {
+// allNodes are Nova's compute nodes.
+func (h HostCheck) allNodes(ctx context.Context) ([]node, error) {
 	pager := pagination.NewPager(h.Compute, h.Compute.ServiceURL("os-hypervisors", "detail"),
 		func(r pagination.PageResult) pagination.Page {
 			return nodePage{pagination.LinkedPageBase{PageResult: r}}
 		})
 
-	all, err := cloud.ListAll(ctx, pager, extractNodes, "Nova's compute hosts")
+	return cloud.ListAll(ctx, pager, extractNodes, "Nova's compute hosts")
+}
+
+// nodes are Nova's compute nodes of host (one, but for drivers such as Ironic), and the hosts
+// Nova knows.
+func (h HostCheck) nodes(ctx context.Context, host string) ([]node, []string, error) {
+	all, err := h.allNodes(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -297,13 +388,13 @@ func Shortfalls(demand Demand, inventories map[string]resourceproviders.Inventor
 	return out
 }
 
-// hostOf is the compute host of server id as the admin scope's compute client sees it
-// ("" when Nova does not say, as to a caller that is not admin).
-func hostOf(ctx context.Context, adminCompute *gophercloud.ServiceClient, id string) (string, error) {
+// hostOf is the compute host and the hypervisor of server id as the admin scope's compute
+// client sees them ("" when Nova does not say, as to a caller that is not admin).
+func hostOf(ctx context.Context, adminCompute *gophercloud.ServiceClient, id string) (host, hypervisor string, err error) {
 	srv, err := servers.Get(ctx, adminCompute, id).Extract()
 	if err != nil {
-		return "", fmt.Errorf("reading server %s: %w", id, err)
+		return "", "", fmt.Errorf("reading server %s: %w", id, err)
 	}
 
-	return srv.Host, nil
+	return srv.Host, srv.HypervisorHostname, nil
 }

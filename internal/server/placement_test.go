@@ -88,7 +88,18 @@ func placementCloud(t *testing.T, usedMemory int) (*cloudtest.API, HostCheck) {
 		map[string]any{"id": "rp-a", "hypervisor_hostname": "node-a.example.com", "service": map[string]any{"host": "node-a", "id": "s-1"}},
 		map[string]any{"id": "rp-b", "hypervisor_hostname": "node-b.example.com", "service": map[string]any{"host": "node-b", "id": "s-2"}},
 	}})
-	api.Reply("GET", "/placement/resource_providers/rp-a/inventories", 200, map[string]any{
+	placementResources(api, "rp-a", usedMemory)
+
+	return api, HostCheck{
+		Compute: api.ServiceClient("/compute/", "/compute/"), Placement: api.ServiceClient("/placement/", "/placement/"),
+		Region: "RegionOne",
+	}
+}
+
+// placementResources answers the inventory (16 VCPUs, 32768 MB, 500 GB) and usages (4 VCPUs,
+// usedMemory MB, 40 GB) of resource provider rp.
+func placementResources(api *cloudtest.API, rp string, usedMemory int) {
+	api.Reply("GET", "/placement/resource_providers/"+rp+"/inventories", 200, map[string]any{
 		"resource_provider_generation": 1,
 		"inventories": map[string]any{
 			"VCPU":      map[string]any{"total": 16, "reserved": 0, "allocation_ratio": 1.0, "max_unit": 16, "min_unit": 1, "step_size": 1},
@@ -96,14 +107,9 @@ func placementCloud(t *testing.T, usedMemory int) (*cloudtest.API, HostCheck) {
 			"DISK_GB":   map[string]any{"total": 500, "reserved": 0, "allocation_ratio": 1.0, "max_unit": 500, "min_unit": 1, "step_size": 1},
 		},
 	})
-	api.Reply("GET", "/placement/resource_providers/rp-a/usages", 200, map[string]any{
+	api.Reply("GET", "/placement/resource_providers/"+rp+"/usages", 200, map[string]any{
 		"resource_provider_generation": 1, "usages": map[string]any{"VCPU": 4, "MEMORY_MB": usedMemory, "DISK_GB": 40},
 	})
-
-	return api, HostCheck{
-		Compute: api.ServiceClient("/compute/", "/compute/"), Placement: api.ServiceClient("/placement/", "/placement/"),
-		Region: "RegionOne",
-	}
 }
 
 func TestHostCheck(t *testing.T) {

@@ -66,7 +66,7 @@ func (r *serverResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 			plan.Status = types.StringUnknown()
 		}
 
-		plan.Metadata = plannedMetadata(ctx, *plan, *state)
+		plan.Metadata = plannedMetadata(ctx, *plan, *state, madeOf(ctx, req.Private))
 	}
 
 	p.Save(ctx, resp)
@@ -118,9 +118,9 @@ func preflightOf(ctx context.Context, plan serverModel, state *serverModel) Pref
 		}
 	}
 
-	pre.HostSet = !plan.Host.IsNull()
+	pre.HostSet = !plan.Host.IsNull() || !plan.HypervisorHostname.IsNull()
 	if making {
-		pre.Host = known(plan.Host)
+		pre.Host, pre.Hypervisor = known(plan.Host), known(plan.HypervisorHostname)
 	}
 
 	pre.ServerGroup = making && plan.ServerGroup.ValueBool()
@@ -135,6 +135,7 @@ func replaces(plan, state serverModel) bool {
 	return !plan.Name.Equal(state.Name) || !plan.IdentityID.Equal(state.IdentityID) ||
 		!plan.NetworkID.Equal(state.NetworkID) || !plan.Region.Equal(state.Region) ||
 		!plan.ServerGroup.Equal(state.ServerGroup) || movesHost(state.Host, plan.Host) ||
+		movesHost(state.HypervisorHostname, plan.HypervisorHostname) ||
 		(replacesForImage(plan.ImageChange) && !plan.ImageID.Equal(state.ImageID))
 }
 
@@ -212,30 +213,30 @@ func orUnknown(v types.String) string {
 	return v.ValueString()
 }
 
-// movesHost tells whether a planned host moves a pinned server to another host (a replace):
-// setting a host on a server without one (an import) only records where it runs, and unsetting
-// it leaves the server where it is.
+// movesHost tells whether a planned host (or hypervisor_hostname) moves a pinned server to
+// another one (a replace): setting it on a server without one (an import) only records where it
+// runs, and unsetting it leaves the server where it is.
 func movesHost(state, plan types.String) bool {
 	return !state.IsNull() && !plan.IsNull() && !plan.IsUnknown() && !plan.Equal(state)
 }
 
-// hostReplaces is host's RequiresReplaceIf: movesHost.
+// hostReplaces is the RequiresReplaceIf of host and hypervisor_hostname: movesHost.
 func hostReplaces(_ context.Context, req planmodifier.StringRequest, resp *stringplanmodifier.RequiresReplaceIfFuncResponse) {
 	resp.RequiresReplace = movesHost(req.StateValue, req.PlanValue)
 }
 
-// ValidateConfig refuses ssh_key on a pinned server: the server is made by the service user,
-// and Nova takes a keypair only from the user who makes the server.
+// ValidateConfig refuses ssh_key on a pinned server (host or hypervisor_hostname): the server is
+// made by the service user, and Nova takes a keypair only from the user who makes the server.
 func (r *serverResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	m, ok := adapter.Get[serverModel](ctx, req.Config, &resp.Diagnostics)
-	if !ok || m.Host.IsNull() || !m.SSHKey.ValueBool() {
+	if !ok || (m.Host.IsNull() && m.HypervisorHostname.IsNull()) || !m.SSHKey.ValueBool() {
 		return
 	}
 
-	resp.Diagnostics.AddAttributeError(path.Root("ssh_key"), "ssh_key on a pinned server", "A server with host is created "+
-		"by the service user (Nova's host targeting is admin-only), and Nova injects only a keypair of the user who creates "+
-		"the server, while the identity's keypair belongs to the identity's user. Install the key with user_data "+
-		"(cloud-init's ssh_authorized_keys) instead.")
+	resp.Diagnostics.AddAttributeError(path.Root("ssh_key"), "ssh_key on a pinned server", "A server with host or "+
+		"hypervisor_hostname is created by the service user (Nova's host targeting is admin-only), and Nova injects only a "+
+		"keypair of the user who creates the server, while the identity's keypair belongs to the identity's user. Install "+
+		"the key with user_data (cloud-init's ssh_authorized_keys) instead.")
 }
 
 // known is a string's value, "" while it is unknown or null.
@@ -271,20 +272,21 @@ func knownStrings(ctx context.Context, s types.Set) ([]string, bool) {
 	return values, true
 }
 
-// plannedMetadata is the state's metadata when it already is what the tags and linkage ask
-// for, unknown (rewritten by the apply) otherwise.
-func plannedMetadata(ctx context.Context, plan, state serverModel) types.Map {
+// plannedMetadata is the state's metadata when it already is what the tags (and, on a server
+// this provider made, the linkage) ask for, unknown (rewritten by the apply) otherwise.
+func plannedMetadata(ctx context.Context, plan, state serverModel, made bool) types.Map {
 	if plan.Tags.IsUnknown() || state.Metadata.IsNull() || state.Metadata.IsUnknown() {
 		return types.MapUnknown(types.StringType)
 	}
 
-	var tags, md map[string]string
+	var tags, prior, md map[string]string
 
-	if plan.Tags.ElementsAs(ctx, &tags, false).HasError() || state.Metadata.ElementsAs(ctx, &md, false).HasError() {
+	if plan.Tags.ElementsAs(ctx, &tags, false).HasError() || state.Metadata.ElementsAs(ctx, &md, false).HasError() ||
+		(!state.Tags.IsUnknown() && state.Tags.ElementsAs(ctx, &prior, false).HasError()) {
 		return types.MapUnknown(types.StringType)
 	}
 
-	if !MetadataConverged(md, state.ID.ValueString(), state.Region.ValueString(), tags) {
+	if !MetadataConverged(md, state.ID.ValueString(), state.Region.ValueString(), tags, prior, made) {
 		return types.MapUnknown(types.StringType)
 	}
 

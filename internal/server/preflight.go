@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/keypairs"
@@ -35,11 +36,12 @@ type Preflight struct {
 	// ServerGroup and SSHKey ask that the identity has its server group and its keypair.
 	ServerGroup bool
 	SSHKey      bool
-	// Host is the compute host a new server is pinned to, checked against Placement with the
-	// flavor. HostSet tells whether host is set at all (known or not): a flavor described as
-	// pinned_only requires it.
-	Host    string
-	HostSet bool
+	// Host is the compute host, Hypervisor the hypervisor (hypervisor_hostname) a new server is
+	// pinned to, checked against Placement with the flavor. HostSet tells whether either is set
+	// at all (known or not): a flavor described as pinned_only requires one.
+	Host       string
+	Hypervisor string
+	HostSet    bool
 }
 
 // Checker checks servers' input against the cloud through the run's caches: the flavor and
@@ -79,7 +81,7 @@ func (c Checker) Check(ctx context.Context, p Preflight) ([]Problem, error) {
 		out = append(out, more...)
 	}
 
-	if p.Host == "" || p.FlavorID == "" || len(out) > 0 {
+	if (p.Host == "" && p.Hypervisor == "") || p.FlavorID == "" || len(out) > 0 {
 		return out, nil
 	}
 
@@ -88,8 +90,9 @@ func (c Checker) Check(ctx context.Context, p Preflight) ([]Problem, error) {
 	return append(out, more...), err
 }
 
-// checkHost runs the Placement preflight of a pinned server (HostCheck), in the admin scope,
-// never memoized: what is free changes as servers are made.
+// checkHost runs the Placement preflight of a pinned server (HostCheck: Check for a host,
+// CheckHypervisor for a hypervisor), in the admin scope, never memoized: what is free changes as
+// servers are made.
 func (c Checker) checkHost(ctx context.Context, region string, p Preflight) ([]Problem, error) {
 	admin, err := c.Cloud.Tenant(ctx, p.IdentityID, region, cloud.Admin)
 	if err != nil {
@@ -101,17 +104,23 @@ func (c Checker) checkHost(ctx context.Context, region string, p Preflight) ([]P
 		return nil, err
 	}
 
-	err = h.Check(ctx, p.Host, p.FlavorID)
+	attribute, what, target := "host", "Host", "the compute host "+p.Host
+	if p.Hypervisor != "" {
+		attribute, what, target = "hypervisor_hostname", "Hypervisor", "the hypervisor "+p.Hypervisor
+		err = h.CheckHypervisor(ctx, p.Hypervisor, p.FlavorID)
+	} else {
+		err = h.Check(ctx, p.Host, p.FlavorID)
+	}
 
 	var he *HostError
 
 	switch {
 	case errors.As(err, &he) && len(he.Short) > 0:
-		return []Problem{{Attribute: "host", Summary: "Host has no room for the flavor", Detail: he.Error() + "."}}, nil
+		return []Problem{{Attribute: attribute, Summary: what + " has no room for the flavor", Detail: he.Error() + "."}}, nil
 	case errors.As(err, &he):
-		return []Problem{{Attribute: "host", Summary: "Unknown host", Detail: he.Error() + "."}}, nil
+		return []Problem{{Attribute: attribute, Summary: "Unknown " + strings.ToLower(what), Detail: he.Error() + "."}}, nil
 	case err != nil:
-		return nil, admin.AdminRefusal("Nova or Placement", "reading the compute host "+p.Host, err)
+		return nil, admin.AdminRefusal("Nova or Placement", "reading "+target, err)
 	}
 
 	return nil, nil
@@ -142,8 +151,8 @@ func (c Checker) checkBoot(ctx context.Context, region string, p Preflight) ([]P
 
 	if fOK && f.PinnedOnly && !p.HostSet {
 		out = append(out, Problem{Attribute: "host", Summary: "Flavor requires a host", Detail: fmt.Sprintf(
-			"The flavor %s (%s) is for pinned servers only (pinned_only in the provider's flavors): set host to the "+
-				"compute host the server runs on.", f.Name, f.ID)})
+			"The flavor %s (%s) is for pinned servers only (pinned_only in the provider's flavors): set "+
+				"hypervisor_hostname to the hypervisor (compute node) the server runs on, or host to its compute host.", f.Name, f.ID)})
 	}
 
 	return out, nil
@@ -220,6 +229,19 @@ func (c Checker) checkTenant(ctx context.Context, region string, p Preflight) ([
 		out = appendProblem(out, owned("security_group_ids", "Security group", id, r, priv))
 	}
 
+	// In an identity this provider did not make, the provider acts as the service user, never as
+	// the identity's user: what only that user has is refused, with why and the way out.
+	if p.ServerGroup || p.SSHKey {
+		as, err := c.Cloud.Tenant(ctx, p.IdentityID, region, cloud.AsIdentity)
+		if err != nil {
+			return nil, err
+		}
+
+		if as.AsServiceUser() {
+			return append(out, madeElsewhere(p, as.ProjectID())...), nil
+		}
+	}
+
 	if p.ServerGroup {
 		// The identity's server group is named like its project: unikorn-identity-<name>.
 		project, err := c.lookup(ctx, priv, priv.Keystone, "project", priv.ProjectID(), readProject)
@@ -251,6 +273,32 @@ func (c Checker) checkTenant(ctx context.Context, region string, p Preflight) ([
 	}
 
 	return out, nil
+}
+
+// madeElsewhere are the problems of a new server in identity projectID, which this provider did
+// not make (Unikorn's, say: no creation mark and no Keystone trust to the service user), asking
+// for what only the identity's own user has: its keypair (ssh_key) and its server group.
+func madeElsewhere(p Preflight, projectID string) []Problem {
+	const why = "Identity %s was not made by this provider (Unikorn's region service or someone else made it, and it has " +
+		"no Keystone trust to the service user), so the provider acts in it as the service user and never logs in as " +
+		"the identity's own user (Unikorn logs in with the password it stored)."
+
+	var out []Problem
+
+	if p.SSHKey {
+		out = append(out, Problem{Attribute: "ssh_key", Summary: "ssh_key in an identity this provider did not make", Detail: fmt.Sprintf(why+
+			" The keypair %s belongs to the identity's user, and Nova injects only a keypair of the user who makes or "+
+			"rebuilds the server. Install the key with user_data (cloud-init's ssh_authorized_keys) instead.", projectID, naming.KeypairName)})
+	}
+
+	if p.ServerGroup {
+		out = append(out, Problem{Attribute: "server_group", Summary: "server_group in an identity this provider did not make",
+			Detail: fmt.Sprintf(why+" Its server group belongs to whoever made the identity (Unikorn's servers have not used "+
+				"it since v1.10), and this provider puts no server into a server group it did not make. Leave server_group "+
+				"unset.", projectID)})
+	}
+
+	return out
 }
 
 // missing is the problem of a server asking (at attribute) for the identity's kind name, which

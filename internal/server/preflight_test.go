@@ -165,6 +165,13 @@ func pinned(m serverModel, host string) serverModel {
 	return m
 }
 
+// onHypervisor is m with hypervisor_hostname.
+func onHypervisor(m serverModel, hypervisor string) serverModel {
+	m.HypervisorHostname = types.StringValue(hypervisor)
+
+	return m
+}
+
 func TestPreflightOf(t *testing.T) {
 	t.Parallel()
 
@@ -205,6 +212,16 @@ func TestPreflightOf(t *testing.T) {
 			SecurityGroupIDs: []string{"sg-1"}, ServerGroup: true, SSHKey: true, Host: "node-b", HostSet: true,
 		}},
 		{"a host set on a server without one (import): not checked again", pinned(made, "node-a"), ptr(made),
+			Preflight{IdentityID: "p1", Region: "RegionOne", HostSet: true}},
+		{"create pinned to a hypervisor: the hypervisor with the flavor", onHypervisor(made, "node-a.example.com"), nil, Preflight{
+			IdentityID: "p1", Region: "RegionOne", FlavorID: "f1", ImageID: "i1", NetworkID: "n1",
+			SecurityGroupIDs: []string{"sg-1"}, ServerGroup: true, SSHKey: true, Hypervisor: "node-a.example.com", HostSet: true,
+		}},
+		{"another hypervisor replaces: everything", onHypervisor(made, "node-b.example.com"), ptr(onHypervisor(made, "node-a.example.com")), Preflight{
+			IdentityID: "p1", Region: "RegionOne", FlavorID: "f1", ImageID: "i1", NetworkID: "n1",
+			SecurityGroupIDs: []string{"sg-1"}, ServerGroup: true, SSHKey: true, Hypervisor: "node-b.example.com", HostSet: true,
+		}},
+		{"a hypervisor set on a server without one (import): not checked again", onHypervisor(made, "node-a.example.com"), ptr(made),
 			Preflight{IdentityID: "p1", Region: "RegionOne", HostSet: true}},
 	}
 

@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
@@ -41,7 +42,27 @@ const (
 	// privateUserDataUnknown marks an imported server, whose user data nobody can read back:
 	// the next apply records the configured user data's hash without rebuilding.
 	privateUserDataUnknown = "user_data_unknown"
+	// privateMade holds {"made": bool}: whether the server carried this provider's creation mark
+	// when last seen, for the plan to tell which rule its metadata follows (Server.Made); the
+	// apply asks the cloud again.
+	privateMade = "made"
 )
+
+// madeMemo is what privateMade holds.
+type madeMemo struct {
+	Made bool `json:"made"`
+}
+
+// madeOf is what the private state says of whether this provider made the server; true when it
+// does not say (a state written before it was kept): the plan of such a server's metadata is
+// then the exact rule's, at worst unknown where the apply changes nothing.
+func madeOf(ctx context.Context, src adapter.PrivateReader) bool {
+	if m := adapter.GetPrivate[madeMemo](ctx, src, privateMade); m != nil {
+		return m.Made
+	}
+
+	return true
+}
 
 // NewResource is the constructor the provider lists.
 func NewResource() resource.Resource {
@@ -69,10 +90,11 @@ func (r *serverResource) service(ctx context.Context, m serverModel, scope cloud
 }
 
 // makingService is the core bound to make or change the server of m: as the identity, and,
-// for a pinned server, with the privileged scope that creates it (Service.Pin).
+// for a pinned server (host or hypervisor_hostname), with the privileged scope that creates it
+// (Service.Pin).
 func (r *serverResource) makingService(ctx context.Context, m serverModel) (*Service, error) {
 	svc, err := r.service(ctx, m, cloud.AsIdentity)
-	if err != nil || m.Host.ValueString() == "" {
+	if err != nil || (m.Host.ValueString() == "" && m.HypervisorHostname.ValueString() == "") {
 		return svc, err
 	}
 
@@ -84,8 +106,9 @@ func (r *serverResource) makingService(ctx context.Context, m serverModel) (*Ser
 	return svc, svc.Pin(priv)
 }
 
-// confirmHost checks, in the admin scope, that the server id of m runs on m's host: a host set
-// on a server recorded without one (an import) is recorded only when it is where the server is.
+// confirmHost checks, in the admin scope, that the server id of m runs on m's host and
+// hypervisor: a host or hypervisor_hostname set on a server recorded without one (an import) is
+// recorded only when it is where the server is.
 func (r *serverResource) confirmHost(ctx context.Context, m serverModel, id string) error {
 	admin, err := r.Cloud().Tenant(ctx, m.IdentityID.ValueString(), m.Region.ValueString(), cloud.Admin)
 	if err != nil {
@@ -97,14 +120,19 @@ func (r *serverResource) confirmHost(ctx context.Context, m serverModel, id stri
 		return err
 	}
 
-	host, err := hostOf(ctx, compute, id)
+	host, hypervisor, err := hostOf(ctx, compute, id)
 	if err != nil {
 		return admin.AdminRefusal("Nova", "reading the host of server "+id, err)
 	}
 
-	if want := m.Host.ValueString(); host != want {
-		return fmt.Errorf("server %s runs on host %q, not on %q: set host = %q, or replace the server "+
-			"(terraform apply -replace) to pin it to %s", id, host, want, host, want)
+	for _, pin := range []struct {
+		attribute, has string
+		want           types.String
+	}{{"host", host, m.Host}, {"hypervisor_hostname", hypervisor, m.HypervisorHostname}} {
+		if want := pin.want.ValueString(); !pin.want.IsNull() && pin.has != want {
+			return fmt.Errorf("server %s runs on %s %q, not on %q: set %s = %q, or replace the server "+
+				"(terraform apply -replace) to pin it to %s", id, pin.attribute, pin.has, want, pin.attribute, pin.has, want)
+		}
 	}
 
 	return nil
@@ -133,6 +161,7 @@ func record(ctx context.Context, op *adapter.Operation, resp *tfsdk.State, priva
 ) {
 	diags.Append(resp.Set(ctx, &m)...)
 	diags.Append(setPrivateFlavor(ctx, private, out)...)
+	adapter.SetPrivate(ctx, private, privateMade, &madeMemo{Made: out.Made}, diags)
 	addNotes(diags, out)
 
 	if err != nil {
@@ -230,6 +259,7 @@ func (r *serverResource) Read(ctx context.Context, req resource.ReadRequest, res
 
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 	resp.Diagnostics.Append(setPrivateFlavor(ctx, resp.Private, out)...)
+	adapter.SetPrivate(ctx, resp.Private, privateMade, &madeMemo{Made: out.Made}, &resp.Diagnostics)
 }
 
 func (r *serverResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -264,7 +294,8 @@ func (r *serverResource) Update(ctx context.Context, req resource.UpdateRequest,
 		return
 	}
 
-	if !plan.Host.IsNull() && !plan.Host.Equal(state.Host) && known.ServerID != "" {
+	if ((!plan.Host.IsNull() && !plan.Host.Equal(state.Host)) ||
+		(!plan.HypervisorHostname.IsNull() && !plan.HypervisorHostname.Equal(state.HypervisorHostname))) && known.ServerID != "" {
 		if err := r.confirmHost(ctx, plan, known.ServerID); err != nil {
 			op.Fail(subject, err)
 			return

@@ -84,42 +84,101 @@ func TestMetadataConverged(t *testing.T) {
 	tags := map[string]string{"monitoring.example.com/team-name": "blue"}
 	good, _, _ := DesiredMetadata("srv-1", Linkage{OrganizationID: "org-1", ProjectID: "proj-1", Region: "RegionOne"}, tags)
 
-	with := func(change func(map[string]string)) map[string]string {
-		md := maps.Clone(good)
+	with := func(md map[string]string, change func(map[string]string)) map[string]string {
+		md = maps.Clone(md)
 		change(md)
 
 		return md
 	}
 
+	// A server Unikorn made before v1.16: the legacy keys only, with Unikorn's server and region
+	// IDs, and a key of before v1.10.
+	legacy := map[string]string{"serverID": "u-srv", "organizationID": "org-1", "projectID": "proj-1", "regionID": "u-region", "identityID": "u-id"}
+	// One of v1.16 and later: both forms, and a tag of its own (compute.unikorn-cloud.org/cluster-id).
+	namespaced := with(legacy, func(m map[string]string) {
+		delete(m, "identityID")
+		m["region:server_id"], m["identity:organization_id"], m["identity:project_id"], m["region:region_id"] = "u-srv", "org-1", "proj-1", "u-region"
+		m["compute:cluster_id"] = "c-1"
+	})
+
 	tests := []struct {
-		name string
-		md   map[string]string
-		tags map[string]string
-		want bool
+		name        string
+		md          map[string]string
+		tags, prior map[string]string
+		made        bool
+		want        bool
 	}{
-		{"as written", good, tags, true},
-		{"a tag changed", good, map[string]string{"monitoring.example.com/team-name": "red"}, false},
-		{"a tag removed", good, nil, false},
-		{"a key added out of band", with(func(m map[string]string) { m["extra"] = "x" }), tags, false},
-		{"a system key removed", with(func(m map[string]string) { delete(m, "serverID") }), tags, false},
-		{"legacy and namespaced disagree", with(func(m map[string]string) { m["organizationID"] = "org-2" }), tags, false},
-		{"the server ID without its twin", with(func(m map[string]string) { m["serverID"] = "x" }), tags, false},
-		{"Unikorn's server and region IDs", with(func(m map[string]string) {
-			m["serverID"], m["region:server_id"], m["regionID"], m["region:region_id"] = "u-srv", "u-srv", "u-region", "u-region"
-		}), tags, true},
-		{"Unikorn's IDs and a tag changed", with(func(m map[string]string) {
-			m["serverID"], m["region:server_id"], m["regionID"], m["region:region_id"] = "u-srv", "u-srv", "u-region", "u-region"
-		}), nil, false},
+		{"as written", good, tags, tags, true, true},
+		{"a tag changed", good, map[string]string{"monitoring.example.com/team-name": "red"}, tags, true, false},
+		{"a tag removed", good, nil, tags, true, false},
+		{"a key added out of band", with(good, func(m map[string]string) { m["extra"] = "x" }), tags, tags, true, false},
+		{"a system key removed", with(good, func(m map[string]string) { delete(m, "serverID") }), tags, tags, true, false},
+		{"legacy and namespaced disagree", with(good, func(m map[string]string) { m["organizationID"] = "org-2" }), tags, tags, true, false},
+		{"the server ID without its twin", with(good, func(m map[string]string) { m["serverID"] = "x" }), tags, tags, true, false},
+		{"another server ID on a server made here", with(good, func(m map[string]string) {
+			m["serverID"], m["region:server_id"] = "u-srv", "u-srv"
+		}), tags, tags, true, false},
+
+		// A server this provider did not make keeps every key but those of its tags.
+		{"Unikorn's before v1.16, no tags", legacy, nil, nil, false, true},
+		{"Unikorn's of v1.16, no tags configured", namespaced, nil, nil, false, true},
+		{"Unikorn's of v1.16, its tag mirrored", namespaced, map[string]string{"compute.unikorn-cloud.org/cluster-id": "c-1"}, nil, false, true},
+		{"Unikorn's of v1.16, its tag changed", namespaced, map[string]string{"compute.unikorn-cloud.org/cluster-id": "c-2"}, nil, false, false},
+		{"a tag added", legacy, tags, nil, false, false},
+		{"a tag that names a system key", legacy, map[string]string{"region.example.com/server-id": "x"}, nil, false, true},
+		{"a tag configured before, removed", with(legacy, func(m map[string]string) { m["monitoring:team_name"] = "blue" }), nil, tags, false, false},
+		{"a tag configured before, removed, already gone", legacy, nil, tags, false, true},
 	}
 
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 
-			if got := MetadataConverged(tt.md, "srv-1", "RegionOne", tt.tags); got != tt.want {
+			if got := MetadataConverged(tt.md, "srv-1", "RegionOne", tt.tags, tt.prior, tt.made); got != tt.want {
 				t.Fatalf("MetadataConverged = %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestKeptMetadata: a server this provider did not make keeps its metadata; only the keys of its
+// tags change (set, or removed when a configured tag is removed), never a system key.
+func TestKeptMetadata(t *testing.T) {
+	t.Parallel()
+
+	have := map[string]string{
+		"serverID": "u-srv", "organizationID": "org-1", "projectID": "proj-1", "regionID": "u-region",
+		"identityID": "u-id", "monitoring:team_name": "blue", "backup:schedule": "daily", "compute:cluster_id": "c-1",
+	}
+
+	md, shadowed, err := KeptMetadata(have, map[string]string{
+		"monitoring.example.com/team-name": "red",
+		"region.example.com/server-id":     "spoofed",
+		"new.example.com/key":              "v",
+	}, map[string]string{"monitoring.example.com/team-name": "blue", "backup.acme.io/schedule": "daily", "old.example.com/gone": "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	want := map[string]string{
+		"serverID": "u-srv", "organizationID": "org-1", "projectID": "proj-1", "regionID": "u-region",
+		"identityID": "u-id", "monitoring:team_name": "red", "compute:cluster_id": "c-1", "new:key": "v",
+	}
+
+	if !maps.Equal(md, want) {
+		t.Fatalf("metadata = %v\nwant       %v", md, want)
+	}
+
+	if len(shadowed) != 1 || shadowed[0] != "region:server_id" {
+		t.Fatalf("shadowed = %v", shadowed)
+	}
+
+	if have["monitoring:team_name"] != "blue" {
+		t.Fatal("KeptMetadata changed its input")
+	}
+
+	if _, _, err := KeptMetadata(have, map[string]string{"team": "x"}, nil); err == nil {
+		t.Fatal("a tag without a domain was accepted")
 	}
 }
 
@@ -216,7 +275,7 @@ func TestTagsValidator(t *testing.T) {
 		}
 	}
 
-	if resp := run(map[string]string{"a.example.com/x-y": "1", "a.example.org/x_y": "2"}); resp.Diagnostics.ErrorsCount() != 1 {
+	if resp := run(map[string]string{"a.example.com/x-y": "1", "a.example.org/x-y": "2"}); resp.Diagnostics.ErrorsCount() != 1 {
 		t.Fatalf("colliding tags: %v", resp.Diagnostics)
 	}
 

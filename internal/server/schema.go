@@ -5,6 +5,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
@@ -26,9 +27,12 @@ func (r *serverResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 			"IP. They are made as the identity's own user (through its Keystone trust), so the cloud records them as that " +
 			"user's. Every server carries the linkage metadata `serverID`, `organizationID`, `projectID`, `regionID` and " +
 			"`region:server_id`, `identity:organization_id`, `identity:project_id`, `region:region_id` (organization and " +
-			"project from the identity's Keystone tags), plus its `tags`; the metadata is kept exactly so. A server that " +
-			"already carries a server and region ID there — one that Unikorn's region service made carries its own — keeps " +
-			"them, so that an import rewrites nothing.\n\n" +
+			"project from the identity's Keystone tags), plus its `tags`; the metadata of a server this provider made is kept " +
+			"exactly so. A server it did not make (imported: one that Unikorn's region service made, say) keeps its metadata " +
+			"as it is but for the keys of its `tags`: its server and region IDs (Unikorn's own, not Nova's and the OpenStack " +
+			"region's), the legacy keys alone of a server Unikorn made before v1.16, `identityID` of one made before v1.10, the " +
+			"keys of Unikorn's own tags and any other key are never rewritten or removed; the keys of configured tags are " +
+			"written, and removed again when the tag is removed.\n\n" +
 			"**Adoption.** The port and server are found again by their exact names in the identity's project. A create " +
 			"adopts only what an interrupted create of a `unikorn_server` left unfinished, so that a killed apply never " +
 			"leaves a twin: the server carries this provider's creation mark (the metadata key `" + naming.MarkKindKey +
@@ -87,18 +91,44 @@ func (r *serverResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 			},
 			"host": schema.StringAttribute{
 				Optional: true,
-				MarkdownDescription: "Compute host (Nova's service host name) to pin the server to. Before anything is made, " +
-					"Nova must know the host and its Placement resource provider must have room for the flavor (VCPU, " +
-					"MEMORY_MB, DISK_GB: inventory less allocations), else the error names the host and the shortfall. A " +
-					"pinned server is created by the service user in the identity's project (privileged scope) with Nova's " +
-					"host targeting (microversion 2.74), which stock policy reserves for admin: it needs the domain-inherited " +
-					"admin grant model, or a Nova policy that lets `manager` do `compute:servers:create:requested_destination`. " +
-					"It cannot take `ssh_key` (the identity's keypair belongs to the identity's user; use `user_data`). " +
-					"Required by a flavor described as `pinned_only` in the provider's `flavors`. Changing it replaces the " +
-					"server; setting it on a server that has none (an import) checks that the server runs there.",
+				MarkdownDescription: "Compute host (Nova's service host name, as `openstack compute service list` shows it) to " +
+					"pin the server to; the scheduler may pick any of its nodes. Before anything is made, Nova must know the " +
+					"host and its Placement resource provider must have room for the flavor (VCPU, MEMORY_MB, DISK_GB: " +
+					"inventory less allocations), else the error names the host and the shortfall. A pinned server is created " +
+					"by the service user in the identity's project (privileged scope) with Nova's host targeting " +
+					"(microversion 2.74), which stock policy reserves for admin: it needs the domain-inherited admin grant " +
+					"model, or a Nova policy that lets `manager` do `compute:servers:create:requested_destination`. It cannot " +
+					"take `ssh_key` (the identity's keypair belongs to the identity's user; use `user_data`). A flavor " +
+					"described as `pinned_only` in the provider's `flavors` requires `host` or `hypervisor_hostname`; only one " +
+					"of them may be set. Changing it replaces the server; setting it on a server that has none (an import) " +
+					"checks that the server runs there.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIf(hostReplaces,
 					"Changing host replaces the server.", "Changing `host` replaces the server.")},
-				Validators: []validator.String{stringvalidator.LengthBetween(1, 255)},
+				Validators: []validator.String{
+					stringvalidator.LengthBetween(1, 255),
+					stringvalidator.ConflictsWith(path.MatchRoot("hypervisor_hostname")),
+				},
+			},
+			"hypervisor_hostname": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "Hypervisor to pin the server to: Nova's `hypervisor_hostname`, one compute node (as " +
+					"`openstack hypervisor list` shows it), on a baremetal cloud one Ironic node. This is how Unikorn's region " +
+					"service pins a server (its `infrastructureRef`, from Unikorn v1.17). Before anything is made, Placement " +
+					"must have a resource provider named like it, or whose UUID it is (as Unikorn's own preflight finds it), " +
+					"whose inventory less its allocations holds the flavor (its VCPU, MEMORY_MB, DISK_GB, or the " +
+					"`resources:CUSTOM_*` class of a baremetal flavor), else the error names the hypervisor and the shortfall. " +
+					"Made like a server with `host`: by the service user in the identity's project with Nova's host targeting " +
+					"(microversion 2.74, the same admin-only policy), and without `ssh_key`. Use it rather than `host` to " +
+					"place a server on one machine: where one compute service drives many nodes (Ironic) `host` cannot; where " +
+					"each compute host has one node (libvirt) the two pin alike. Only one of `host` and `hypervisor_hostname` " +
+					"may be set. Changing it replaces the server; setting it on a server that has none (an import of a server " +
+					"Unikorn pinned) checks that the server runs there.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIf(hostReplaces,
+					"Changing hypervisor_hostname replaces the server.", "Changing `hypervisor_hostname` replaces the server.")},
+				Validators: []validator.String{
+					stringvalidator.LengthBetween(1, 255),
+					stringvalidator.ConflictsWith(path.MatchRoot("host")),
+				},
 			},
 			"id":          adapter.IDAttribute("ID of the Nova server."),
 			"identity_id": adapter.IdentityIDAttribute("server"),
@@ -127,8 +157,10 @@ func (r *serverResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 				Computed:    true,
 				ElementType: types.StringType,
 				MarkdownDescription: "The server's metadata as Nova holds it: the linkage keys and the translated `tags`. " +
-					"Metadata changed out of band shows here and is rewritten by the next apply. The organization and project " +
-					"keys are read from the identity's Keystone tags whenever the server is created or updated.",
+					"On a server this provider made, metadata changed out of band shows here and is rewritten by the next apply, " +
+					"and the organization and project keys are read from the identity's Keystone tags whenever the server is " +
+					"created or updated. On a server it did not make (an import), only the keys of `tags` are ever written or " +
+					"removed.",
 			},
 			"name": adapter.NameAttribute(naming.KindServer, "Name of the Nova server; its port is called `server-<name>`."),
 			"network_id": schema.StringAttribute{
@@ -195,9 +227,13 @@ func (r *serverResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 			"tags": schema.MapAttribute{
 				Optional:    true,
 				ElementType: types.StringType,
-				MarkdownDescription: "Tags, written as server metadata: a key `service.domain/local-name` becomes the metadata " +
-					"key `service:local_name` (e.g. `monitoring.example.com/team-name` → `monitoring:team_name`). Other keys " +
-					"are rejected at plan time. The linkage keys win over a tag that translates to one of them. Updated in place.",
+				MarkdownDescription: "Tags, written as server metadata by the rule of Unikorn's region service: a key that " +
+					"matches `^([a-z0-9][a-z0-9-]*)\\.[^/]+/([a-z0-9][a-z0-9-]*)$` becomes the metadata key `<service>:<local_name>` " +
+					"(the part before the first dot, `:`, and the part after the `/` with every `-` made `_`; e.g. " +
+					"`compute.unikorn-cloud.org/cluster-id` → `compute:cluster_id`), with the tag's value. Unikorn drops any other " +
+					"key silently; this provider refuses it at plan time, and also two tags that become the same metadata key " +
+					"(`a.example.com/x` and `a.example.org/x`: a map has no order to say which wins). The linkage keys win over a " +
+					"tag that translates to one of them (with a warning). Updated in place.",
 				Validators: []validator.Map{tagsValidator{}},
 			},
 			"timeouts": adapter.TimeoutsAttribute(ctx),

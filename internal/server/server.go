@@ -77,6 +77,10 @@ type Spec struct {
 	// Host pins a new server to this compute host ("": the scheduler picks one). It is made in
 	// the privileged scope (Service.Pin): Nova's host targeting is admin-only.
 	Host string
+	// Hypervisor pins a new server to this hypervisor (Nova's hypervisor_hostname: one compute
+	// node, one Ironic node on a baremetal cloud), as Unikorn pins (its infrastructureRef); made
+	// in the privileged scope as Host is.
+	Hypervisor string
 }
 
 // Known is what an earlier apply recorded (Terraform state, private state); any may be "".
@@ -91,6 +95,10 @@ type Known struct {
 	// server into a group only when it boots it, so it still is in none: a refresh from the
 	// run's listing need not list the server groups for it.
 	NoServerGroup bool
+	// Tags are the tags the last apply wrote (nil: none, or an import): on a server this
+	// provider did not make, the metadata keys of those no longer configured are removed, and no
+	// other key (KeptMetadata).
+	Tags map[string]string
 }
 
 // Server is a server as found in the cloud.
@@ -107,11 +115,18 @@ type Server struct {
 	FlavorName string
 	ImageID    string
 	KeyName    string
-	// Host is the server's compute host: "" when Nova does not say (it tells admins only).
-	Host string
+	// Host is the server's compute host and Hypervisor its hypervisor (compute node): "" when
+	// Nova does not say (it tells admins only).
+	Host       string
+	Hypervisor string
 	// ServerGroupIDs are the server groups the server was scheduled into.
 	ServerGroupIDs []string
-	Metadata       map[string]string
+	// Metadata is the server's metadata without the ownership marks.
+	Metadata map[string]string
+	// Made says that a create of a unikorn_server made the server (its creation mark): its
+	// metadata is converged exactly, where that of any other server keeps every key but those of
+	// its tags (KeptMetadata).
+	Made bool
 
 	// Port is nil when the server's port server-<name> is missing.
 	Port *Port
@@ -149,6 +164,10 @@ type Service struct {
 	// tenant is the identity's project in the region as bound: the run's listings and polling
 	// rounds (listing.go); nil for a core on fake endpoints (tests), which reads one by one.
 	tenant *cloud.Tenant
+	// serviceUser says that the service acts as the service user in an identity this provider did
+	// not make (cloud.Tenant.AsServiceUser): what only the identity's user has (its keypair, its
+	// server group) is refused.
+	serviceUser bool
 
 	// pinned is the privileged scope's Nova client, which creates pinned servers (Pin);
 	// refusal explains its 403.
@@ -175,10 +194,13 @@ func NewService(t *cloud.Tenant) (*Service, error) {
 		return nil, err
 	}
 
-	return &Service{projectID: t.ProjectID(), region: t.Region(), compute: compute, network: neutron, keystone: keystone, tenant: t}, nil
+	return &Service{
+		projectID: t.ProjectID(), region: t.Region(), compute: compute, network: neutron, keystone: keystone, tenant: t,
+		serviceUser: t.AsServiceUser(),
+	}, nil
 }
 
-// Pin lets the service create servers pinned to a host (Spec.Host) through t, the same
+// Pin lets the service create servers pinned to a host or hypervisor (Spec.Host, Spec.Hypervisor) through t, the same
 // tenant bound with cloud.Privileged: Nova's host targeting is admin-only under stock policy,
 // and the server must be made inside the identity's project, so it is made there as the
 // service user (whose roles there allow it where Nova's policy lets them, or where it is admin).
@@ -285,7 +307,15 @@ func (s *Service) Ensure(ctx context.Context, spec Spec, known Known) (*Server, 
 		notes = append(notes, s.adopted("port", naming.ServerPort(spec.Name), port.ID, port.Created))
 	}
 
-	fail := func(err error) (*Server, error) { return s.result(srv, port, known, notes), err }
+	// A server made by this call is this provider's, whatever the read of it says yet.
+	made := freshServer || madeHere(srv)
+
+	fail := func(err error) (*Server, error) {
+		out := s.result(srv, port, known, notes)
+		out.Made = made
+
+		return out, err
+	}
 
 	// A new server's floating IP goes on while it boots, so that Nova knows of it by the time the
 	// server is up (Neutron tells Nova asynchronously): the wait for Nova to show it then
@@ -310,13 +340,19 @@ func (s *Service) Ensure(ctx context.Context, spec Spec, known Known) (*Server, 
 		}
 	}
 
-	// A server keeps the server and region IDs its linkage already carries (Unikorn's).
-	kept := linkage
+	// A server this provider made carries exactly its linkage and tags; any other (Unikorn's,
+	// imported) keeps what it carries but for the keys of its tags.
+	var (
+		md       map[string]string
+		shadowed []string
+	)
 
-	var serverID string
-	serverID, kept.Region = LinkageIDs(srv.Metadata, srv.ID, s.region)
+	if made {
+		md, shadowed, err = DesiredMetadata(srv.ID, linkage, spec.Tags)
+	} else {
+		md, shadowed, err = KeptMetadata(withoutMarks(srv.Metadata), spec.Tags, known.Tags)
+	}
 
-	md, shadowed, err := DesiredMetadata(serverID, kept, spec.Tags)
 	if err != nil {
 		return fail(err)
 	}
@@ -327,7 +363,7 @@ func (s *Service) Ensure(ctx context.Context, spec Spec, known Known) (*Server, 
 		notes = append(notes, fmt.Sprintf("A tag translates to the system metadata key %q: the system value is kept.", key))
 	}
 
-	if srv, err = s.convergeMetadata(ctx, srv, md); err != nil {
+	if srv, err = s.convergeMetadata(ctx, srv, md, made); err != nil {
 		return fail(err)
 	}
 
@@ -352,6 +388,7 @@ func (s *Service) Ensure(ctx context.Context, spec Spec, known Known) (*Server, 
 	}
 
 	out := s.result(srv, port, known, notes)
+	out.Made = made
 
 	if !seen {
 		// Record what Neutron holds; Nova will say the same once Neutron's notice reaches it.
@@ -435,23 +472,27 @@ func (s *Service) failedCreate(ctx context.Context, srv *servers.Server, port *P
 	return nil, err
 }
 
-// findPair finds the port and the server of name (by known's IDs, else by name) and checks
-// that they belong together. A server that Nova is still building may not have bound its port
-// yet (a create interrupted right after Nova took it): then it waits for Nova to bind it, or to
-// finish building, before it judges.
+// findPair finds the server of name (by known's ID, else by name) and its port (by known's ID,
+// else paired with the server: findPort), and checks that they belong together. A server that
+// Nova is still building may not have bound its port yet (a create interrupted right after Nova
+// took it): then it waits for Nova to bind it, or to finish building, before it judges.
 func (s *Service) findPair(ctx context.Context, name string, known Known) (*Port, *servers.Server, error) {
-	port, err := s.findPort(ctx, name, known.PortID)
-	if err != nil {
-		return nil, nil, err
-	}
-
 	srv, err := s.findServer(ctx, name, known)
 	if err != nil {
 		return nil, nil, err
 	}
 
 	// Whatever was found by name and is not this provider's unfinished create is refused here,
-	// before anything is written.
+	// before anything is written: the server before its port is even looked for.
+	if err := s.claim(name, nil, srv, known); err != nil {
+		return nil, nil, err
+	}
+
+	port, err := s.findPort(ctx, name, known.PortID, srv)
+	if err != nil {
+		return nil, nil, err
+	}
+
 	if err := s.claim(name, port, srv, known); err != nil {
 		return nil, nil, err
 	}
@@ -462,7 +503,7 @@ func (s *Service) findPair(ctx context.Context, name string, known Known) (*Port
 		}
 	}
 
-	return port, srv, checkPairing(name, port, srv)
+	return port, srv, checkPairing(name, portNameOf(name, srv), port, srv)
 }
 
 // awaitBinding polls port and srv until Neutron names a device of the port, Nova reports an
@@ -503,17 +544,17 @@ func (s *Service) awaitBinding(ctx context.Context, port *Port, srv *servers.Ser
 // checkPairing refuses a server and a port of the name that do not belong together: the
 // provider never aliases objects it did not pair. A server is on the port when Neutron names
 // it as the port's device, or when Nova reports it on the port while Neutron names no device yet.
-func checkPairing(name string, port *Port, srv *servers.Server) error {
+func checkPairing(name, portName string, port *Port, srv *servers.Server) error {
 	switch {
 	case srv != nil && port == nil:
 		return fmt.Errorf("server %q (%s) exists without its port %s: it was not made by this provider; "+
-			"delete it or rename this server", name, srv.ID, naming.ServerPort(name))
+			"delete it or rename this server", name, srv.ID, portName)
 	case srv != nil && port.DeviceID != srv.ID && (port.DeviceID != "" || !listsPort(srv, port.MACAddress)):
 		return fmt.Errorf("server %q (%s) is not attached to port %s (%s, attached to %q): "+
-			"delete one of them", name, srv.ID, naming.ServerPort(name), port.ID, port.DeviceID)
+			"delete one of them", name, srv.ID, portName, port.ID, port.DeviceID)
 	case srv == nil && port != nil && port.DeviceID != "":
 		return fmt.Errorf("port %s (%s) is attached to device %s, which is not a server called %q in this project: "+
-			"delete or detach it", naming.ServerPort(name), port.ID, port.DeviceID, name)
+			"delete or detach it", portName, port.ID, port.DeviceID, name)
 	}
 
 	return nil
@@ -546,7 +587,7 @@ func (s *Service) Observe(ctx context.Context, name string, known Known) (*Serve
 		out.Notes = append(out.Notes, s.refound("server", name, known.ServerID, out.ID, out.Created))
 	}
 
-	if out.Port, err = s.findPort(ctx, name, known.PortID); err != nil {
+	if out.Port, err = s.findPort(ctx, name, known.PortID, srv); err != nil {
 		return nil, err
 	}
 
@@ -560,7 +601,7 @@ func (s *Service) Observe(ctx context.Context, name string, known Known) (*Serve
 		out.PublicIPAddress = floatingAddress(srv, out.Port.MACAddress)
 
 		if known.PortID != "" && out.Port.ID != known.PortID {
-			out.Notes = append(out.Notes, s.refound("port", naming.ServerPort(name), known.PortID, out.Port.ID, out.Port.Created))
+			out.Notes = append(out.Notes, s.refound("port", portNameOf(name, srv), known.PortID, out.Port.ID, out.Port.Created))
 		}
 	}
 
@@ -612,7 +653,7 @@ func (s *Service) Delete(ctx context.Context, name string, known Known) error {
 
 	portID := known.PortID
 	if portID == "" && known.ServerID == "" {
-		port, err := s.findPortByName(ctx, name)
+		port, err := s.findPortByName(ctx, naming.ServerPort(name))
 		if err != nil {
 			return err
 		}
@@ -639,15 +680,17 @@ func (s *Service) Delete(ctx context.Context, name string, known Known) error {
 // toServer reads the fields of a Nova server.
 func toServer(srv *servers.Server) *Server {
 	out := &Server{
-		ID:        srv.ID,
-		Name:      srv.Name,
-		ProjectID: srv.TenantID,
-		UserID:    srv.UserID,
-		Status:    srv.Status,
-		Created:   srv.Created,
-		KeyName:   srv.KeyName,
-		Host:      srv.Host,
-		Metadata:  withoutMarks(srv.Metadata), // the ownership marks are no one's metadata
+		ID:         srv.ID,
+		Name:       srv.Name,
+		ProjectID:  srv.TenantID,
+		UserID:     srv.UserID,
+		Status:     srv.Status,
+		Created:    srv.Created,
+		KeyName:    srv.KeyName,
+		Host:       srv.Host,
+		Hypervisor: srv.HypervisorHostname,
+		Metadata:   withoutMarks(srv.Metadata), // the ownership marks are no one's metadata
+		Made:       madeHere(srv),
 	}
 
 	if srv.Status == "ERROR" {

@@ -232,7 +232,7 @@ func TestEnsureUpdatesInPlace(t *testing.T) {
 		cloudtest.WriteJSON(w, 200, map[string]any{"port": neutronPort("port-1", "server-web", "srv-1", []string{"sg-2"})})
 	})
 
-	active := novaServer("srv-1", "web", "ACTIVE", nil)
+	active := novaServer("srv-1", "web", "ACTIVE", marked(made.Done(), nil))
 	f.Reply("GET", "/compute/servers/srv-1", 200, map[string]any{"server": active})
 	echoMetadata(f)
 	externalGateway(t, f)
@@ -304,10 +304,14 @@ func TestEnsureRebuildsForImageAndUserData(t *testing.T) {
 	f := newProject(t)
 	f.Reply("GET", "/network/v2.0/ports/port-1", 200, map[string]any{"port": neutronPort("port-1", "server-web", "srv-1", []string{"sg-1"})})
 	f.Reply("POST", "/compute/servers/srv-1/action", 202, map[string]any{"server": map[string]any{"id": "srv-1"}})
+
+	rebuilt := marked(made.Done(), nil)
+	rebuilt["image"] = map[string]any{"id": "img-2"}
+
 	serverReads(f,
-		map[string]any{"server": novaServer("srv-1", "web", "SHUTOFF", nil)},
-		map[string]any{"server": novaServer("srv-1", "web", "REBUILD", nil)},
-		map[string]any{"server": novaServer("srv-1", "web", "SHUTOFF", map[string]any{"image": map[string]any{"id": "img-2"}})})
+		map[string]any{"server": novaServer("srv-1", "web", "SHUTOFF", marked(made.Done(), nil))},
+		map[string]any{"server": novaServer("srv-1", "web", "REBUILD", marked(made.Done(), nil))},
+		map[string]any{"server": novaServer("srv-1", "web", "SHUTOFF", rebuilt)})
 	echoMetadata(f)
 	f.Reply("GET", "/network/v2.0/floatingips", 200, map[string]any{"floatingips": []any{}})
 

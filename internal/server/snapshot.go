@@ -6,6 +6,13 @@ package server
 // in the identity's project and is found again there by its exact name; the server's Unikorn
 // image properties come with it (Nova copies the properties of the server's image into every
 // snapshot), so that the image data sources accept it for the organization.
+//
+// Like Unikorn's own snapshots (uni-region provider.go:CreateSnapshot, v1.13.0 and later), the
+// image carries unikorn:identity_id, the identity's ID as Unikorn names identities: its Keystone
+// project's name without unikorn-identity- (Unikorn's Identity resource name; the name of a
+// unikorn_identity). Unikorn lists only public images, so it shows a snapshot only when it is
+// published public (VisibilityPublic, Unikorn's shape: public with unikorn:organization:id);
+// the default is private (VisibilityPrivate).
 
 import (
 	"context"
@@ -32,7 +39,25 @@ const (
 	imageTypeSnapshot    = "snapshot"
 
 	unikornPropertyPrefix = "unikorn:"
+
+	// PropertyIdentityID is the Glance property of a snapshot that names its identity as Unikorn
+	// does (uni-region provider.go: identityIDLabel), which Unikorn's DeleteImage reads to delete
+	// the snapshot as that identity's user.
+	PropertyIdentityID = "unikorn:identity_id"
 )
+
+// Glance visibilities a snapshot is published with (visibility).
+const (
+	// VisibilityPrivate keeps the image to the identity's project (and admins): Unikorn, which
+	// lists only public images, does not show it.
+	VisibilityPrivate = "private"
+	// VisibilityPublic is Unikorn's shape of a snapshot: public in Glance, so that Unikorn lists it
+	// for its organization (unikorn:organization:id); every project of the cloud sees it too.
+	VisibilityPublic = "public"
+)
+
+// Visibilities are the values of visibility.
+var Visibilities = []string{VisibilityPrivate, VisibilityPublic}
 
 // SnapshotSpec is the snapshot a configuration asks for.
 type SnapshotSpec struct {
@@ -42,6 +67,17 @@ type SnapshotSpec struct {
 	ServerID string
 	// OrganizationID makes it an image of this organization (unikorn:organization:id).
 	OrganizationID string
+	// Visibility is VisibilityPrivate ("" too) or VisibilityPublic.
+	Visibility string
+}
+
+// visibility is the Glance visibility of spec.
+func (spec SnapshotSpec) visibility() string {
+	if spec.Visibility == "" {
+		return VisibilityPrivate
+	}
+
+	return spec.Visibility
 }
 
 // Snapshots makes and keeps the snapshot images of one tenant.
@@ -51,6 +87,48 @@ type Snapshots struct {
 	tenant  string
 	// bound records, for the run's listings, that a snapshot is a write of its server.
 	bound *cloud.Tenant
+	// identityID is the identity's ID as Unikorn names it ("": read from the identity's project
+	// when first asked, unikornIdentityID).
+	identityID string
+	// publisher is the admin scope's manager of the images, which makes an image public (Glance's
+	// publicize_image is admin-only under stock policy); nil when not bound (Publisher).
+	publisher *image.Manager
+}
+
+// Publisher lets the snapshots be published public, through t, the same identity bound with
+// cloud.Admin: Glance reserves making an image public for admin under stock policy (Unikorn makes
+// its snapshots public with its privileged scope, under its own policy packages).
+func (s *Snapshots) Publisher(t *cloud.Tenant) error {
+	glance, err := t.Image()
+	if err != nil {
+		return err
+	}
+
+	s.publisher = image.NewManager(glance, t.ProjectID(), t.Region(), t.AdminRefusal)
+
+	return nil
+}
+
+// unikornIdentityID is the identity's ID as Unikorn names identities: its Keystone project's name
+// without the prefix unikorn-identity- (the name of its unikorn_identity, or the ID of a Unikorn
+// Identity resource).
+func (s *Snapshots) unikornIdentityID(ctx context.Context) (string, error) {
+	if s.identityID != "" {
+		return s.identityID, nil
+	}
+
+	p, ok, err := s.bound.IdentityProject(ctx)
+
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("reading the identity's project: %w", err)
+	case !ok:
+		return "", errors.New("the identity's project cannot be read: no cloud behind the tenant")
+	}
+
+	s.identityID = strings.TrimPrefix(p.Name, naming.IdentityPrefix)
+
+	return s.identityID, nil
 }
 
 // NewSnapshots binds the core to t: cloud.AsIdentity to take a snapshot (Nova asks Glance for
@@ -144,8 +222,14 @@ func (s *Snapshots) Take(ctx context.Context, spec SnapshotSpec, adopt bool) (im
 		return found, true, nil
 	}
 
+	identityID, err := s.unikornIdentityID(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+
 	md := snapshotMarks(kind)
 	md[image.PropertyOrganizationID] = spec.OrganizationID
+	md[PropertyIdentityID] = identityID
 	opts := servers.CreateImageOpts{Name: name, Metadata: md}
 
 	s.bound.Wrote(serverKind, spec.ServerID) // Nova's task state of the server changes
@@ -222,40 +306,74 @@ func (s *Snapshots) Wait(ctx context.Context, id, serverID string, progress Prog
 	return img, nil
 }
 
-// Publish makes img an image of organizationID: private, with unikorn:organization:id, and
-// without the unikorn:digest Nova copied from the server's image (the signature of that
-// image's ID, which does not hold for this one; organization images are not signature-checked).
-// One Glance patch when anything differs, none otherwise; the marks are kept.
-func (s *Snapshots) Publish(ctx context.Context, img *images.Image, organizationID string) (*images.Image, error) {
-	return s.publish(ctx, img, organizationID, "")
+// Publish makes img an image of spec's organization, with spec's visibility: with
+// unikorn:organization:id, and without the unikorn:digest Nova copied from the server's image
+// (the signature of that image's ID, which does not hold for this one; organization images are
+// not signature-checked); then private, or public (Unikorn's shape) through the admin scope
+// (Publisher). A Glance patch of the properties when any differ and one of the visibility when it
+// differs, none otherwise; the marks are kept, and so is an image's unikorn:identity_id.
+func (s *Snapshots) Publish(ctx context.Context, img *images.Image, spec SnapshotSpec) (*images.Image, error) {
+	return s.publish(ctx, img, spec, "")
 }
 
 // Finish is the last step of a create of kind (SnapshotType or SnapshotNowType): Publish, and
 // in the same patch the completion mark, when a create of kind began img (an imported image is
 // never marked).
-func (s *Snapshots) Finish(ctx context.Context, img *images.Image, organizationID, kind string) (*images.Image, error) {
-	return s.publish(ctx, img, organizationID, kind)
+func (s *Snapshots) Finish(ctx context.Context, img *images.Image, spec SnapshotSpec, kind string) (*images.Image, error) {
+	return s.publish(ctx, img, spec, kind)
 }
 
 // publish is Publish, with the completion mark of completes ("": none).
-func (s *Snapshots) publish(ctx context.Context, img *images.Image, organizationID, completes string) (*images.Image, error) {
+func (s *Snapshots) publish(ctx context.Context, img *images.Image, spec SnapshotSpec, completes string) (*images.Image, error) {
 	want := image.UserProperties(img)
-	want[image.PropertyOrganizationID] = organizationID
+	want[image.PropertyOrganizationID] = spec.OrganizationID
 	delete(want, image.PropertyDigest)
 
 	if have := naming.MarkOf(img.Properties); completes != "" && have.Kind == completes && !have.Completed {
 		maps.Copy(want, have.Done().Properties())
 	}
 
+	fail := func(err error) (*images.Image, error) {
+		return img, fmt.Errorf("publishing the snapshot image %s for organization %s (%s): %w", img.ID, spec.OrganizationID, spec.visibility(), err)
+	}
+
+	// The properties first, at the visibility the image has: an image made public already says
+	// which organization it is for.
+	keep := string(img.Visibility)
+	if keep == "" {
+		keep = VisibilityPrivate
+	}
+
 	out, err := s.images.Converge(ctx, img, image.Spec{
-		Visibility: string(images.ImageVisibilityPrivate), Protected: img.Protected, Tags: img.Tags,
+		Visibility: keep, Protected: img.Protected, Tags: img.Tags,
 		MinDiskGB: img.MinDiskGigabytes, MinRAMMiB: img.MinRAMMegabytes, Properties: want,
 	})
 	if err != nil {
-		return img, fmt.Errorf("publishing the snapshot image %s for organization %s: %w", img.ID, organizationID, err)
+		return fail(err)
 	}
 
-	return out, nil
+	to := spec.visibility()
+	if string(out.Visibility) == to {
+		return out, nil
+	}
+
+	// Only making an image public is admin's; its owner makes it private again.
+	publisher := s.images
+	if to == VisibilityPublic {
+		if publisher = s.publisher; publisher == nil {
+			return fail(errors.New("making the image public takes the admin scope, which is not bound"))
+		}
+	}
+
+	next, err := publisher.Converge(ctx, out, image.Spec{
+		Visibility: to, Protected: out.Protected, Tags: out.Tags,
+		MinDiskGB: out.MinDiskGigabytes, MinRAMMiB: out.MinRAMMegabytes, Properties: image.UserProperties(out),
+	})
+	if err != nil {
+		return out, fmt.Errorf("publishing the snapshot image %s for organization %s (%s): %w", img.ID, spec.OrganizationID, to, err)
+	}
+
+	return next, nil
 }
 
 // Snap takes a snapshot that nothing manages afterwards (the unikorn_server_snapshot_now
@@ -272,11 +390,12 @@ func (s *Snapshots) Snap(ctx context.Context, spec SnapshotSpec, progress Progre
 		return img, err
 	}
 
-	if img, err = s.Finish(ctx, img, spec.OrganizationID, SnapshotNowType); err != nil {
+	if img, err = s.Finish(ctx, img, spec, SnapshotNowType); err != nil {
 		return img, err
 	}
 
-	progress.say(ctx, fmt.Sprintf("Snapshot image %s (%s) is active, published for organization %s", img.ID, img.Name, spec.OrganizationID))
+	progress.say(ctx, fmt.Sprintf("Snapshot image %s (%s) is active, published %s for organization %s", img.ID, img.Name,
+		spec.visibility(), spec.OrganizationID))
 
 	return img, nil
 }
@@ -320,6 +439,8 @@ type Snapshot struct {
 	ServerID string
 	// OrganizationID is its unikorn:organization:id.
 	OrganizationID string
+	// Visibility is its Glance visibility.
+	Visibility string
 	// Unaccepted says why the image data sources would leave it out ("" when they accept it):
 	// the server's image did not carry valid Unikorn properties.
 	Unaccepted string
@@ -330,6 +451,7 @@ func SnapshotOf(img *images.Image) *Snapshot {
 	out := &Snapshot{Glance: image.ViewOf(img, "")}
 	out.ServerID, _ = img.Properties[propertyInstanceUUID].(string)
 	out.OrganizationID, _ = img.Properties[image.PropertyOrganizationID].(string)
+	out.Visibility = string(img.Visibility)
 
 	if kind, _ := img.Properties[propertyImageType].(string); kind != imageTypeSnapshot {
 		out.Unaccepted = "it is not a Nova snapshot (image_type " + kind + ")"

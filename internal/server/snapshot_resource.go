@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -56,14 +57,29 @@ type snapshotModel struct {
 	SizeBytes      types.Int64    `tfsdk:"size_bytes"`
 	Status         types.String   `tfsdk:"status"`
 	Timeouts       timeouts.Value `tfsdk:"timeouts"`
+	Visibility     types.String   `tfsdk:"visibility"`
+}
+
+// spec is the snapshot m asks for.
+func (m snapshotModel) spec() SnapshotSpec {
+	return SnapshotSpec{
+		Name: m.Name.ValueString(), ServerID: m.ServerID.ValueString(), OrganizationID: m.OrganizationID.ValueString(),
+		Visibility: m.Visibility.ValueString(),
+	}
 }
 
 func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A snapshot of a server's disk, published as an organization image: Nova's create-image " +
-			"(as the identity's own user), polled until Glance says the image is `active`, then made private with " +
-			"`unikorn:organization:id` set. The image lives in the identity's project under `name`, by which it is found " +
+			"(as the identity's own user, or as the service user in an identity this provider did not make), polled until " +
+			"Glance says the image is `active`, then published with `unikorn:organization:id` set, private unless " +
+			"`visibility` says `public`. The image lives in the identity's project under `name`, by which it is found " +
 			"again.\n\n" +
+			"**Unikorn.** Like the snapshots Unikorn's region service takes, the image carries `" + PropertyIdentityID + "`: " +
+			"the identity's ID as Unikorn names identities, its Keystone project's name without `unikorn-identity-` (the " +
+			"`name` of a `unikorn_identity`; the UUID of an identity Unikorn made, whose user Unikorn then deletes the " +
+			"snapshot as). Unikorn lists only public images, so it shows the snapshot to the organization only with " +
+			"`visibility = \"public\"`, Unikorn's own shape.\n\n" +
 			"**Adoption.** The image carries this provider's creation mark (the property `" + naming.MarkKindKey + "` = `" +
 			SnapshotType + "`) from Nova's create-image request, and the completion mark (`" + naming.MarkCompletedKey +
 			"` = `true`) from the create's last step (the publish). A create adopts an image of its name only when an " +
@@ -106,18 +122,43 @@ func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"size_bytes": schema.Int64Attribute{Computed: true, MarkdownDescription: "Size of the image data in bytes."},
 			"status":     schema.StringAttribute{Computed: true, MarkdownDescription: "Glance's status of the image (`active` once made)."},
 			"timeouts":   adapter.TimeoutsAttribute(ctx),
+			"visibility": schema.StringAttribute{
+				Optional: true,
+				Computed: true,
+				Default:  stringdefault.StaticString(VisibilityPrivate),
+				MarkdownDescription: "Glance visibility the image is published with. `" + VisibilityPrivate + "` (the default): " +
+					"only the identity's project (and the cloud's admins) see it; Unikorn does not list it. `" + VisibilityPublic +
+					"`: Unikorn's shape of a snapshot, which Unikorn lists for the organization (`organization_id`); but Glance " +
+					"then shows the image, a copy of the server's disk, to every project of the cloud — Unikorn's organization " +
+					"filter is its own API's, not OpenStack's — so choose it only for disks that hold nothing secret. Making an " +
+					"image public is admin-only under stock Glance policy (`publicize_image`): the provider makes that one " +
+					"change in its admin scope. The default is private because a snapshot holds whatever the server wrote. " +
+					"Changes in place.",
+				Validators: []validator.String{stringvalidator.OneOf(Visibilities...)},
+			},
 		},
 	}
 }
 
-// snapshots is the snapshot core bound to m's tenant with scope.
+// snapshots is the snapshot core bound to m's tenant with scope, and, to make or change a public
+// snapshot, with the admin scope that publishes it (Snapshots.Publisher).
 func (r *snapshotResource) snapshots(ctx context.Context, m snapshotModel, scope cloud.Scope) (*Snapshots, error) {
 	t, err := r.Cloud().Tenant(ctx, m.IdentityID.ValueString(), m.Region.ValueString(), scope)
 	if err != nil {
 		return nil, err
 	}
 
-	return NewSnapshots(t)
+	snaps, err := NewSnapshots(t)
+	if err != nil || scope != cloud.AsIdentity || m.Visibility.ValueString() != VisibilityPublic {
+		return snaps, err
+	}
+
+	admin, err := r.Cloud().Tenant(ctx, m.IdentityID.ValueString(), m.Region.ValueString(), cloud.Admin)
+	if err != nil {
+		return nil, err
+	}
+
+	return snaps, snaps.Publisher(admin)
 }
 
 // open reads the model out of src, opens operation opKind on it and runs do with the snapshot
@@ -148,7 +189,7 @@ func (r *snapshotResource) open(ctx context.Context, opKind adapter.Op, src adap
 // for Glance to say it is active and publishes it for the organization.
 func (r *snapshotResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	r.open(ctx, adapter.Create, req.Plan, cloud.AsIdentity, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, plan snapshotModel, snaps *Snapshots) {
-		spec := SnapshotSpec{Name: plan.Name.ValueString(), ServerID: plan.ServerID.ValueString(), OrganizationID: plan.OrganizationID.ValueString()}
+		spec := plan.spec()
 
 		img, adopted, err := snaps.Take(ctx, spec, true)
 		if img == nil {
@@ -169,7 +210,7 @@ func (r *snapshotResource) Create(ctx context.Context, req resource.CreateReques
 
 		if err == nil {
 			if img, err = snaps.Wait(ctx, img.ID, spec.ServerID, nil); err == nil {
-				img, err = snaps.Finish(ctx, img, spec.OrganizationID, SnapshotType)
+				img, err = snaps.Finish(ctx, img, spec, SnapshotType)
 			}
 		}
 
@@ -228,7 +269,8 @@ func (r *snapshotResource) Read(ctx context.Context, req resource.ReadRequest, r
 	})
 }
 
-// Update publishes the image for another organization (one Glance patch).
+// Update publishes the image for another organization or with another visibility (a Glance patch
+// of each that changes).
 func (r *snapshotResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	r.open(ctx, adapter.Update, req.Plan, cloud.AsIdentity, &resp.Diagnostics, func(ctx context.Context, op *adapter.Operation, plan snapshotModel, snaps *Snapshots) {
 		id := plan.ID.ValueString()
@@ -236,7 +278,7 @@ func (r *snapshotResource) Update(ctx context.Context, req resource.UpdateReques
 
 		img, err := snaps.Get(ctx, id)
 		if err == nil {
-			img, err = snaps.Publish(ctx, img, plan.OrganizationID.ValueString())
+			img, err = snaps.Publish(ctx, img, plan.spec())
 		}
 
 		if err != nil {
@@ -292,6 +334,9 @@ func flattenSnapshot(m *snapshotModel, region string, s *Snapshot) {
 	m.MinDiskGB = types.Int64Value(int64(s.MinDiskGB))
 	m.Properties = adapter.StringMap(UnikornProperties(s.Properties), adapter.NeverNullMap)
 	m.OrganizationID = adapter.StringOrNull(s.OrganizationID)
+	if s.Visibility != "" { // a create's first record: Nova's answer does not say
+		m.Visibility = types.StringValue(s.Visibility)
+	}
 
 	if s.ServerID != "" {
 		m.ServerID = types.StringValue(s.ServerID)

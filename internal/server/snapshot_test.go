@@ -22,9 +22,10 @@ func snapshotCloud(t *testing.T) (*cloudtest.API, *Snapshots) {
 	api := cloudtest.New(t)
 
 	return api, &Snapshots{
-		compute: api.ServiceClient("/compute/", "/compute/"),
-		images:  image.NewManager(api.ServiceClient("/image/", "/image/v2/"), "p1", "RegionOne", nil).Of(SnapshotType),
-		tenant:  "project p1, region RegionOne",
+		compute:    api.ServiceClient("/compute/", "/compute/"),
+		images:     image.NewManager(api.ServiceClient("/image/", "/image/v2/"), "p1", "RegionOne", nil).Of(SnapshotType),
+		tenant:     "project p1, region RegionOne",
+		identityID: "team", // the identity's project is unikorn-identity-team
 	}
 }
 
@@ -90,8 +91,10 @@ func TestSnapshotTake(t *testing.T) {
 		// The image carries the creation mark from the first moment, and not the completion
 		// mark Nova would copy from a server's image that this provider made.
 		body := api.Last(t, "POST /compute/servers/srv-1/action").JSON(t, "createImage")
+		// Like Unikorn's snapshots, it names its identity as Unikorn does.
 		want := map[string]any{"name": "backup", "metadata": map[string]any{
 			"unikorn:organization:id": "org-1", "unikorn_terraform_kind": "unikorn_server_snapshot", "unikorn_terraform_created": "false",
+			"unikorn:identity_id": "team",
 		}}
 
 		if diff := cmp.Diff(want, body); diff != "" {
@@ -225,7 +228,7 @@ func TestSnapshotPublish(t *testing.T) {
 			cloudtest.WriteJSON(w, 200, glanceImage("img-9", "active", props))
 		})
 
-		img, err := snaps.Publish(context.Background(), readImage(t, api, snaps, snapshotProps()), "org-2")
+		img, err := snaps.Publish(context.Background(), readImage(t, api, snaps, snapshotProps()), SnapshotSpec{OrganizationID: "org-2"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -250,9 +253,86 @@ func TestSnapshotPublish(t *testing.T) {
 		props := snapshotProps()
 		delete(props, "unikorn:digest")
 
-		_, err := snaps.Publish(context.Background(), readImage(t, api, snaps, props), "org-1")
+		_, err := snaps.Publish(context.Background(), readImage(t, api, snaps, props), SnapshotSpec{OrganizationID: "org-1", Visibility: VisibilityPrivate})
 		if err != nil || api.Count("PATCH /image/v2/images/img-9") != 0 {
 			t.Fatalf("Publish: %v, calls %v", err, api.Calls())
+		}
+	})
+}
+
+// TestSnapshotPublishPublic: a snapshot published public (Unikorn's shape) gets its properties
+// first, in its own scope, then its visibility from the admin scope (Glance's publicize_image);
+// without the admin scope it is not made public; its owner makes it private again.
+func TestSnapshotPublishPublic(t *testing.T) {
+	t.Parallel()
+
+	props := snapshotProps()
+	delete(props, "unikorn:digest")
+
+	t.Run("public through the admin scope, after the properties", func(t *testing.T) {
+		t.Parallel()
+
+		api, snaps := snapshotCloud(t)
+		snaps.publisher = image.NewManager(api.ServiceClient("/admin-image/", "/admin-image/v2/"), "p1", "RegionOne", nil)
+
+		api.On("PATCH", "/image/v2/images/img-9", func(w http.ResponseWriter, _ *http.Request) {
+			cloudtest.WriteJSON(w, 200, glanceImage("img-9", "active", props))
+		})
+
+		public := glanceImage("img-9", "active", props)
+		public["visibility"] = "public"
+
+		var patch []map[string]any
+
+		api.On("PATCH", "/admin-image/v2/images/img-9", func(w http.ResponseWriter, r *http.Request) {
+			_ = json.NewDecoder(r.Body).Decode(&patch)
+			cloudtest.WriteJSON(w, 200, public)
+		})
+
+		img, err := snaps.Publish(context.Background(), readImage(t, api, snaps, snapshotProps()), SnapshotSpec{OrganizationID: "org-1", Visibility: VisibilityPublic})
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		if want := []string{"PATCH /image/v2/images/img-9", "PATCH /admin-image/v2/images/img-9"}; !cmp.Equal(want, api.Writes()) {
+			t.Fatalf("writes = %v, want the properties, then the visibility from the admin scope", api.Writes())
+		}
+
+		if diff := cmp.Diff([]map[string]any{{"op": "replace", "path": "/visibility", "value": "public"}}, patch); diff != "" {
+			t.Errorf("admin patch (-want +got):\n%s", diff)
+		}
+
+		if got := SnapshotOf(img); got.Visibility != VisibilityPublic || got.OrganizationID != "org-1" {
+			t.Errorf("SnapshotOf = %+v", got)
+		}
+	})
+
+	t.Run("not without the admin scope", func(t *testing.T) {
+		t.Parallel()
+
+		api, snaps := snapshotCloud(t)
+
+		_, err := snaps.Publish(context.Background(), readImage(t, api, snaps, props), SnapshotSpec{OrganizationID: "org-1", Visibility: VisibilityPublic})
+		if err == nil || !strings.Contains(err.Error(), "admin scope") || len(api.Writes()) != 0 {
+			t.Fatalf("Publish: %v, writes %v", err, api.Writes())
+		}
+	})
+
+	t.Run("private again by its owner", func(t *testing.T) {
+		t.Parallel()
+
+		api, snaps := snapshotCloud(t)
+		public := maps.Clone(props)
+		public["visibility"] = "public"
+
+		api.Reply("PATCH", "/image/v2/images/img-9", 200, glanceImage("img-9", "active", props))
+
+		if _, err := snaps.Publish(context.Background(), readImage(t, api, snaps, public), SnapshotSpec{OrganizationID: "org-1"}); err != nil {
+			t.Fatal(err)
+		}
+
+		if want := []string{"PATCH /image/v2/images/img-9"}; !cmp.Equal(want, api.Writes()) {
+			t.Fatalf("writes = %v, want one patch in the identity's scope", api.Writes())
 		}
 	})
 }
