@@ -32,6 +32,8 @@ type fakeImages struct {
 	loseCreates int
 	// deleteStatus answers every DELETE with this status when set (409: in use).
 	deleteStatus int
+	// onPoll, when set, is called with the count of an importing image's GETs so far.
+	onPoll func(polls int)
 }
 
 func newFakeImages(t *testing.T) (*fakeImages, *Manager, *cloudtest.API) {
@@ -156,6 +158,10 @@ func (f *fakeImages) advance(img map[string]any) {
 
 	polls, _ := img["polls"].(int)
 	img["polls"] = polls + 1
+
+	if f.onPoll != nil {
+		f.onPoll(polls + 1)
+	}
 
 	if polls+1 < f.importPolls {
 		return
@@ -453,14 +459,44 @@ func TestManagerImportHonoursTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
-	defer cancel()
+	// The deadline passes once Glance has answered "importing" twice: no wall clock involved.
+	ctx := newExpiringContext(t.Context())
+	f.onPoll = func(polls int) {
+		if polls >= 2 {
+			ctx.expire()
+		}
+	}
 
 	img, err := m.Import(ctx, created.Image, "http://127.0.0.1:8000/a.raw")
 
 	var timeout *cloud.WaitTimeoutError
 	if !errors.As(err, &timeout) || !errors.Is(err, context.DeadlineExceeded) || timeout.LastState != "importing" || img == nil {
 		t.Fatalf("timeout: %v (%+v)", err, img)
+	}
+}
+
+// expiringContext is a context whose deadline passes when the test says so.
+type expiringContext struct {
+	context.Context
+
+	once sync.Once
+	done chan struct{}
+}
+
+func newExpiringContext(parent context.Context) *expiringContext {
+	return &expiringContext{Context: parent, done: make(chan struct{})}
+}
+
+func (c *expiringContext) expire() { c.once.Do(func() { close(c.done) }) }
+
+func (c *expiringContext) Done() <-chan struct{} { return c.done }
+
+func (c *expiringContext) Err() error {
+	select {
+	case <-c.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
 	}
 }
 
