@@ -1,6 +1,7 @@
 package image
 
 import (
+	"errors"
 	"slices"
 	"testing"
 )
@@ -148,8 +149,8 @@ func TestValidateFollowsUnikornSchema(t *testing.T) {
 			var got []string
 
 			for _, e := range unjoin(err) {
-				pe, ok := e.(*PropertyError)
-				if !ok {
+				var pe *PropertyError
+				if !errors.As(e, &pe) {
 					t.Fatalf("Validate: %T %v is not a *PropertyError", e, e)
 				}
 
