@@ -53,6 +53,7 @@ resource "unikorn_server" "test" {
   flavor_id          = %[3]q
   image_id           = %[4]q
   security_group_ids = [unikorn_security_group.test.id]
+  ssh_key            = true # Unikorn (v1.17+) boots with the identity's keypair
 }
 
 resource "unikorn_loadbalancer" "test" {
