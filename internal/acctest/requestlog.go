@@ -143,6 +143,16 @@ func (r *ProviderRun) Cost() RunCost {
 	return RunCost{Requests: r.client.RequestCount(), Tokens: r.client.TokenCount()}
 }
 
+// ByMethod is the run's requests so far by HTTP method (Keystone token requests among the
+// POSTs), from its cloud client's counters.
+func (r *ProviderRun) ByMethod() map[string]int64 {
+	if r.client == nil {
+		return nil
+	}
+
+	return r.client.RequestCountByMethod()
+}
+
 // DataSourceReads is how many data sources were read in this run.
 func (r *ProviderRun) DataSourceReads() int {
 	r.mu.Lock()
