@@ -92,7 +92,10 @@ func (r *credentialResource) Schema(_ context.Context, _ ephemeral.SchemaRequest
 			"expires after `ttl` even if Terraform never closes it. Keystone lets only the user itself issue a credential, " +
 			"so each open resets the identity user's password to a random one used once and forgotten, as an apply does " +
 			"(opens of one identity in a run, and an apply of it, take turns; a reset by another run meanwhile is met by " +
-			"resetting it again); the identity's own credential and trust are untouched.",
+			"resetting it again); the identity's own credential and trust are untouched. An identity this provider did not " +
+			"make (`made_by_provider = false`: Unikorn's, or made by hand) is refused at open, before anything is written: " +
+			"Unikorn logs in as its user with the password it stored, which a reset would break. Use the credential its " +
+			"maker hands out instead (Unikorn's `clouds.yaml`).",
 		Attributes: map[string]schema.Attribute{
 			"clouds_yaml": schema.StringAttribute{
 				Computed:  true,

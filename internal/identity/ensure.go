@@ -66,6 +66,10 @@ type ensurer struct {
 	unlock func()
 	// made is set when this run created the project (it carries the creation mark).
 	made bool
+	// foreign is set when the project is an identity this provider did not make: it is adopted
+	// read-only (foreign.go), and held is what it holds (read before any write).
+	foreign bool
+	held    *Identity
 }
 
 func (e *ensurer) run(ctx context.Context) error {
@@ -90,14 +94,23 @@ func (e *ensurer) run(ctx context.Context) error {
 		return err
 	}
 
+	// An identity this provider did not make (imported): what it holds is read, and what the
+	// spec asks for that would break its maker is refused, before anything is written.
+	if found != nil && !madeForIdentity(found.Extra) {
+		if err := e.enterForeign(ctx, found, foundUser); err != nil {
+			return err
+		}
+	}
+
 	// 2. Project, with the served regions recorded on it before the first write in any of them
 	// (the leftovers check of its destroy looks in every one: internal/leftovers).
-	project, err := ensureProject(ctx, e.manager, e.domainID, e.spec, found, c.Regions())
+	project, err := ensureProject(ctx, e.manager, e.domainID, e.spec, found, c.Regions(), !e.foreign)
 	if err != nil {
 		return err
 	}
 
 	e.made = found == nil
+	e.out.MadeByProvider = !e.foreign
 	e.out.ProjectID = project.ID
 	e.out.Description = project.Description
 	c.ForgetIdentityProject(project.ID) // its tags or description may have changed: read it again
@@ -116,7 +129,7 @@ func (e *ensurer) run(ctx context.Context) error {
 		return fmt.Errorf("granting the service user its roles on project %s: %w", project.ID, err)
 	}
 
-	revoked, err := e.revokeDropped(ctx, c.ServiceUserID(), project.ID, wantRoles)
+	revoked, err := e.revokeDropped(ctx, c.ServiceUserID(), project.ID, e.prior.Roles, wantRoles)
 	if err != nil {
 		return fmt.Errorf("revoking the service user's dropped roles on project %s: %w", project.ID, err)
 	}
@@ -146,22 +159,25 @@ func (e *ensurer) run(ctx context.Context) error {
 		e.out.Quotas = e.spec.Quotas.Clone()
 	}
 
-	// 5. User.
-	user, password, err := ensureUser(ctx, e.manager, e.domainID, name, project.ID, foundUser)
-	if err != nil {
-		return err
+	// 5. User (in an identity made elsewhere, the one found: enterForeign).
+	user, password := foundUser, ""
+	if !e.foreign {
+		if user, password, err = ensureUser(ctx, e.manager, e.domainID, name, project.ID, foundUser); err != nil {
+			return err
+		}
 	}
 
 	e.out.UserID = user.ID
 	e.password = password
 	ctx = tflog.SetField(ctx, "user_id", user.ID)
 
-	// 6. The user's grants: exactly the identity's roles.
-	if err := grantRoles(ctx, e.manager, user.ID, project.ID, e.ids(e.spec.Roles)); err != nil {
+	// 6. The user's grants: exactly the identity's roles (in an identity made elsewhere, only
+	// those it lacks are granted).
+	if err := grantRoles(ctx, e.manager, user.ID, project.ID, e.ids(e.missingRoles())); err != nil {
 		return fmt.Errorf("granting user %s its roles on project %s: %w", user.ID, project.ID, err)
 	}
 
-	rolesChanged, err := e.revokeDropped(ctx, user.ID, project.ID, e.spec.Roles)
+	rolesChanged, err := e.revokeDropped(ctx, user.ID, project.ID, e.userRolesBefore(), e.spec.Roles)
 	if err != nil {
 		return fmt.Errorf("revoking dropped roles of user %s on project %s: %w", user.ID, project.ID, err)
 	}
@@ -177,6 +193,11 @@ func (e *ensurer) run(ctx context.Context) error {
 
 	rolesChanged = rolesChanged || !cloud.SameSet(e.prior.Roles, e.spec.Roles)
 	e.out.Roles = cloud.SortedSet(e.spec.Roles)
+
+	if e.foreign {
+		// No trust, server group, keypair or credential is made in it: what it holds stands.
+		return e.keepForeign(ctx, user.ID)
+	}
 
 	// 7. Trust (which forgets the project's cached scopes itself whenever it changes a trust).
 	if err := e.ensureTrust(ctx, user.ID, project.ID); err != nil {
@@ -221,6 +242,71 @@ func (e *ensurer) run(ctx context.Context) error {
 
 func (e *ensurer) notice(n Notice) {
 	e.out.Notices = append(e.out.Notices, n)
+}
+
+// enterForeign reads what the identity's project p, which this provider did not make, holds
+// (its user u, the user's roles, its credential and trust, its server group and keypair), and
+// refuses what the spec asks for that would break its maker (foreignRefusals), before anything
+// is written.
+func (e *ensurer) enterForeign(ctx context.Context, p *projects.Project, u *users.User) error {
+	e.foreign = true
+	who := subjectOf(e.spec.Name, p.ID)
+
+	if u == nil {
+		return fmt.Errorf("identity %s, which this provider did not make, has no user %s: this provider makes no user in an "+
+			"identity it did not make", who, naming.IdentityUser(e.spec.Name))
+	}
+
+	held, err := e.svc.holding(ctx, p, u.ID, e.prior.Ref)
+	if err != nil {
+		return err
+	}
+
+	e.held = held
+
+	tflog.Info(ctx, "Applying an identity this provider did not make: read-only for what belongs to its user", map[string]any{
+		"project_id": p.ID, "user_id": u.ID, "application_credential_id": held.ApplicationCredentialID,
+	})
+
+	return foreignRefusals(who, e.spec, heldOf(held))
+}
+
+// missingRoles are the roles of the spec to grant the identity's user: all of them (granting is
+// idempotent), in an identity made elsewhere only those it lacks.
+func (e *ensurer) missingRoles() []string {
+	if !e.foreign {
+		return e.spec.Roles
+	}
+
+	var out []string
+
+	for _, r := range e.spec.Roles {
+		if !slices.Contains(e.held.Roles, r) {
+			out = append(out, r)
+		}
+	}
+
+	return out
+}
+
+// keepForeign ends the run of an identity made elsewhere: its trust, server group and keypair
+// are recorded as found, its application credential is kept (its secret known only when the
+// state carried it), or deleted when the spec keeps none (the one write of what its user holds
+// that the configuration may ask for: explicitly).
+func (e *ensurer) keepForeign(ctx context.Context, userID string) error {
+	h := e.held
+	e.out.TrustID = h.TrustID
+	e.out.NovaChecked, e.out.ServerGroups, e.out.ServerGroupPolicy = h.NovaChecked, h.ServerGroups, h.ServerGroupPolicy
+	e.out.Keypairs, e.out.SSHPublicKey = h.Keypairs, h.SSHPublicKey
+
+	if e.spec.NoApplicationCredential {
+		return e.dropApplicationCredentials(ctx, userID)
+	}
+
+	e.out.ApplicationCredentialID, e.out.ApplicationCredentialSecret, e.out.ExpiresAt =
+		h.ApplicationCredentialID, h.ApplicationCredentialSecret, h.ExpiresAt
+
+	return nil
 }
 
 // claim looks up the project and the user that carry the identity's names (by the recorded IDs
@@ -298,13 +384,23 @@ func (e *ensurer) ids(names []string) []string {
 	return out
 }
 
-// revokeDropped revokes from userID the roles that the prior apply granted and keep leaves out:
-// the identity's roles for its user, serviceUserRoles for the service user. It reports whether
-// it revoked.
-func (e *ensurer) revokeDropped(ctx context.Context, userID, projectID string, keep []string) (bool, error) {
+// userRolesBefore are the roles the identity's user held before this run: those the prior
+// apply granted, or, in an identity made elsewhere, those it was found with.
+func (e *ensurer) userRolesBefore() []string {
+	if e.foreign {
+		return e.held.Roles
+	}
+
+	return e.prior.Roles
+}
+
+// revokeDropped revokes from userID the roles of before (what the prior apply granted) that keep
+// leaves out: the identity's roles for its user, serviceUserRoles for the service user. It
+// reports whether it revoked.
+func (e *ensurer) revokeDropped(ctx context.Context, userID, projectID string, before, keep []string) (bool, error) {
 	var dropped []string
 
-	for _, r := range e.prior.Roles {
+	for _, r := range before {
 		if slices.Contains(keep, r) {
 			continue
 		}

@@ -34,11 +34,20 @@ type Credential struct {
 // password is reset to a random one known to this call only (under the user's lock, which the
 // identity's apply takes too; a 401 after the reset, from another process resetting it, is met
 // by resetting it again); the credentials and the trust of the identity are untouched.
+//
+// An identity this provider did not make is refused before anything is written
+// (*ForeignCredentialError): Unikorn logs in as its user with the password it stored.
 func (s *Service) IssueCredential(ctx context.Context, projectID string, ttl time.Duration, now time.Time) (*Credential, error) {
-	loc, err := s.Locate(ctx, projectID)
+	project, identity, err := s.locateProject(ctx, projectID)
 	if err != nil {
 		return nil, err
 	}
+
+	if !madeForIdentity(project.Extra) {
+		return nil, &ForeignCredentialError{Identity: subjectOf(identity, project.ID)}
+	}
+
+	loc := cloud.Located{ID: project.ID, ProjectID: project.ID, Name: identity}
 
 	manager, domainID, err := s.manager(ctx)
 	if err != nil {

@@ -160,5 +160,9 @@ func identityUser(m naming.Mark) map[string]any {
 	return marked(map[string]any{"id": "u-1", "name": "unikorn-identity-foo", "domain_id": fakeDomainID, "enabled": true}, m)
 }
 
-// interrupted is the mark of what an interrupted create of an identity left.
-var interrupted = naming.MadeFor(Type)
+// interrupted is the mark of what an interrupted create of an identity left; finished, of an
+// identity this provider made.
+var (
+	interrupted = naming.MadeFor(Type)
+	finished    = interrupted.Done()
+)

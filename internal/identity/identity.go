@@ -259,6 +259,10 @@ type Identity struct {
 	Description    string
 	OrganizationID string
 	UnikornProject string // the Unikorn project ID of the project=<id> tag
+	// MadeByProvider says that the project carries the creation mark of an identity: this
+	// provider made it. An identity it did not make (Unikorn's, a person's) is adopted
+	// read-only (foreign.go).
+	MadeByProvider bool
 
 	UserID string // "" when the user is missing
 	// Roles of the user on the project, as role names (roles outside the mapping are left out).

@@ -59,12 +59,13 @@ func findProject(ctx context.Context, sc *gophercloud.ServiceClient, domainID, p
 }
 
 // ensureProject creates the identity project when found (what claim found) is nil, else brings
-// its description, tags and enabled flag to spec; either way it records regions on it (the
+// its description, tags and, when enable, its enabled flag to spec (an identity this provider did
+// not make is left as enabled as its maker left it); either way it records regions on it (the
 // served ones: internal/leftovers). Tags other than organization= and project= are left alone.
 // A project is created with the identity's creation mark; a create whose answer was lost
 // recovers only a project that carries it (unfinished).
 func ensureProject(ctx context.Context, sc *gophercloud.ServiceClient, domainID string, spec Spec, found *projects.Project,
-	regions []string,
+	regions []string, enable bool,
 ) (*projects.Project, error) {
 	projectName := naming.IdentityProject(spec.Name)
 
@@ -124,7 +125,7 @@ func ensureProject(ctx context.Context, sc *gophercloud.ServiceClient, domainID 
 		changed = true
 	}
 
-	if !p.Enabled {
+	if !p.Enabled && enable {
 		enabled := true
 		opts.Enabled = &enabled
 		changed = true

@@ -37,7 +37,7 @@ func TestEnsureProjectUpdatesTheFoundOne(t *testing.T) {
 	}
 
 	p, err := ensureProject(context.Background(), keystone(f), fakeDomainID,
-		Spec{Name: "foo", OrganizationID: "org2", ProjectID: "proj"}, found, []string{"RegionOne"})
+		Spec{Name: "foo", OrganizationID: "org2", ProjectID: "proj"}, found, []string{"RegionOne"}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestEnsureProjectCreatesWhenOnlyNearMisses(t *testing.T) {
 	}
 
 	p, err := ensureProject(context.Background(), keystone(f), fakeDomainID, Spec{Name: "foo", OrganizationID: "o"}, nil,
-		[]string{"RegionOne", "RegionTwo"})
+		[]string{"RegionOne", "RegionTwo"}, true)
 	if err != nil {
 		t.Fatal(err)
 	}

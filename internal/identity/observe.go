@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/keypairs"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/projects"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/users"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -39,7 +40,8 @@ type Ref struct {
 
 // Observe reads an identity back: the project by ID then by name, the user, its roles, the
 // application credential, the trust, the quotas of every served region and, through the
-// trust, the server group and keypair. It returns nil when the project is gone.
+// trust, the server group and keypair (of an identity this provider did not make: without the
+// trust, observeForeign). It returns nil when the project is gone.
 //
 // Quotas are merged over the regions: a value is the one every region has, or else the first
 // region's (in the order served) that differs from want, so that drift anywhere shows. want may
@@ -60,7 +62,7 @@ func (s *Service) Observe(ctx context.Context, ref Ref, want quota.Set) (*Identi
 		return nil, err
 	}
 
-	out := &Identity{ProjectID: project.ID, Name: name, Description: project.Description}
+	out := &Identity{ProjectID: project.ID, Name: name, Description: project.Description, MadeByProvider: madeForIdentity(project.Extra)}
 
 	if ref.ProjectID != "" && project.ID != ref.ProjectID {
 		out.Notices = append(out.Notices, refoundNotice("Keystone project", project.Name, ref.ProjectID, project.ID, created(project.Extra)))
@@ -104,7 +106,14 @@ func (s *Service) Observe(ctx context.Context, ref Ref, want quota.Set) (*Identi
 		return nil, err
 	}
 
-	if ref.CheckNova && out.TrustID != "" {
+	switch {
+	case !out.MadeByProvider:
+		// Made elsewhere: its server group and keypair are read without acting as its user, so
+		// that drift shows (foreign.go).
+		if err := s.observeForeign(ctx, out); err != nil {
+			return nil, err
+		}
+	case ref.CheckNova && out.TrustID != "":
 		if err := s.observeNova(ctx, out); err != nil {
 			return nil, err
 		}
@@ -164,9 +173,19 @@ func refoundNotice(kind, name, oldID, newID, when string) Notice {
 // name (unikorn-identity-<name>), in the managed domain: the ID is tried first. The Located
 // ID and ProjectID are the project's ID; Name is the identity's name.
 func (s *Service) Locate(ctx context.Context, idOrName string) (cloud.Located, error) {
-	sc, domainID, err := s.manager(ctx)
+	project, name, err := s.locateProject(ctx, idOrName)
 	if err != nil {
 		return cloud.Located{}, err
+	}
+
+	return cloud.Located{ID: project.ID, ProjectID: project.ID, Name: name}, nil
+}
+
+// locateProject is Locate's project and the identity's name.
+func (s *Service) locateProject(ctx context.Context, idOrName string) (*projects.Project, string, error) {
+	sc, domainID, err := s.manager(ctx)
+	if err != nil {
+		return nil, "", err
 	}
 
 	name := ""
@@ -176,18 +195,18 @@ func (s *Service) Locate(ctx context.Context, idOrName string) (cloud.Located, e
 
 	project, err := lookupProject(ctx, sc, domainID, idOrName, name)
 	if err != nil {
-		return cloud.Located{}, err
+		return nil, "", err
 	}
 
 	if project == nil {
-		return cloud.Located{}, fmt.Errorf("no identity project with the ID or name %q in the managed domain", idOrName)
+		return nil, "", fmt.Errorf("no identity project with the ID or name %q in the managed domain", idOrName)
 	}
 
 	if name, err = identityName(project); err != nil {
-		return cloud.Located{}, err
+		return nil, "", err
 	}
 
-	return cloud.Located{ID: project.ID, ProjectID: project.ID, Name: name}, nil
+	return project, name, nil
 }
 
 // List lists the identities of the managed domain: its projects named unikorn-identity-<name>.
@@ -406,16 +425,8 @@ func (s *Service) observeNova(ctx context.Context, out *Identity) error {
 			return err
 		}
 
-		sg, err := findServerGroup(ctx, compute, naming.IdentityServerGroup(out.Name))
-		if err != nil {
-			return fmt.Errorf("server group in region %s: %w", t.Region(), err)
-		}
-
-		if sg != nil {
-			out.ServerGroups[t.Region()] = sg.ID
-			if i == 0 || out.ServerGroupPolicy == "" {
-				out.ServerGroupPolicy = serverGroupPolicy(*sg)
-			}
+		if err := out.noteServerGroup(ctx, compute, t.Region(), i == 0); err != nil {
+			return err
 		}
 
 		kp, err := getKeypair(ctx, compute, naming.KeypairName)
@@ -423,18 +434,44 @@ func (s *Service) observeNova(ctx context.Context, out *Identity) error {
 			return fmt.Errorf("keypair in region %s: %w", t.Region(), err)
 		}
 
-		if kp != nil {
-			if out.SSHPublicKey == "" {
-				out.SSHPublicKey = strings.TrimSpace(kp.PublicKey)
-			}
+		out.noteKeypair(t.Region(), kp)
+	}
 
-			if sameKey(kp.PublicKey, out.SSHPublicKey) {
-				out.Keypairs = append(out.Keypairs, t.Region())
-			}
+	return nil
+}
+
+// noteServerGroup records the identity's server group in region, read with compute: its ID, and
+// its policy when first (the first region's wins) or when none is known yet.
+func (out *Identity) noteServerGroup(ctx context.Context, compute *gophercloud.ServiceClient, region string, first bool) error {
+	sg, err := findServerGroup(ctx, compute, naming.IdentityServerGroup(out.Name))
+	if err != nil {
+		return fmt.Errorf("server group in region %s: %w", region, err)
+	}
+
+	if sg != nil {
+		out.ServerGroups[region] = sg.ID
+		if first || out.ServerGroupPolicy == "" {
+			out.ServerGroupPolicy = serverGroupPolicy(*sg)
 		}
 	}
 
 	return nil
+}
+
+// noteKeypair records the user's keypair kp of region (nil when there is none): the first key
+// found is the identity's, and region holds it when its key is that one.
+func (out *Identity) noteKeypair(region string, kp *keypairs.KeyPair) {
+	if kp == nil {
+		return
+	}
+
+	if out.SSHPublicKey == "" {
+		out.SSHPublicKey = strings.TrimSpace(kp.PublicKey)
+	}
+
+	if sameKey(kp.PublicKey, out.SSHPublicKey) {
+		out.Keypairs = append(out.Keypairs, region)
+	}
 }
 
 // usableIdentityScope binds the identity's project in every served region through the trust,

@@ -142,12 +142,12 @@ func TestEnsureCompletesAnAdoptedCreateLast(t *testing.T) {
 	}
 }
 
-// Item 1: an identity this provider did not make (imported) and a finished one are never marked
-// by an update.
+// Item 1: a finished identity is never marked again by an update (one this provider did not make,
+// imported, is never marked either: TestEnsureAdoptsAnIdentityMadeElsewhereReadOnly).
 func TestEnsureNeverMarksWhatItDidNotMake(t *testing.T) {
 	t.Parallel()
 
-	for _, m := range []naming.Mark{{}, naming.MadeFor(Type).Done()} {
+	for _, m := range []naming.Mark{naming.MadeFor(Type).Done()} {
 		t.Run(m.String(), func(t *testing.T) {
 			t.Parallel()
 
@@ -319,7 +319,7 @@ func twoRegionProject(t *testing.T) (*cloudtest.API, *cloud.Client) {
 	c := fakeCloudWith(t, f, fakeOptions{alsoInCatalog: []string{"RegionTwo"}})
 	identityProjectInFake(f)
 
-	p := project("p-1", "unikorn-identity-foo")
+	p := marked(project("p-1", "unikorn-identity-foo"), finished)
 	p[leftovers.RegionsKey] = []string{"RegionGone", "RegionOne", "RegionTwo"}
 	f.Reply("GET", "/v3/projects/p-1", 200, map[string]any{"project": p})
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -22,7 +23,17 @@ import (
 // a missing or re-policied server group, a missing keypair. It also checks that a new
 // expires_at lies in the future, and that a server group whose policy changes (or which is
 // dropped) holds no server.
+//
+// In an identity this provider did not make (made_by_provider = false), nothing that only its
+// user can make is planned (planForeign): what the configuration asks for beyond the project's
+// description and tags, the quotas and the user's roles is refused here, on the attribute that
+// asks for it, and a destroy is warned of.
 func (r *identityResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		warnForeignDestroy(ctx, req, &resp.Diagnostics)
+		return
+	}
+
 	p, ok := adapter.OpenPlan[identityModel](ctx, req, &resp.Diagnostics)
 	if !ok || !checkExpiry(p.Plan, p.State, time.Now(), &resp.Diagnostics) {
 		return
@@ -30,7 +41,11 @@ func (r *identityResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 
 	planRepairs(&p.Plan, p.State)
 
-	if r.Configured() && p.State != nil {
+	if madeElsewhere(p.State) {
+		planForeign(ctx, &p.Plan, p.Config, *p.State, &resp.Diagnostics)
+	}
+
+	if r.Configured() && p.State != nil && !madeElsewhere(p.State) {
 		r.checkServerGroup(ctx, p.Plan, *p.State, &resp.Diagnostics)
 	}
 
@@ -82,21 +97,8 @@ func policyChange(ctx context.Context, plan, state identityModel) (from, to stri
 		return "", "", false
 	}
 
-	policy := func(o types.Object) (string, bool) {
-		if o.IsNull() {
-			return "", true
-		}
-
-		var sg serverGroupModel
-		if d := o.As(ctx, &sg, basetypes.ObjectAsOptions{}); d.HasError() || sg.Policy.IsUnknown() {
-			return "", false
-		}
-
-		return cmp.Or(sg.Policy.ValueString(), DefaultServerGroupPolicy), true
-	}
-
-	from, okFrom := policy(state.ServerGroup)
-	to, okTo := policy(plan.ServerGroup)
+	from, okFrom := planPolicy(ctx, state.ServerGroup)
+	to, okTo := planPolicy(ctx, plan.ServerGroup)
 
 	return from, to, okFrom && okTo && from != to
 }
@@ -149,6 +151,10 @@ func planRepairs(plan, state *identityModel) {
 		plan.ServerGroupIDs = state.ServerGroupIDs
 	}
 
+	if state == nil {
+		plan.MadeByProvider = types.BoolValue(true)
+	}
+
 	if plan.ApplicationCredential.Equal(types.BoolValue(false)) {
 		plan.ApplicationCredentialID = types.StringNull()
 		plan.ApplicationCredentialSecret = types.StringNull()
@@ -175,4 +181,134 @@ func planRepairs(plan, state *identityModel) {
 			plan.TrustID = types.StringUnknown()
 		}
 	}
+}
+
+// madeElsewhere tells whether state is an identity this provider did not make.
+func madeElsewhere(state *identityModel) bool {
+	return state != nil && state.MadeByProvider.Equal(types.BoolValue(false))
+}
+
+// summaryForeign is the summary of a change refused in an identity this provider did not make.
+const summaryForeign = "Change refused in an identity made elsewhere"
+
+// planForeign plans an identity this provider did not make (state): the values of what only its
+// user can make (user, trust, credential, server group, keypair) stay as the state records them,
+// quotas left out of the configuration stay as they are, and what the configuration asks for
+// that would break its maker is refused (the refusals of foreign.go, on the known values of the
+// plan). Dropping its application credential, which the configuration may ask for, is warned of.
+func planForeign(ctx context.Context, plan *identityModel, config, state identityModel, diags *diag.Diagnostics) {
+	plan.MadeByProvider = state.MadeByProvider
+	plan.UserID = state.UserID
+	plan.TrustID = state.TrustID
+
+	if plan.ServerGroup.Equal(state.ServerGroup) {
+		plan.ServerGroupID, plan.ServerGroupIDs = state.ServerGroupID, state.ServerGroupIDs
+	}
+
+	if plan.SSHPublicKey.Equal(state.SSHPublicKey) {
+		plan.KeypairName = state.KeypairName
+	}
+
+	if plan.ApplicationCredential.Equal(types.BoolValue(true)) {
+		plan.ApplicationCredentialID = state.ApplicationCredentialID
+		plan.ApplicationCredentialSecret = state.ApplicationCredentialSecret
+		plan.CloudsYAML = state.CloudsYAML
+	}
+
+	if config.Quotas.IsNull() && !state.Quotas.IsNull() && !state.Quotas.IsUnknown() {
+		plan.Quotas = state.Quotas // not asked for: as its maker set them
+	}
+
+	name, who := state.Name.ValueString(), subject(state.Name.ValueString(), state.ID.ValueString())
+	held := heldIn(ctx, state)
+
+	var refused []*ForeignError
+
+	if !plan.SSHPublicKey.IsUnknown() {
+		refused = append(refused, keypairRefusal(who, held.SSHPublicKey, strings.TrimSpace(plan.SSHPublicKey.ValueString())))
+	}
+
+	if policy, ok := planPolicy(ctx, plan.ServerGroup); ok {
+		refused = append(refused, serverGroupRefusal(who, name, held.ServerGroupPolicy, policy))
+	}
+
+	expires, err := parseTime(plan.ExpiresAt)
+	keep := !plan.ApplicationCredential.Equal(types.BoolValue(false))
+
+	if !plan.ApplicationCredential.IsUnknown() && !plan.ExpiresAt.IsUnknown() && err == nil {
+		refused = append(refused, credentialRefusal(who, held, keep, expires))
+	}
+
+	var roles []string
+	if !plan.Roles.IsUnknown() && !plan.ApplicationCredential.IsUnknown() && !plan.Roles.ElementsAs(ctx, &roles, false).HasError() {
+		refused = append(refused, rolesRefusal(who, held, roles, keep))
+	}
+
+	for _, e := range refused {
+		if e != nil {
+			diags.AddAttributeError(path.Root(e.Attribute), summaryForeign, e.Error())
+		}
+	}
+
+	if !keep && held.CredentialID != "" {
+		diags.AddAttributeWarning(path.Root("application_credential"), "Deletes the application credential of an identity made elsewhere",
+			fmt.Sprintf("application_credential = false deletes the application credential %s of identity %s, which this provider "+
+				"did not make. When Unikorn made the identity, that is its credential unikorn-identity-%s (\"IaaS lifecycle "+
+				"management\"), which it hands out as clouds.yaml (to Kubernetes clusters, for one): whatever uses it stops "+
+				"working, and Unikorn never makes it again. Leave application_credential unset (true) to keep it.",
+				held.CredentialID, who, name))
+	}
+}
+
+// heldIn is what the state of an identity made elsewhere records it holds.
+func heldIn(ctx context.Context, state identityModel) Held {
+	h := Held{
+		CredentialID: state.ApplicationCredentialID.ValueString(),
+		SSHPublicKey: strings.TrimSpace(state.SSHPublicKey.ValueString()),
+	}
+
+	h.ExpiresAt, _ = parseTime(state.ExpiresAt)
+	h.ServerGroupPolicy, _ = planPolicy(ctx, state.ServerGroup)
+	_ = state.Roles.ElementsAs(ctx, &h.Roles, false)
+
+	return h
+}
+
+// planPolicy is the policy of a server_group value ("" for none); false while unknown.
+func planPolicy(ctx context.Context, o types.Object) (string, bool) {
+	if o.IsUnknown() {
+		return "", false
+	}
+
+	if o.IsNull() {
+		return "", true
+	}
+
+	var sg serverGroupModel
+	if d := o.As(ctx, &sg, basetypes.ObjectAsOptions{}); d.HasError() || sg.Policy.IsUnknown() {
+		return "", false
+	}
+
+	return cmp.Or(sg.Policy.ValueString(), DefaultServerGroupPolicy), true
+}
+
+// warnForeignDestroy warns of the destroy of an identity this provider did not make: it goes
+// from the cloud, with what its maker made in it. A removed block hands it back instead.
+func warnForeignDestroy(ctx context.Context, req resource.ModifyPlanRequest, diags *diag.Diagnostics) {
+	if req.State.Raw.IsNull() {
+		return
+	}
+
+	var state identityModel
+	if d := req.State.Get(ctx, &state); d.HasError() || !madeElsewhere(&state) {
+		return
+	}
+
+	diags.AddWarning("Destroys an identity made elsewhere", fmt.Sprintf("Destroying identity %s, which this provider did not "+
+		"make (Unikorn's region service made it, or a person), deletes it from the cloud: its server group and keypair, its "+
+		"user with its application credential, and its project (with force_destroy, what the project still holds). Unikorn "+
+		"still records the identity, and what it handed out with it stops working. To stop managing the identity and leave "+
+		"it as it is, replace its resource block with a removed block instead:\n\n"+
+		"removed {\n  from = unikorn_identity.<name>\n\n  lifecycle {\n    destroy = false\n  }\n}",
+		subject(state.Name.ValueString(), state.ID.ValueString())))
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/setdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
@@ -52,9 +53,25 @@ func (r *identityResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"groups or load balancers, unless `force_destroy` is set. It looks in every region the identity was applied in " +
 			"(recorded on the project as `unikorn_terraform_regions`), also in one the provider's `regions` no longer lists, " +
 			"as long as the Keystone catalog still has it.\n\n" +
+			"**Identities made elsewhere.** An identity whose project carries no mark of this provider " +
+			"(`made_by_provider = false`: made by Unikorn's region service, or by hand) is refused by a create and taken " +
+			"over only by an import, which adopts it read-only for what belongs to its user. The provider never resets the " +
+			"user's password (Unikorn logs in with the password it stored), never makes a trust or an application credential " +
+			"in it, and never writes its keypair `" + naming.KeypairName + "` or its server group; it reads them in every " +
+			"region (drift shows in the plan). Its application credential (Unikorn's `unikorn-identity-<UUID>`) is kept and " +
+			"recorded by its ID, without its secret, which nobody can read back. The project's description and tags, the " +
+			"user's roles and the quotas the configuration sets converge as configured; quotas left out stay as they are. " +
+			"What would need the user's password, or take away what its maker made and never makes again, is refused at plan " +
+			"time on the attribute that asks for it, with the way out: another or no `ssh_public_key`, another or no " +
+			"`server_group` policy, `expires_at`, an `application_credential` it lacks, a role revoked while its credential is " +
+			"kept (Keystone deletes a user's application credentials on a project with any of its role assignments there). " +
+			"Only `application_credential = false` deletes its credential (the plan warns). A destroy deletes it from the " +
+			"cloud (the plan warns); a `removed` block with `destroy = false` hands it back instead. The second example " +
+			"below imports an identity Unikorn made, and hands it back.\n\n" +
 			"**Import** by Keystone project ID or by `name`. The application credential's secret cannot be read back from " +
-			"Keystone, so after an import `application_credential_secret` and `clouds_yaml` are empty and the next apply " +
-			"issues a fresh application credential (the old one is deleted).",
+			"Keystone, so after an import `application_credential_secret` and `clouds_yaml` are empty. In an identity this " +
+			"provider made, the next apply issues a fresh application credential (the old one is deleted); one made elsewhere " +
+			"keeps its own, and both stay empty.",
 		Attributes: map[string]schema.Attribute{
 			"application_credential": schema.BoolAttribute{
 				Optional: true,
@@ -64,14 +81,16 @@ func (r *identityResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 					"`clouds_yaml`). Default `true`. With `false` the identity has no credential of its own (one there is is " +
 					"deleted), so no secret of it is in the plan or the state: open a short-lived one with the ephemeral " +
 					"resource `unikorn_identity_credential` where it is needed (the preferred pattern on Terraform 1.10 and " +
-					"later). `expires_at` is then not allowed.",
+					"later). `expires_at` is then not allowed. In an identity made elsewhere (`made_by_provider = false`), `true` " +
+					"keeps the credential its maker made (Unikorn's `unikorn-identity-<UUID>`), whose secret is not known, and " +
+					"`false` deletes it.",
 			},
 			"application_credential_id": adapter.IDAttribute("ID of the identity's application credential `unikorn-identity-<name>`."),
 			"application_credential_secret": schema.StringAttribute{
 				Computed:  true,
 				Sensitive: true,
 				MarkdownDescription: "Secret of the application credential. Known only to the apply that issued the credential: it " +
-					"cannot be imported.",
+					"cannot be imported. Null in an identity made elsewhere (its maker holds the secret), and so is `clouds_yaml`.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			"clouds_yaml": schema.StringAttribute{
@@ -108,6 +127,13 @@ func (r *identityResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 				MarkdownDescription: "Name of the Nova keypair made from `ssh_public_key` in every served region " +
 					"(`" + naming.KeypairName + "`); null without a key.",
 			},
+			"made_by_provider": schema.BoolAttribute{
+				Computed: true,
+				MarkdownDescription: "Whether this provider made the identity: its Keystone project carries the provider's creation " +
+					"mark. `false` for an identity made elsewhere (by Unikorn's region service, or by hand) and imported: it is " +
+					"then adopted read-only for what belongs to its user (see *Identities made elsewhere* above).",
+				PlanModifiers: []planmodifier.Bool{boolplanmodifier.UseStateForUnknown()},
+			},
 			"name": nameAttribute(),
 			"organization_id": schema.StringAttribute{
 				Optional:            true,
@@ -115,7 +141,7 @@ func (r *identityResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 				Validators:          []validator.String{tagValueCheck},
 			},
 			"project_id": adapter.IDAttribute("The Keystone project ID (the same as `id`)."),
-			"quotas":     quota.Attribute("the identity's"),
+			"quotas":     quotasAttribute(),
 			"roles": schema.SetAttribute{
 				Optional:    true,
 				Computed:    true,
@@ -137,7 +163,8 @@ func (r *identityResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 				MarkdownDescription: "Make the Nova server group `unikorn-identity-<name>` in every served region, as the identity's " +
 					"user. Changing the policy replaces only the server group, and only while it holds no server (Nova cannot " +
 					"change a group's policy, and servers whose group is deleted would be replaced): the plan refuses a change " +
-					"of the policy, or dropping the group, while servers are in it, and names them.",
+					"of the policy, or dropping the group, while servers are in it, and names them. In an identity made elsewhere, " +
+					"the policy of the group it holds, read-only: another policy, or none, is refused at plan time.",
 				Attributes: map[string]schema.Attribute{
 					"policy": schema.StringAttribute{
 						Optional: true,
@@ -162,12 +189,14 @@ func (r *identityResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 				Optional: true,
 				MarkdownDescription: "An OpenSSH public key, imported as the Nova keypair `" + naming.KeypairName + "` of the " +
 					"identity's user in every served region. The provider never generates private keys. Changing it replaces " +
-					"only the keypair.",
+					"only the keypair. In an identity made elsewhere, the key of the keypair its user holds, read-only: another " +
+					"key, or none, is refused at plan time (Unikorn holds the private key of its keypair).",
 				Validators: []validator.String{sshPublicKeyCheck},
 			},
 			"timeouts": adapter.TimeoutsAttribute(ctx),
 			"trust_id": adapter.IDAttribute("ID of the Keystone trust from the identity's user to the provider's service user on the " +
-				"project (impersonation on, the identity's roles), through which the provider acts as the identity's user."),
+				"project (impersonation on, the identity's roles), through which the provider acts as the identity's user. Null in " +
+				"an identity made elsewhere, where no trust is made."),
 			"unikorn_project_id": schema.StringAttribute{
 				Optional:            true,
 				MarkdownDescription: "Unikorn project the identity belongs to: the project tag `project=<id>`. Updated in place.",
@@ -176,6 +205,16 @@ func (r *identityResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"user_id": adapter.IDAttribute("ID of the Keystone user `unikorn-identity-<name>`."),
 		},
 	}
+}
+
+// quotasAttribute is the `quotas` of internal/quota, and what they are in an identity made
+// elsewhere.
+func quotasAttribute() schema.SingleNestedAttribute {
+	a := quota.Attribute("the identity's")
+	a.MarkdownDescription += " In an identity made elsewhere (`made_by_provider = false`), quotas left out stay as its maker " +
+		"set them."
+
+	return a
 }
 
 // nameAttribute is the identity's `name`: the kit's name fragment, with Unikorn's narrower rule

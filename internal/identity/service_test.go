@@ -12,12 +12,11 @@ import (
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloudtest"
 )
 
-// identityProjectInFake serves project p-1 (unikorn-identity-foo) of the managed domain and
-// the empty lists of a project with no tenant objects.
+// identityProjectInFake serves project p-1 (unikorn-identity-foo) of the managed domain, an
+// identity this provider made (finished), and the empty lists of a project with no tenant
+// objects.
 func identityProjectInFake(f *cloudtest.API) {
-	f.Reply("GET", "/v3/projects/p-1", 200, map[string]any{"project": map[string]any{
-		"id": "p-1", "name": "unikorn-identity-foo", "domain_id": fakeDomainID, "enabled": true,
-	}})
+	f.Reply("GET", "/v3/projects/p-1", 200, map[string]any{"project": marked(project("p-1", "unikorn-identity-foo"), finished)})
 
 	empty := map[string]map[string]any{
 		"/compute/v2.1/servers/detail":          {"servers": []any{}},

@@ -42,7 +42,7 @@ func (r *identityResource) applied(ctx context.Context, plan identityModel, out 
 	s.ServerGroupIDs = types.MapNull(types.StringType)
 
 	if out.NovaChecked {
-		if plan.SSHPublicKey.ValueString() != "" && len(out.Keypairs) == len(c.Regions()) {
+		if plan.SSHPublicKey.ValueString() != "" && everywhere(out, out.Keypairs, c.Regions()) {
 			s.KeypairName = types.StringValue(naming.KeypairName)
 		}
 
@@ -102,33 +102,52 @@ func (r *identityResource) observed(ctx context.Context, s *identityModel, out *
 
 	regions := c.Regions()
 
-	// Server group: any region's group tells the policy; all regions must have it.
+	// Server group: any region's group tells the policy; all regions must have it (in an identity
+	// made elsewhere, which is never repaired, what it holds is shown: none is none).
 	s.ServerGroupID = types.StringNull()
 	s.ServerGroupIDs = types.MapNull(types.StringType)
 
-	if len(out.ServerGroups) > 0 {
+	switch {
+	case len(out.ServerGroups) > 0:
 		s.ServerGroup = serverGroupObject(out.ServerGroupPolicy, diags)
 		s.ServerGroupIDs = adapter.StringMap(out.ServerGroups, s.ServerGroupIDs)
 
-		if len(out.ServerGroups) == len(regions) {
+		if len(out.ServerGroups) == len(regions) || !out.MadeByProvider {
 			s.ServerGroupID = adapter.StringOrNull(out.ServerGroups[c.DefaultRegion()])
 		}
+	case !out.MadeByProvider:
+		s.ServerGroup = types.ObjectNull(serverGroupAttrTypes)
 	}
 
-	// Keypair: the key of the default region; all regions must have it.
+	// Keypair: the key of the default region; all regions must have it (as above).
 	s.KeypairName = types.StringNull()
 
-	if out.SSHPublicKey != "" {
+	switch {
+	case out.SSHPublicKey != "":
 		if !sameKey(s.SSHPublicKey.ValueString(), out.SSHPublicKey) {
 			s.SSHPublicKey = types.StringValue(out.SSHPublicKey)
 		}
 
-		if len(out.Keypairs) == len(regions) {
+		if everywhere(out, out.Keypairs, regions) {
 			s.KeypairName = types.StringValue(naming.KeypairName)
 		}
+	case !out.MadeByProvider:
+		s.SSHPublicKey = types.StringNull()
 	}
 
 	tflog.Debug(ctx, "Refreshed the identity", map[string]any{"user_id": out.UserID, "trust_id": out.TrustID})
+}
+
+// everywhere tells whether the keypair is in every served region (in: the regions it is in), as
+// an identity this provider made must have it (the next apply repairs a region without it); for
+// an identity it did not make, which holds it where its maker made it (Unikorn: the one region of
+// the identity), in any region.
+func everywhere(out *Identity, in, regions []string) bool {
+	if !out.MadeByProvider {
+		return len(in) > 0
+	}
+
+	return len(in) == len(regions)
 }
 
 // found records in s what Ensure and Observe both report: the project, the user, the
@@ -141,6 +160,7 @@ func (r *identityResource) found(s *identityModel, out *Identity, diags *diag.Di
 	s.Description = types.StringValue(out.Description)
 	s.OrganizationID = adapter.StringOrNull(out.OrganizationID)
 	s.UnikornProjectID = adapter.StringOrNull(out.UnikornProject)
+	s.MadeByProvider = types.BoolValue(out.MadeByProvider)
 	s.UserID = adapter.StringOrNull(out.UserID)
 	s.TrustID = adapter.StringOrNull(out.TrustID)
 	s.ApplicationCredentialID = adapter.StringOrNull(out.ApplicationCredentialID)
@@ -292,6 +312,7 @@ type identityModel struct {
 	ForceDestroy                types.Bool     `tfsdk:"force_destroy"`
 	ID                          types.String   `tfsdk:"id"`
 	KeypairName                 types.String   `tfsdk:"keypair_name"`
+	MadeByProvider              types.Bool     `tfsdk:"made_by_provider"`
 	Name                        types.String   `tfsdk:"name"`
 	OrganizationID              types.String   `tfsdk:"organization_id"`
 	ProjectID                   types.String   `tfsdk:"project_id"`
