@@ -321,3 +321,32 @@ func (noDrift) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp
 		return
 	}
 }
+
+// ExpectNonDestructive is a plan check: the resource at address is imported, updated in place
+// or left alone; never replaced or deleted.
+func ExpectNonDestructive(address string) plancheck.PlanCheck {
+	return nonDestructive{address}
+}
+
+type nonDestructive struct{ address string }
+
+func (c nonDestructive) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+	for _, rc := range req.Plan.ResourceChanges {
+		if rc.Address == c.address && !rc.Change.Actions.Update() && !rc.Change.Actions.NoOp() {
+			resp.Error = fmt.Errorf("%s: planned %v, want an update in place or nothing", c.address, rc.Change.Actions)
+			return
+		}
+	}
+}
+
+// ExpectCloud is a plan check that fails when check, asked of the cloud, does (the plan itself
+// is not read): e.g. that a plan wrote nothing.
+func ExpectCloud(check func() error) plancheck.PlanCheck {
+	return cloudCheck(check)
+}
+
+type cloudCheck func() error
+
+func (c cloudCheck) CheckPlan(_ context.Context, _ plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+	resp.Error = c()
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/gophercloud/gophercloud/v2"
@@ -15,20 +16,23 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/acctest"
 )
 
 // TestAccUnikorn_importTenant imports, by ID, an identity, a network, a security group, a
 // server and a load balancer (a listener, its pool, the server as member) that Unikorn's region
-// service made (acctest.CreateUnikornIdentity and its Create*: Unikorn's names, its subnet layout and router,
-// its linkage metadata with its own server and region IDs) with `import` blocks. The plan imports them without writing anything (checked in the cloud before
-// the apply), and changes only the identity, in place: the provider needs what Unikorn did not
-// make, its trust and a credential whose secret it knows (TestAccIdentity_importUnikorn). The
-// others plan no change (names, rules, metadata, members as they are), and the apply leaves them as Unikorn made
-// them. The same objects are first listed by the list resources, with their identities.
+// service made (acctest.CreateUnikornIdentity and its Create*: Unikorn's names, its subnet layout
+// and router, its linkage metadata with its own server and region IDs) with `import` blocks. The
+// plan imports them without writing anything (checked in the cloud before the apply) and plans
+// no change: the identity is adopted read-only (TestAccIdentity_importUnikorn: no trust,
+// Unikorn's credential kept), the others as they are (names, rules, metadata, members); the
+// apply leaves everything as Unikorn made it, the identity untouched. The same objects are first listed by the list resources, with their identities. The
+// destroy deletes them all (the imported identity's plan warns of it).
 func TestAccUnikorn_importTenant(t *testing.T) {
 	acctest.PreCheck(t)
 
@@ -42,7 +46,11 @@ func TestAccUnikorn_importTenant(t *testing.T) {
 	listUnikornObjects(t, s, lb, u.ProjectID)
 
 	region := acctest.RegionLine(f.region)
-	config := identityHCL("test", u.ID, f.name, "") +
+	// The identity mirrors what its user holds: the keypair's key and the server group's policy
+	// (read-only: anything else would need the user's password).
+	mirror := fmt.Sprintf("  ssh_public_key     = %q\n  server_group       = { policy = %q }\n",
+		strings.TrimSpace(u.KeypairPublicKey), u.ServerGroupPolicy)
+	config := identityHCL("test", u.ID, f.name, mirror) +
 		acctest.NetworkHCL("test", "test", n.ID, n.CIDR, region) +
 		groupHCL("test", "test", region, sg.ID, 22) + fmt.Sprintf(`
 resource "unikorn_server" "test" {
@@ -93,17 +101,19 @@ resource "unikorn_loadbalancer" "test" {
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
 						// The plan has imported and read everything: nothing of it was written.
-						cloudCheck(untouched),
-						plancheck.ExpectResourceAction("unikorn_identity.test", plancheck.ResourceActionUpdate),
+						acctest.ExpectCloud(untouched),
+						plancheck.ExpectResourceAction("unikorn_identity.test", plancheck.ResourceActionNoop),
+						plancheck.ExpectKnownValue("unikorn_identity.test", tfjsonpath.New("trust_id"), knownvalue.Null()),
 						plancheck.ExpectResourceAction("unikorn_network.test", plancheck.ResourceActionNoop),
 						plancheck.ExpectResourceAction("unikorn_security_group.test", plancheck.ResourceActionNoop),
 						plancheck.ExpectResourceAction("unikorn_server.test", plancheck.ResourceActionNoop),
 						plancheck.ExpectResourceAction("unikorn_loadbalancer.test", plancheck.ResourceActionNoop),
 					},
 				},
-				// The apply changed the identity only; the next plan is empty (the test
-				// framework checks it).
-				Check: func(*terraform.State) error { return unchanged() },
+				// The apply changed nothing Unikorn relies on, the identity included (its password
+				// still logs in, its credential authenticates, no trust); the next plan is empty
+				// (the test framework checks it).
+				Check: func(*terraform.State) error { return untouched() },
 			},
 		},
 	})
@@ -185,11 +195,4 @@ func unikornNetworkGone(t *testing.T, n acctest.UnikornNetwork, sg acctest.Uniko
 
 		return nil
 	}
-}
-
-// cloudCheck is a plan check that fails when check, asked of the cloud, does.
-type cloudCheck func() error
-
-func (c cloudCheck) CheckPlan(_ context.Context, _ plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
-	resp.Error = c()
 }
