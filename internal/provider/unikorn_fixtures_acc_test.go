@@ -34,7 +34,9 @@ import (
 // TCP listener with a health check and the server as member. It asserts, in the cloud and with
 // Unikorn's strings spelled here (facts: /work/research/unikorn-facts.md), the names,
 // descriptions, roles, pool, rules, metadata, key_name and Octavia settings; that Untouched and
-// the Unchanged checks pass; and, once the cleanups ran, that nothing of the test's IDs is left.
+// the Unchanged checks pass; then takes all of them into Terraform end to end
+// (testUnikornEndToEnd: import, a server and a load balancer of its own beside them, hand-back);
+// and, once the cleanups ran, that nothing of the test's IDs is left.
 func TestAccUnikornFixtures(t *testing.T) {
 	acctest.PreCheck(t)
 
@@ -62,9 +64,11 @@ func TestAccUnikornFixtures(t *testing.T) {
 
 			checkUnikornNetwork(t, u, n, cidr)
 
-			sg := u.CreateSecurityGroup(t, region,
-				acctest.UnikornRule{Direction: "ingress", Protocol: "tcp", PortMin: 22, CIDR: "0.0.0.0/0"},
-				acctest.UnikornRule{Direction: "ingress", Protocol: "udp", PortMin: 5000, PortMax: 5010, CIDR: "10.0.0.0/8"})
+			rules := []acctest.UnikornRule{
+				{Direction: "ingress", Protocol: "tcp", PortMin: 22, CIDR: "0.0.0.0/0"},
+				{Direction: "ingress", Protocol: "udp", PortMin: 5000, PortMax: 5010, CIDR: "10.0.0.0/8"},
+			}
+			sg := u.CreateSecurityGroup(t, region, rules...)
 			left.group = sg
 
 			checkUnikornGroup(t, u, sg)
@@ -79,6 +83,16 @@ func TestAccUnikornFixtures(t *testing.T) {
 
 			checkUnikornServer(t, u, n, sg, s, org, proj)
 
+			// The user tags Unikorn turns into metadata (the others it drops).
+			var mirrored map[string]string
+			if tags != nil {
+				mirrored = map[string]string{"compute.unikorn-cloud.org/cluster-id": tags["compute.unikorn-cloud.org/cluster-id"]}
+			}
+
+			objects := unikornObjects{
+				u: u, n: n, sg: sg, s: s, region: region, flavor: flavor, image: image, rules: rules, tags: mirrored,
+			}
+
 			checks := []func(*testing.T) error{u.Untouched, n.Unchanged, sg.Unchanged, s.Unchanged}
 
 			if gen.HasLoadBalancers() {
@@ -90,12 +104,17 @@ func TestAccUnikornFixtures(t *testing.T) {
 				checkUnikornLoadBalancer(t, u, n, s, lb)
 
 				checks = append(checks, lb.Unchanged)
+				objects.lb = &lb
 			}
 
 			for _, check := range checks {
 				if err := check(t); err != nil {
 					t.Error(err)
 				}
+			}
+
+			if !t.Failed() {
+				testUnikornEndToEnd(t, objects)
 			}
 		})
 	}
