@@ -216,8 +216,9 @@ func ReadShapes(r io.Reader) (Set, error) {
 }
 
 // ReadRelease reads one release's traces, DIR/<release>: each test's shapes, from
-// <Test>.log and, for its subtests, <Test>/<sub>.log (the CLI's TF_LOG_PATH_MASK puts the
-// subtest's name, with its slash, into the path). A test is the first path component.
+// <Test>.log and, for its subtests, <Test>__<sub>.log (terraform-plugin-log writes the
+// subtest's slash as "__") or <Test>/<sub>.log. A test is the first path component, up to
+// its first "__": the top-level test, which is what go test -skip leaves out.
 func ReadRelease(dir string) (map[string]Set, error) {
 	tests := map[string]Set{}
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
@@ -232,7 +233,7 @@ func ReadRelease(dir string) (map[string]Set, error) {
 			return err
 		}
 		first, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
-		name := strings.TrimSuffix(first, ".log")
+		name, _, _ := strings.Cut(strings.TrimSuffix(first, ".log"), "__")
 		f, err := os.Open(path)
 		if err != nil {
 			return err
@@ -257,24 +258,38 @@ var (
 	testLine      = regexp.MustCompile(`^\s*--- (?:PASS|FAIL|SKIP): (\S+) \(([0-9.]+)s\)`)
 )
 
-// ParseDurations reads the top-level tests' times out of a `go test -v` log. A test that the
-// log shows more than once (several runs in one log) costs their sum.
+// ParseDurations reads the top-level tests' times out of a `go test -v` log: a test's own time,
+// or its direct subtests' added up when that is more. A test that the log shows more than once
+// (several runs in one log) costs their sum.
 func ParseDurations(r io.Reader) (map[string]float64, error) {
-	out := map[string]float64{}
+	own, subs := map[string]float64{}, map[string]float64{}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	for sc.Scan() {
 		m := testLine.FindStringSubmatch(releasePrefix.ReplaceAllString(sc.Text(), ""))
-		if m == nil || strings.Contains(m[1], "/") {
+		if m == nil {
 			continue
 		}
 		s, err := strconv.ParseFloat(m[2], 64)
 		if err != nil {
 			continue
 		}
-		out[m[1]] += s
+		if top, sub, ok := strings.Cut(m[1], "/"); ok {
+			if !strings.Contains(sub, "/") {
+				subs[top] += s
+			}
+			continue
+		}
+		own[m[1]] += s
 	}
-	return out, sc.Err()
+	// A test whose subtests run in parallel returns before them: its own time is then about
+	// nothing, and what it costs is its subtests' time.
+	for name, s := range subs {
+		if s > own[name] {
+			own[name] = s
+		}
+	}
+	return own, sc.Err()
 }
 
 const (

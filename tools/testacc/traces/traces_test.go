@@ -109,6 +109,11 @@ func TestParseDurations(t *testing.T) {
 	if twice["TestX"] != 3.5 {
 		t.Errorf("a test run twice: %v, want the sum", twice)
 	}
+	parallel, _ := ParseDurations(strings.NewReader("--- PASS: TestP (0.03s)\n    --- PASS: TestP/a (40.00s)\n" +
+		"    --- PASS: TestP/b (2.00s)\n        --- PASS: TestP/b/c (1.00s)\n--- PASS: TestS (9.00s)\n    --- PASS: TestS/a (1.00s)\n"))
+	if parallel["TestP"] != 42 || parallel["TestS"] != 9 {
+		t.Errorf("tests with subtests: %v, want TestP the sum of its subtests (42) and TestS its own time (9)", parallel)
+	}
 }
 
 func set(shapes ...Shape) Set {
