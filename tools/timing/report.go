@@ -18,13 +18,38 @@ type Phase struct {
 	Finished   bool
 	Status     string // "ok", "exit N" or "unfinished"
 	Background bool   // started with UNIKORN_TIMING_BG=1 (beside the foreground steps)
+	// The machine's CPU seconds since boot at the start and the end (busy, and busy + idle),
+	// when both records carry them (HasCPU): what the whole machine spent during the phase.
+	BusyStart, BusyEnd, AllStart, AllEnd float64
+	HasCPU                               bool
+}
+
+// CPU is the machine's busy CPU seconds during the phase, and that as a share of the CPU
+// time the machine had (1 = every core busy throughout); ok is false without the records.
+func (p Phase) CPU() (seconds, share float64, ok bool) {
+	if !p.HasCPU || p.AllEnd <= p.AllStart {
+		return 0, 0, false
+	}
+	busy := p.BusyEnd - p.BusyStart
+	// the records are rounded to hundredths: a share a hair above 1 is every core busy
+	return busy, math.Min(1, busy/(p.AllEnd-p.AllStart)), true
+}
+
+// cpuFields reads the busy and all CPU seconds of a record (its 6th and 7th fields).
+func cpuFields(f []string) (busy, all float64, ok bool) {
+	if len(f) < 7 {
+		return 0, 0, false
+	}
+	b, err1 := strconv.ParseFloat(f[5], 64)
+	a, err2 := strconv.ParseFloat(f[6], 64)
+	return b, a, err1 == nil && err2 == nil
 }
 
 // Seconds is the phase's wall time (up to the report's time when it never ended).
 func (p Phase) Seconds() float64 { return p.End - p.Start }
 
 // ParsePhases reads the records that tools/timing/phase appended (name, start|end, unix time,
-// bg|fg or exit status, recording process) and pairs each end with the latest open start of
+// bg|fg or exit status, recording process, and the machine's busy and all CPU seconds) and pairs each end with the latest open start of
 // the same name recorded by the same process (else of the same name). Starts never ended get
 // End = now and Status "unfinished". Phases come back in start order.
 func ParsePhases(r io.Reader, now float64) ([]Phase, error) {
@@ -57,7 +82,9 @@ func ParsePhases(r io.Reader, now float64) ([]Phase, error) {
 		}
 		switch event {
 		case "start":
-			phases = append(phases, Phase{Name: name, Start: t, Background: extra == "bg"})
+			p := Phase{Name: name, Start: t, Background: extra == "bg"}
+			p.BusyStart, p.AllStart, p.HasCPU = cpuFields(f)
+			phases = append(phases, p)
 			opens[name] = append(opens[name], open{len(phases) - 1, pid})
 		case "end":
 			stack := opens[name]
@@ -77,6 +104,8 @@ func ParsePhases(r io.Reader, now float64) ([]Phase, error) {
 			p := &phases[stack[pick].idx]
 			opens[name] = append(stack[:pick:pick], stack[pick+1:]...)
 			p.End, p.Finished = t, true
+			busy, all, ok := cpuFields(f)
+			p.BusyEnd, p.AllEnd, p.HasCPU = busy, all, p.HasCPU && ok
 			p.Status = "ok"
 			if extra != "0" && extra != "" {
 				p.Status = "exit " + extra
@@ -92,6 +121,7 @@ func ParsePhases(r io.Reader, now float64) ([]Phase, error) {
 		if !phases[i].Finished {
 			phases[i].End = math.Max(now, phases[i].Start)
 			phases[i].Status = "unfinished"
+			phases[i].HasCPU = false
 		}
 	}
 	sort.SliceStable(phases, func(i, j int) bool { return phases[i].Start < phases[j].Start })
@@ -225,13 +255,19 @@ func Render(w io.Writer, r Report) {
 			state = "failed (" + total.Status + ")"
 		}
 		fmt.Fprintf(w, "time report: %.0f s (%.1f min) in all, %s\n\n", total.Seconds(), total.Seconds()/60, state)
-		fmt.Fprintf(w, "%-36s %9s %9s %9s  %s\n", "phase", "start", "end", "seconds", "status")
+		// the machine's CPU during each phase: on a machine kept busy, wall time is about the
+		// CPU that everything running at once costs, divided by the cores
+		fmt.Fprintf(w, "%-36s %9s %9s %9s %9s %5s  %s\n", "phase", "start", "end", "seconds", "CPU s", "busy", "status")
 		for _, p := range r.Phases {
 			name := p.Name
 			if p.Background {
 				name += " (bg)"
 			}
-			fmt.Fprintf(w, "%-36s %+9.1f %+9.1f %9.1f  %s\n", name, p.Start-total.Start, p.End-total.Start, p.Seconds(), p.Status)
+			cpu, busy := "-", "-"
+			if c, share, ok := p.CPU(); ok {
+				cpu, busy = fmt.Sprintf("%.0f", c), fmt.Sprintf("%.0f%%", 100*share)
+			}
+			fmt.Fprintf(w, "%-36s %+9.1f %+9.1f %9.1f %9s %5s  %s\n", name, p.Start-total.Start, p.End-total.Start, p.Seconds(), cpu, busy, p.Status)
 		}
 		var bg []string
 		for _, p := range r.Phases {
