@@ -1,5 +1,6 @@
 // Command timing prints the time report of `make test`: the phases that tools/timing/phase
-// recorded (start, end, wall time, status, what the background ones overlapped) and, for each
+// recorded (start, end, wall time, status, the machine's CPU seconds and busy share meanwhile,
+// what the background ones overlapped) and, for each
 // release whose acceptance run was recorded, the slowest tests and the packages by wall time
 // from its go test -v log.
 //
