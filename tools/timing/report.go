@@ -148,6 +148,8 @@ var (
 	releasePrefix = regexp.MustCompile(`^\[[^\]]+\] `)
 	testLine      = regexp.MustCompile(`^--- (PASS|FAIL|SKIP): (\S+) \(([0-9.]+)s\)`)
 	packageLine   = regexp.MustCompile(`^(ok|FAIL)\s+(\S+)\s+([0-9.]+)s`)
+	// a direct subtest's result (indented once): TestX/sub
+	subtestLine = regexp.MustCompile(`^    --- (?:PASS|FAIL|SKIP): ([^/\s]+)/\S+ \(([0-9.]+)s\)`)
 )
 
 // ParseGoTest reads the output of `go test -v` over several packages (each package's output is
@@ -158,6 +160,10 @@ func ParseGoTest(r io.Reader) ([]TestResult, []PackageResult, error) {
 	var tests []TestResult
 	var pkgs []PackageResult
 	pending := 0 // tests of the package whose ok/FAIL line has not come yet
+	// the longest direct subtest of each test of that package: a test whose subtests run in
+	// parallel reports only its own function's time (they run after it returns), so its
+	// time is its longest subtest's when that is longer
+	longestSub := map[string]float64{}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1024*1024), 16*1024*1024)
 	for sc.Scan() {
@@ -168,13 +174,20 @@ func ParseGoTest(r io.Reader) ([]TestResult, []PackageResult, error) {
 			pending++
 			continue
 		}
+		if m := subtestLine.FindStringSubmatch(text); m != nil {
+			s, _ := strconv.ParseFloat(m[2], 64)
+			longestSub[m[1]] = math.Max(longestSub[m[1]], s)
+			continue
+		}
 		if m := packageLine.FindStringSubmatch(text); m != nil {
 			s, _ := strconv.ParseFloat(m[3], 64)
 			pkgs = append(pkgs, PackageResult{Package: m[2], Result: m[1], Seconds: s})
 			for i := len(tests) - pending; i < len(tests); i++ {
 				tests[i].Package = m[2]
+				tests[i].Seconds = math.Max(tests[i].Seconds, longestSub[tests[i].Name])
 			}
 			pending = 0
+			clear(longestSub)
 		}
 	}
 	return tests, pkgs, sc.Err()

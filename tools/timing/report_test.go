@@ -139,6 +139,21 @@ func TestParseGoTest(t *testing.T) {
 	if p := pkgs[1]; p.Result != "FAIL" || p.Seconds != 500.432 || !strings.HasSuffix(p.Package, "/internal/network") {
 		t.Errorf("failed package: %+v", p)
 	}
+	// parallel subtests run after their test's function returns: the test takes its longest
+	// subtest's time (a sequential subtest's time is already in its test's, as above)
+	tests, _, _ = ParseGoTest(strings.NewReader(strings.Join([]string{
+		"--- PASS: TestAccFixtures (0.13s)",
+		"    --- PASS: TestAccFixtures/v1.10 (366.54s)",
+		"    --- PASS: TestAccFixtures/v1.16 (518.11s)",
+		"        --- PASS: TestAccFixtures/v1.16/deeper (600.00s)",
+		"--- PASS: TestAccOther (2.00s)",
+		"ok  \texample.com/m/p\t520s",
+		"--- PASS: TestAccFixtures (1.00s)", // the same name in another package: its own time
+		"ok  \texample.com/m/q\t1s",
+	}, "\n")))
+	if len(tests) != 3 || tests[0].Seconds != 518.11 || tests[1].Seconds != 2 || tests[2].Seconds != 1 {
+		t.Errorf("parallel subtests: %+v", tests)
+	}
 	// without the release prefix, as go test prints it
 	tests, pkgs, _ = ParseGoTest(strings.NewReader("--- PASS: TestA (1.00s)\nok  \texample.com/m/p\t1.5s\n"))
 	if len(tests) != 1 || tests[0].Package != "example.com/m/p" || len(pkgs) != 1 || pkgs[0].Seconds != 1.5 {
