@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/loadbalancers"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -97,10 +98,15 @@ func (s *Service) checkParts(name string, t *Topology) error {
 }
 
 // complete writes the completion mark on the load balancer of t, made or adopted by this
-// create, as the create's last step, and waits until it is ACTIVE again (Octavia puts it through
-// PENDING_UPDATE for a tag change): t then holds its tags, its updated_at and child IDs as the
-// change left them, for the memo. Nothing is written when t does not carry the creation mark
-// of a load balancer, or carries the completion mark already.
+// create, as the create's last step, and returns as soon as Octavia has taken it (change.final):
+// it does not wait for the PENDING_UPDATE of the tag change to end, since a kill in that wait
+// would leave a finished load balancer without a state (chaos kill, issue 28's CI run). t then
+// holds the new tags and no updated_at, so that no memo vouches for children that Octavia's
+// tag change dates anew: the next read lists them once. t keeps the provisioning status it
+// had (ACTIVE: every child is settled; the tag change alters nothing Octavia serves). When the
+// answer was lost the stepper waits and looks as for any change, and t follows what it saw.
+// Nothing is written when t does not carry the creation mark of a load balancer, or carries
+// the completion mark already.
 func (s *Service) complete(ctx context.Context, t *Topology) error {
 	if have := naming.MarkOfTags(t.Tags); have.Kind != Type || have.Completed {
 		return nil
@@ -129,6 +135,7 @@ func (s *Service) complete(ctx context.Context, t *Topology) error {
 
 			return markOf(*lb).Completed, nil
 		},
+		final: true,
 	})
 	if err != nil {
 		return err
@@ -137,6 +144,8 @@ func (s *Service) complete(ctx context.Context, t *Topology) error {
 	if lb := st.last; lb != nil {
 		t.Tags, t.UpdatedAt, t.ProvisioningStatus = lb.Tags, lb.UpdatedAt, lb.ProvisioningStatus
 		t.ListenerIDs, t.PoolIDs = childIDs(lb)
+	} else {
+		t.Tags, t.UpdatedAt = tags, time.Time{}
 	}
 
 	tflog.Debug(ctx, "Marked the load balancer as finished", map[string]any{"loadbalancer_id": t.ID})

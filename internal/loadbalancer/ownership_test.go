@@ -437,8 +437,10 @@ func TestUpdate_neverMarks(t *testing.T) {
 	}
 }
 
-// TestMemo_ofACreate: the memo a create leaves holds the updated_at of its last change, the
-// completion mark, so that the next read takes the children from it without listing them.
+// TestMemo_ofACreate: a create returns as soon as Octavia has taken its completion mark (the
+// load balancer is still PENDING_UPDATE for it: a kill after that moment is one answer away
+// from the state), so it leaves no memo, since that tag change dates the children anew. The
+// first read lists the children once, and its memo answers the next read.
 func TestMemo_ofACreate(t *testing.T) {
 	t.Parallel()
 
@@ -455,24 +457,57 @@ func TestMemo_ofACreate(t *testing.T) {
 			t.Fatalf("create (adopting: %t): %+v, %v", adopt, top, err)
 		}
 
-		memo := top.memo()
+		if status := str(f.lbs[top.ID].obj["provisioning_status"]); status != StatusPendingUpdate {
+			t.Errorf("after the create (adopting: %t) Octavia holds the load balancer %s, want PENDING_UPDATE: the create "+
+				"waited for its completion mark's tag change", adopt, status)
+		}
+
+		var onCloud []string
+		for _, tag := range items(f.lbs[top.ID].obj["tags"]) {
+			onCloud = append(onCloud, str(tag))
+		}
+
+		if !naming.MarkOfTags(onCloud).Completed || !naming.MarkOfTags(top.Tags).Completed {
+			t.Errorf("the create (adopting: %t) did not mark the load balancer finished: cloud %v, result %v",
+				adopt, onCloud, top.Tags)
+		}
+
+		if memo := top.memo(); memo != nil {
+			t.Errorf("the create (adopting: %t) left a memo dated %s, before its own tag change", adopt, memo.UpdatedAt)
+		}
+
+		// Octavia ends the tag change's PENDING_UPDATE on its own.
+		f.mu.Lock()
+		for lb := f.lbs[top.ID]; str(lb.obj["provisioning_status"]) == StatusPendingUpdate; {
+			f.poll(lb)
+		}
+		f.mu.Unlock()
+
+		read := f.service()
+
+		first, err := read.Observe(t.Context(), top.ID, "web")
+		if err != nil || len(first.Listeners) != 3 {
+			t.Fatalf("first read after the create: %+v, %v", first, err)
+		}
+
+		memo := first.memo()
 		if memo == nil {
-			t.Fatalf("no memo of the create (adopting: %t)", adopt)
+			t.Fatalf("no memo of the first read after the create (adopting: %t)", adopt)
 		}
 
 		f.resetCounters()
 
-		read := f.service()
+		read = f.service()
 		read.Memo = memo
 
 		again, err := read.Observe(t.Context(), top.ID, "web")
 		if err != nil || len(again.Listeners) != 3 {
-			t.Fatalf("read after the create: %+v, %v", again, err)
+			t.Fatalf("second read after the create: %+v, %v", again, err)
 		}
 
 		for _, call := range f.api.Calls() {
 			if strings.Contains(call, "/listeners") || strings.Contains(call, "/pools") || strings.Contains(call, "/healthmonitors") {
-				t.Errorf("the read after a create (adopting: %t) listed the children (%s): the memo did not answer", adopt, call)
+				t.Errorf("the second read after a create (adopting: %t) listed the children (%s): the memo did not answer", adopt, call)
 			}
 		}
 	}

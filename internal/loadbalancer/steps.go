@@ -47,6 +47,11 @@ type change struct {
 	// landed tells, once the load balancer is ACTIVE again, whether the mutation took effect
 	// after all, and records what it finds (the object a create made).
 	landed func(ctx context.Context) (bool, error)
+	// final marks a create's last write (its completion mark): once Octavia has taken it, the
+	// stepper returns at once instead of waiting for ACTIVE again. From the moment the mark is
+	// on the cloud until the CLI records the state, a killed apply leaves a finished load
+	// balancer that no state holds and no create adopts; that moment is kept to one answer.
+	final bool
 }
 
 func (st *stepper) do(ctx context.Context, c change) error {
@@ -92,6 +97,10 @@ func (st *stepper) do(ctx context.Context, c change) error {
 			}
 
 			continue // Octavia did not take it, and the load balancer is ACTIVE: once more
+		}
+
+		if c.final {
+			return nil
 		}
 
 		lb, err := st.s.waitActive(ctx, st.id, c.what)
