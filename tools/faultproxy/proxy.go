@@ -125,6 +125,9 @@ type Stats struct {
 	UpstreamErrors int `json:"upstream_errors"`
 	// Refused counts requests for a non-loopback upstream (answered 403).
 	Refused int `json:"refused"`
+	// UserAgents counts every request (as Requests) by its User-Agent header: the install
+	// tests check that each of the provider's requests names its release.
+	UserAgents map[string]int `json:"user_agents"`
 }
 
 // Total is the number of requests faulted, all kinds together.
@@ -186,6 +189,7 @@ func New(cfg Config) (*Proxy, error) {
 			RequestsByService: map[string]int{},
 			Faulted:           map[Kind]map[string]int{},
 			FaultedByService:  map[Kind]map[string]int{},
+			UserAgents:        map[string]int{},
 		},
 	}
 
@@ -312,6 +316,11 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 
 	kind := p.decide(r.Method, path)
+
+	p.mu.Lock()
+	p.stats.UserAgents[r.UserAgent()]++
+	p.mu.Unlock()
+
 	if kind == KindDrop {
 		p.count(r.Method, upstream, "") // counted as dropped once the service has answered
 	} else {

@@ -426,3 +426,51 @@ func TestHeadKeepsLength(t *testing.T) {
 		t.Fatalf("HEAD: %v, length %v, want 1234", err, resp)
 	}
 }
+
+// TestUserAgentsCounted: every request is counted by its User-Agent, faulted or not; the
+// stats endpoint's own requests are not.
+func TestUserAgentsCounted(t *testing.T) {
+	up := newUpstream(t, func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
+	_, proxyURL := startProxy(t, Config{Upstream: up.hostport(), Rules: map[Kind]Rule{KindFail: {Rate: 1, Methods: []string{"POST"}}}})
+
+	for _, c := range []struct{ method, ua string }{
+		{http.MethodGet, "terraform-provider-unikorn/1.2.3 gophercloud/v2.16.0"},
+		{http.MethodPost, "terraform-provider-unikorn/1.2.3 gophercloud/v2.16.0"},
+		{http.MethodGet, "curl/8"},
+	} {
+		req, err := http.NewRequestWithContext(t.Context(), c.method, proxyURL+"/v3/projects", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		req.Header.Set("User-Agent", c.ua)
+
+		resp, err := client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		_ = resp.Body.Close()
+	}
+
+	_, body, err := do(t, http.MethodGet, proxyURL+StatsPath, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var s Stats
+	if err := json.Unmarshal([]byte(body), &s); err != nil {
+		t.Fatalf("stats %q: %v", body, err)
+	}
+
+	want := map[string]int{"terraform-provider-unikorn/1.2.3 gophercloud/v2.16.0": 2, "curl/8": 1}
+	if len(s.UserAgents) != len(want) {
+		t.Errorf("user_agents %v, want %v", s.UserAgents, want)
+	}
+
+	for ua, n := range want {
+		if s.UserAgents[ua] != n {
+			t.Errorf("user_agents %v, want %v", s.UserAgents, want)
+		}
+	}
+}
