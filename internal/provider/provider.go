@@ -185,9 +185,12 @@ func (p *unikornProvider) Configure(ctx context.Context, req provider.ConfigureR
 		return
 	}
 
+	// The version (main.version of a release, "dev" from source) names every OpenStack
+	// request and the log line below.
 	cfg.UserAgent = "terraform-provider-unikorn/" + p.version
 
 	ctx = tflog.SetField(ctx, "regions", cfg.Regions)
+	ctx = tflog.SetField(ctx, "version", p.version)
 	tflog.Debug(ctx, "Configuring the Unikorn provider")
 
 	client, err := cloud.New(ctx, cfg)
@@ -210,7 +213,12 @@ func (p *unikornProvider) Configure(ctx context.Context, req provider.ConfigureR
 		}
 	}
 
-	tflog.Info(ctx, "Unikorn provider configured", map[string]any{
+	configured := "Unikorn provider configured"
+	if p.version == "dev" {
+		configured += " (a development build, not a release)"
+	}
+
+	tflog.Info(ctx, configured, map[string]any{
 		"default_region": client.DefaultRegion(), "grant_model": client.GrantModel().String(),
 	})
 
