@@ -353,12 +353,11 @@ func TestAccInstall_registry(t *testing.T) {
 	t.Parallel()
 
 	rel := theRelease(t)
-	ca := filepath.Join(t.TempDir(), "ca.pem")
-	reg := newRegistry(t, ca, rel)
+	reg := newRegistry(t, rel)
 	reg.serveNamespace("unikorn-cloud", rel.files(t))
 
 	role := acctest.RandomName()
-	c := newCLI(t, installConfig(reg.source("unikorn-cloud"), role), "", "SSL_CERT_FILE="+ca)
+	c := newCLI(t, installConfig(reg.source("unikorn-cloud"), role), "", "SSL_CERT_FILE="+reg.caFile)
 
 	out := c.must("init", "-input=false", "-no-color")
 	if !strings.Contains(out, installVersion) || strings.Contains(out, installNewer) {
@@ -429,8 +428,7 @@ func TestAccInstall_refused(t *testing.T) {
 	t.Parallel()
 
 	rel := theRelease(t)
-	ca := filepath.Join(t.TempDir(), "ca.pem")
-	reg := newRegistry(t, ca, rel)
+	reg := newRegistry(t, rel)
 
 	tampered := rel.files(t)
 	archive := append([]byte(nil), tampered[rel.archiveName()]...)
@@ -459,7 +457,7 @@ func TestAccInstall_refused(t *testing.T) {
 		{"wrong-sig", regexp.MustCompile(`(?is)unknown issuer|signature.{0,40}(invalid|unknown|not valid)`)},
 	} {
 		t.Run(tc.namespace, func(t *testing.T) {
-			c := newCLI(t, installConfig(reg.source(tc.namespace), acctest.RandomName()), "", "SSL_CERT_FILE="+ca)
+			c := newCLI(t, installConfig(reg.source(tc.namespace), acctest.RandomName()), "", "SSL_CERT_FILE="+reg.caFile)
 
 			out, err := c.run("init", "-input=false", "-no-color")
 			if err == nil {

@@ -34,8 +34,9 @@ import (
 // Its version listing also names a newer version (extraVersion) that it cannot serve, so that
 // an install that ignored the configuration's version constraint fails.
 type registry struct {
-	srv  *httptest.Server
-	host string // localhost:PORT, the source address's hostname
+	srv    *httptest.Server
+	host   string // localhost:PORT, the source address's hostname
+	caFile string // the PEM of the CA that signed its certificate
 
 	key signingKey // listed in every download answer
 	// files by namespace, then by file name
@@ -50,12 +51,13 @@ type signingKey struct {
 	ASCIIArmor string `json:"ascii_armor"`
 }
 
-// newRegistry serves over TLS with a certificate of a CA made here, written as PEM to caFile
-// (what the CLIs are told to trust through SSL_CERT_FILE), listing rel's signing key.
-func newRegistry(t *testing.T, caFile string, rel *release) *registry {
+// newRegistry serves over TLS with a certificate of a CA made here, written as PEM to
+// r.caFile (what the CLIs are told to trust through SSL_CERT_FILE), listing rel's signing key.
+func newRegistry(t *testing.T, rel *release) *registry {
 	t.Helper()
 
-	r := &registry{files: map[string]map[string][]byte{}, key: signingKey{
+	caFile := filepath.Join(t.TempDir(), "ca.pem")
+	r := &registry{caFile: caFile, files: map[string]map[string][]byte{}, key: signingKey{
 		KeyID: rel.fingerprint[len(rel.fingerprint)-16:], ASCIIArmor: rel.armored,
 	}}
 
