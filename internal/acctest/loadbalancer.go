@@ -60,7 +60,10 @@ type LBSnapshot struct {
 }
 
 // LoadBalancerSnapshot reads load balancer id in region with all its children; nil when
-// Octavia answers 404.
+// Octavia answers 404. A load balancer PENDING_UPDATE is read once that change is over: a
+// create returns as soon as Octavia took its completion mark, whose tag change then runs for a
+// moment (loadbalancer.complete), and a snapshot is of what the change leaves (its updated_at
+// among it). Any other status is read as it is.
 func LoadBalancerSnapshot(t *testing.T, region, id string) (*LBSnapshot, error) {
 	t.Helper()
 
@@ -68,6 +71,17 @@ func LoadBalancerSnapshot(t *testing.T, region, id string) (*LBSnapshot, error) 
 	octavia, neutron := LoadBalancerClients(t, region)
 
 	lb, err := loadbalancers.Get(ctx, octavia, id).Extract()
+	if err == nil && lb.ProvisioningStatus == "PENDING_UPDATE" {
+		wctx, cancel := context.WithTimeout(ctx, lbWaitTimeout)
+		err = waitLoadBalancer(wctx, octavia, id, false)
+
+		cancel()
+
+		if err == nil {
+			lb, err = loadbalancers.Get(ctx, octavia, id).Extract()
+		}
+	}
+
 	if gophercloud.ResponseCodeIs(err, 404) {
 		return nil, nil
 	}
