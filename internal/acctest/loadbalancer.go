@@ -73,13 +73,9 @@ func LoadBalancerSnapshot(t *testing.T, region, id string) (*LBSnapshot, error) 
 	lb, err := loadbalancers.Get(ctx, octavia, id).Extract()
 	if err == nil && lb.ProvisioningStatus == "PENDING_UPDATE" {
 		wctx, cancel := context.WithTimeout(ctx, lbWaitTimeout)
-		err = waitLoadBalancer(wctx, octavia, id, false)
+		lb, err = pollLoadBalancer(wctx, octavia, id, false)
 
 		cancel()
-
-		if err == nil {
-			lb, err = loadbalancers.Get(ctx, octavia, id).Extract()
-		}
 	}
 
 	if gophercloud.ResponseCodeIs(err, 404) {
@@ -363,6 +359,13 @@ func ChangeLoadBalancerOutOfBand(t *testing.T, region, id string, change func(ct
 
 // waitLoadBalancer waits for ACTIVE, or (gone) for a 404.
 func waitLoadBalancer(ctx context.Context, octavia *gophercloud.ServiceClient, id string, gone bool) error {
+	_, err := pollLoadBalancer(ctx, octavia, id, gone)
+
+	return err
+}
+
+// pollLoadBalancer is waitLoadBalancer returning the load balancer as last read (nil when gone).
+func pollLoadBalancer(ctx context.Context, octavia *gophercloud.ServiceClient, id string, gone bool) (*loadbalancers.LoadBalancer, error) {
 	spec := cloud.PollSpec{
 		Pending:     []string{"PENDING_CREATE", "PENDING_UPDATE", "PENDING_DELETE"},
 		Target:      []string{"ACTIVE"},
@@ -376,7 +379,7 @@ func waitLoadBalancer(ctx context.Context, octavia *gophercloud.ServiceClient, i
 		spec.NotFoundIsTarget = true
 	}
 
-	_, err := cloud.Poll(ctx, spec, func(ctx context.Context) (*loadbalancers.LoadBalancer, string, string, error) {
+	return cloud.Poll(ctx, spec, func(ctx context.Context) (*loadbalancers.LoadBalancer, string, string, error) {
 		lb, err := loadbalancers.Get(ctx, octavia, id).Extract()
 		if err != nil {
 			return nil, "", "", err
@@ -384,8 +387,6 @@ func waitLoadBalancer(ctx context.Context, octavia *gophercloud.ServiceClient, i
 
 		return lb, lb.ProvisioningStatus, "", nil
 	})
-
-	return err
 }
 
 // MembersString renders members as "address:port" joined by commas, sorted, for messages.

@@ -180,7 +180,8 @@ func (r *release) newKey(ctx context.Context, who string) (string, error) {
 	return "", fmt.Errorf("no fingerprint in gpg's listing of %s:\n%s", uid, listing)
 }
 
-func (r *release) archiveName() string {
+// archiveName is the release's archive for this machine's platform.
+func archiveName() string {
 	return fmt.Sprintf("terraform-provider-unikorn_%s_%s_%s.zip", installVersion, runtime.GOOS, runtime.GOARCH)
 }
 
@@ -368,7 +369,7 @@ func TestAccInstall_registry(t *testing.T) {
 		t.Error("init never fetched the signature of SHA256SUMS")
 	}
 
-	archive := rel.files(t)[rel.archiveName()]
+	archive := rel.files(t)[archiveName()]
 	sum := sha256.Sum256(archive)
 
 	if lock := c.lockHashes(); !strings.Contains(lock, `"zh:`+hex.EncodeToString(sum[:])+`"`) || !strings.Contains(lock, `"h1:`) {
@@ -394,7 +395,7 @@ func TestAccInstall_mirror(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if err := os.WriteFile(filepath.Join(pkgDir, rel.archiveName()), rel.files(t)[rel.archiveName()], 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(pkgDir, archiveName()), rel.files(t)[archiveName()], 0o644); err != nil {
 		t.Fatal(err)
 	}
 
@@ -431,9 +432,9 @@ func TestAccInstall_refused(t *testing.T) {
 	reg := newRegistry(t, rel)
 
 	tampered := rel.files(t)
-	archive := append([]byte(nil), tampered[rel.archiveName()]...)
+	archive := append([]byte(nil), tampered[archiveName()]...)
 	archive[len(archive)/2] ^= 0xff
-	tampered[rel.archiveName()] = archive
+	tampered[archiveName()] = archive
 	reg.serveNamespace("tampered", tampered)
 
 	wrongSig := rel.files(t)
