@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -39,12 +38,12 @@ type MappedIdentity struct {
 func MappingEngine(ctx context.Context, t *testing.T, rules, assertion string) (*MappedIdentity, string, error) {
 	t.Helper()
 
-	_, self, _, ok := runtime.Caller(0)
-	if !ok {
-		t.Fatal("cannot locate the acctest package")
+	root, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
 	}
 
-	script := filepath.Join(filepath.Dir(self), "..", "..", "tools", "openstack-lite", "openstack-lite")
+	script := filepath.Join(root, "tools", "openstack-lite", "openstack-lite")
 	bed := filepath.Dir(os.Getenv("OS_CLIENT_CONFIG_FILE"))
 
 	release := os.Getenv("OPENSTACK_LITE_RELEASE")
@@ -80,4 +79,27 @@ func MappingEngine(ctx context.Context, t *testing.T, rules, assertion string) (
 	}
 
 	return &out, stderr.String(), nil
+}
+
+// moduleRoot is the directory of the go.mod above the working directory (go test runs a
+// package's tests in its own directory). The source path of this file would not do: make test
+// builds with -trimpath, which leaves it relative to the module.
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("no go.mod above the working directory")
+		}
+
+		dir = parent
+	}
 }
