@@ -407,9 +407,19 @@ func NetworkExists(t *testing.T, region, id string) (bool, error) {
 func SSHPublicKey(t *testing.T) string {
 	t.Helper()
 
-	pub, _, err := ed25519.GenerateKey(rand.Reader)
+	key, err := NewSSHPublicKey()
 	if err != nil {
 		t.Fatal(err)
+	}
+
+	return key
+}
+
+// NewSSHPublicKey is SSHPublicKey for code without a test (a SharedStack's configuration).
+func NewSSHPublicKey() (string, error) {
+	pub, _, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		return "", err
 	}
 
 	field := func(b []byte) []byte {
@@ -419,7 +429,7 @@ func SSHPublicKey(t *testing.T) string {
 
 	blob := append(field([]byte("ssh-ed25519")), field(pub)...)
 
-	return "ssh-ed25519 " + base64.StdEncoding.EncodeToString(blob) + " tf-acc"
+	return "ssh-ed25519 " + base64.StdEncoding.EncodeToString(blob) + " tf-acc", nil
 }
 
 // FreshClient is a new OpenStack client configured like Client but sharing nothing with it

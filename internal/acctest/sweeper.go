@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -12,11 +13,16 @@ import (
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 )
 
-// Main is a package's TestMain: it registers the package's sweeper (AddSweeper) and runs the
-// tests.
+// Main is a package's TestMain: it registers the package's sweeper (AddSweeper), runs the
+// tests and then destroys the shared stacks they applied (SharedStack). Started by the CLI of a
+// shared stack, the test binary serves the provider instead.
 func Main(m *testing.M, name string, dependencies []string, steps ...SweepFunc) {
+	if os.Getenv(serveProviderEnv) == "1" {
+		serveProvider()
+	}
+
 	AddSweeper(name, dependencies, steps...)
-	resource.TestMain(m)
+	resource.TestMain(withStacks{m})
 }
 
 // GlobalSweep is the sweeper step of one kind of Keystone object (Keystone is global: one

@@ -96,7 +96,7 @@ func TestAccLoadBalancer_regionRule(t *testing.T) {
 	// The network's region is set, so that only the load balancer's rule is under test here
 	// (the network's own test proves the network's).
 	config := acctest.IdentityHCL("test", name, "") + acctest.NetworkHCL("test", "test", name, "10.0.0.0/24", acctest.RegionLine("RegionOne")) +
-		lbOn(name, "unikorn_network.test.id", oneListener)
+		ownLocals + lbOn(name, "unikorn_network.test.id", oneListener)
 
 	var id string
 

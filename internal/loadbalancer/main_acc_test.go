@@ -57,23 +57,77 @@ func lbCase(t *testing.T, steps []resource.TestStep) resource.TestCase {
 
 const lbAddress = "unikorn_loadbalancer.test"
 
-// baseConfig is the identity and network a load balancer test needs, both called name.
+// baseConfig is the identity and network a load balancer test needs, both called name, and
+// ownLocals.
 func baseConfig(name string) string {
-	return acctest.IdentityHCL("test", name, "") + acctest.NetworkHCL("test", "test", name, "10.0.0.0/24", "")
+	return acctest.IdentityHCL("test", name, "") + acctest.NetworkHCL("test", "test", name, "10.0.0.0/24", "") + ownLocals
 }
+
+// ownLocals name the test's own identity and network as the configurations of every test do:
+// local.identity_id and local.network_id (lbEnv.base).
+const ownLocals = `
+locals {
+  identity_id = unikorn_identity.test.id
+  network_id  = unikorn_network.test.id
+}
+`
 
 // lbConfig is baseConfig with the load balancer "test" called name on its network, with the
 // extra arguments.
 func lbConfig(name, extra string) string {
-	return baseConfig(name) + lbOn(name, "unikorn_network.test.id", extra)
+	return baseConfig(name) + lbOn(name, "local.network_id", extra)
 }
 
+// shared is the identity and network (10.0.0.0/24, in the first region) that the load balancer
+// tests build on unless they prove something about the identity or the network themselves
+// (a broken trust, a region rule, another identity's network) or measure their requests: made
+// once per run of the package instead of once per test.
+var shared = &acctest.SharedStack{Config: func(name string) string {
+	return baseConfig(name) + `
+output "identity_id" { value = unikorn_identity.test.id }
+output "network_id" { value = unikorn_network.test.id }
+output "subnet_id" { value = unikorn_network.test.subnet_id }
+output "region" { value = unikorn_network.test.region }
+`
+}}
+
+// lbEnv is where a test's load balancers go: the shared stack's identity and network, under a
+// fresh name for the test's own load balancers.
+type lbEnv struct {
+	name  string
+	stack map[string]string
+}
+
+func sharedEnv(t *testing.T) lbEnv {
+	t.Helper()
+	acctest.PreCheck(t)
+
+	return lbEnv{name: acctest.IdentityName(), stack: shared.Outputs(t)}
+}
+
+// base names the stack's identity and network local.identity_id and local.network_id.
+func (e lbEnv) base() string {
+	return fmt.Sprintf("\nlocals {\n  identity_id = %q\n  network_id  = %q\n}\n", e.stack["identity_id"], e.stack["network_id"])
+}
+
+// lb is base with the load balancer "test" called e.name on the network, with the extra
+// arguments.
+func (e lbEnv) lb(extra string) string {
+	return e.base() + lbOn(e.name, "local.network_id", extra)
+}
+
+// project, network, subnet and region of the stack.
+func (e lbEnv) project() string { return e.stack["identity_id"] }
+func (e lbEnv) network() string { return e.stack["network_id"] }
+func (e lbEnv) subnet() string  { return e.stack["subnet_id"] }
+func (e lbEnv) region() string  { return e.stack["region"] }
+
 // lbOn is the load balancer "test" called name on network (an HCL reference) of the test
-// identity, with the extra arguments.
+// identity (local.identity_id), with the extra arguments.
 func lbOn(name, network, extra string) string {
 	return fmt.Sprintf(`
 resource "unikorn_loadbalancer" "test" {
-  identity_id = unikorn_identity.test.id
+  identity_id = local.identity_id
   network_id  = %[2]s
   name        = %[1]q
 %[3]s

@@ -94,14 +94,15 @@ func snapshotOf(t *testing.T, region, id string) (*acctest.LBSnapshot, error) {
 // balancer is unchanged in Octavia (its listeners, pools, members and weights, tags and
 // updated_at), its next plan empty.
 func TestAccLoadBalancer_ownershipSecondConfiguration(t *testing.T) {
-	name := acctest.IdentityName()
+	e := sharedEnv(t)
+	name := e.name
 
 	var before string
 
 	second := fmt.Sprintf(`
 resource "unikorn_loadbalancer" "second" {
-  identity_id = unikorn_identity.test.id
-  network_id  = unikorn_network.test.id
+  identity_id = local.identity_id
+  network_id  = local.network_id
   name        = %[1]q
   listeners = [{
     name     = "http"
@@ -122,7 +123,7 @@ resource "unikorn_loadbalancer" "second" {
 
 	resource.ParallelTest(t, lbCase(t, []resource.TestStep{
 		{
-			Config: lbConfig(name, httpListener),
+			Config: e.lb(httpListener),
 			Check: checkOctavia(t, func(_ *terraform.State, lb *acctest.LBSnapshot) error {
 				before = fingerprint(lb)
 
@@ -146,13 +147,13 @@ resource "unikorn_loadbalancer" "second" {
 			}),
 		},
 		{
-			Config: lbConfig(name, httpListener) + second,
+			Config: e.lb(httpListener) + second,
 			// The CLI wraps long lines: any white space may separate the words.
 			ExpectError: regexp.MustCompile(`(?s)Error\s+creating\s+load\s+balancer.*already\s+exists.*finished\s+unikorn_loadbalancer\s+of\s+another\s+` +
 				`configuration.*terraform\s+import\s+unikorn_loadbalancer\.<address>\s+\S+/[0-9a-f-]{36}`),
 		},
 		{
-			Config:           lbConfig(name, httpListener),
+			Config:           e.lb(httpListener),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 			Check: resource.ComposeAggregateTestCheckFunc(unchanged, func(s *terraform.State) error {
 				if _, err := acctest.Primary(s, "unikorn_loadbalancer.second"); err == nil {
@@ -171,21 +172,14 @@ resource "unikorn_loadbalancer" "second" {
 // listener is kept (not refused as someone else's part), what is missing is made (with the
 // creation mark), and it never gets a mark itself.
 func TestAccLoadBalancer_ownershipMadeByHand(t *testing.T) {
-	name := acctest.IdentityName()
+	e := sharedEnv(t)
+	name := e.name
 
-	var project, subnet, region, byHand, listenerID, before string
+	project, subnet, region := e.project(), e.subnet(), e.region()
+
+	var byHand, listenerID, before string
 
 	resource.ParallelTest(t, lbCase(t, []resource.TestStep{
-		{
-			Config: baseConfig(name),
-			Check: func(s *terraform.State) error {
-				project, _ = attr(s, "unikorn_identity.test", "id")
-				subnet, _ = attr(s, "unikorn_network.test", "subnet_id")
-				region, _ = attr(s, "unikorn_network.test", "region")
-
-				return nil
-			},
-		},
 		{
 			PreConfig: func() {
 				byHand = acctest.CreateRawLoadBalancers(t, project, region, subnet, naming.LoadBalancer(name))[0]
@@ -211,7 +205,7 @@ func TestAccLoadBalancer_ownershipMadeByHand(t *testing.T) {
 
 				before = fingerprint(snap)
 			},
-			Config: lbConfig(name, httpListener),
+			Config: e.lb(httpListener),
 			ExpectError: regexp.MustCompile(`(?s)Error\s+creating\s+load\s+balancer.*already\s+exists.*this\s+provider\s+did\s+not\s+make\s+it.*` +
 				`terraform\s+import\s+unikorn_loadbalancer\.<address>\s+\S+/[0-9a-f-]{36}`),
 		},
@@ -226,7 +220,7 @@ func TestAccLoadBalancer_ownershipMadeByHand(t *testing.T) {
 					t.Errorf("the refused load balancer changed:\nbefore:\n%s\nafter:\n%s", before, got)
 				}
 			},
-			Config:             lbConfig(name, httpListener),
+			Config:             e.lb(httpListener),
 			ResourceName:       lbAddress,
 			ImportState:        true,
 			ImportStateIdFunc:  func(*terraform.State) (string, error) { return region + "/" + byHand, nil },
@@ -242,7 +236,7 @@ func TestAccLoadBalancer_ownershipMadeByHand(t *testing.T) {
 			},
 		},
 		{
-			Config: lbConfig(name, httpListener),
+			Config: e.lb(httpListener),
 			Check: checkOctavia(t, func(_ *terraform.State, lb *acctest.LBSnapshot) error {
 				http, pool := lb.Listeners[naming.Listener(name, "http")], lb.Pools[naming.Pool(name, "http")]
 
@@ -270,26 +264,19 @@ func TestAccLoadBalancer_ownershipMadeByHand(t *testing.T) {
 // left (made through Octavia with the creation mark only) is adopted by the next create with
 // its ID, converged, and marked finished.
 func TestAccLoadBalancer_ownershipInterruptedCreate(t *testing.T) {
-	name := acctest.IdentityName()
+	e := sharedEnv(t)
+	name := e.name
 
-	var project, subnet, region, interrupted string
+	project, subnet, region := e.project(), e.subnet(), e.region()
+
+	var interrupted string
 
 	resource.ParallelTest(t, lbCase(t, []resource.TestStep{
-		{
-			Config: baseConfig(name),
-			Check: func(s *terraform.State) error {
-				project, _ = attr(s, "unikorn_identity.test", "id")
-				subnet, _ = attr(s, "unikorn_network.test", "subnet_id")
-				region, _ = attr(s, "unikorn_network.test", "region")
-
-				return nil
-			},
-		},
 		{
 			PreConfig: func() {
 				interrupted = acctest.CreateTaggedLoadBalancer(t, project, region, subnet, naming.LoadBalancer(name), creationMark)
 			},
-			Config: lbConfig(name, httpListener),
+			Config: e.lb(httpListener),
 			Check: checkOctavia(t, func(s *terraform.State, lb *acctest.LBSnapshot) error {
 				http, pool := lb.Listeners[naming.Listener(name, "http")], lb.Pools[naming.Pool(name, "http")]
 

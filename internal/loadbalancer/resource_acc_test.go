@@ -123,7 +123,8 @@ func reshapedListeners(publicIP bool, httpsPort int) string {
 // removes a listener (its pool and monitor are pruned) and adds one; refuses an immutable
 // change at plan time; turns the public IP off; imports by REGION/ID and REGION/name.
 func TestAccLoadBalancer_basic(t *testing.T) {
-	name := acctest.IdentityName()
+	e := sharedEnv(t)
+	name := e.name
 	lbName := "lb-" + name
 
 	sameID := statecheck.CompareValue(compare.ValuesSame())
@@ -132,7 +133,7 @@ func TestAccLoadBalancer_basic(t *testing.T) {
 
 	resource.ParallelTest(t, lbCase(t, append([]resource.TestStep{
 		{
-			Config: lbConfig(name, threeListeners),
+			Config: e.lb(threeListeners),
 			ConfigStateChecks: []statecheck.StateCheck{
 				sameID.AddStateValue(lbAddress, tfjsonpath.New("id")),
 				sameHTTPSListener.AddStateValue(lbAddress, tfjsonpath.New("listeners").AtSliceIndex(0).AtMapKey("listener_id")),
@@ -154,8 +155,8 @@ func TestAccLoadBalancer_basic(t *testing.T) {
 					}
 				}
 
-				network, _ := attr(s, "unikorn_network.test", "id")
-				project, _ := attr(s, "unikorn_identity.test", "id")
+				network := e.network()
+				project := e.project()
 				address, _ := attr(s, lbAddress, "public_ip_address")
 
 				expect("name", lb.LoadBalancer.Name, lbName)
@@ -201,7 +202,7 @@ func TestAccLoadBalancer_basic(t *testing.T) {
 			}),
 		},
 		{
-			Config:           lbConfig(name, updatedListeners),
+			Config:           e.lb(updatedListeners),
 			ConfigPlanChecks: acctest.Expect(lbAddress, plancheck.ResourceActionUpdate),
 			ConfigStateChecks: []statecheck.StateCheck{
 				sameID.AddStateValue(lbAddress, tfjsonpath.New("id")),
@@ -233,7 +234,7 @@ func TestAccLoadBalancer_basic(t *testing.T) {
 			}),
 		},
 		{
-			Config:           lbConfig(name, reshapedListeners(true, 443)),
+			Config:           e.lb(reshapedListeners(true, 443)),
 			ConfigPlanChecks: acctest.Expect(lbAddress, plancheck.ResourceActionUpdate),
 			ConfigStateChecks: []statecheck.StateCheck{
 				sameID.AddStateValue(lbAddress, tfjsonpath.New("id")),
@@ -263,11 +264,11 @@ func TestAccLoadBalancer_basic(t *testing.T) {
 			}),
 		},
 		{
-			Config:      lbConfig(name, reshapedListeners(true, 8443)),
+			Config:      e.lb(reshapedListeners(true, 8443)),
 			ExpectError: regexp.MustCompile(`(?s)Listener port cannot change.*new name`),
 		},
 		{
-			Config:           lbConfig(name, reshapedListeners(false, 443)),
+			Config:           e.lb(reshapedListeners(false, 443)),
 			ConfigPlanChecks: acctest.Expect(lbAddress, plancheck.ResourceActionUpdate),
 			ConfigStateChecks: []statecheck.StateCheck{
 				sameID.AddStateValue(lbAddress, tfjsonpath.New("id")),
@@ -300,24 +301,14 @@ func TestAccLoadBalancer_basic(t *testing.T) {
 // creation mark only: ownership_acc_test.go has the others) is adopted (same ID) and converged,
 // and two load balancers with one name are an error naming both.
 func TestAccLoadBalancer_names(t *testing.T) {
-	name := acctest.IdentityName()
+	e := sharedEnv(t)
+	name := e.name
 
-	var project, subnet, region, nearMiss, adoptee string
+	project, subnet, region := e.project(), e.subnet(), e.region()
+
+	var nearMiss, adoptee string
 
 	var duplicates []string
-
-	capture := func(s *terraform.State) error {
-		var err error
-
-		if project, err = attr(s, "unikorn_identity.test", "id"); err != nil {
-			return err
-		}
-
-		subnet, _ = attr(s, "unikorn_network.test", "subnet_id")
-		region, _ = attr(s, "unikorn_network.test", "region")
-
-		return nil
-	}
 
 	const oneListener = `
   listeners = [{
@@ -332,15 +323,11 @@ func TestAccLoadBalancer_names(t *testing.T) {
 
 	resource.ParallelTest(t, lbCase(t, []resource.TestStep{
 		{
-			Config: baseConfig(name),
-			Check:  capture,
-		},
-		{
 			PreConfig: func() {
 				nearMiss = acctest.CreateRawLoadBalancers(t, project, region, subnet, "lb-"+name+"2")[0]
 				adoptee = acctest.CreateTaggedLoadBalancer(t, project, region, subnet, "lb-"+name, creationMark)
 			},
-			Config: lbConfig(name, oneListener),
+			Config: e.lb(oneListener),
 			Check: resource.ComposeAggregateTestCheckFunc(
 				func(s *terraform.State) error {
 					id, _ := attr(s, lbAddress, "id")
@@ -373,10 +360,10 @@ func TestAccLoadBalancer_names(t *testing.T) {
 				acctest.DeleteLoadBalancerOutOfBand(t, region, nearMiss)
 				duplicates = acctest.CreateRawLoadBalancers(t, project, region, subnet, "lb-"+dupName, "lb-"+dupName)
 			},
-			Config: lbConfig(name, oneListener) + fmt.Sprintf(`
+			Config: e.lb(oneListener) + fmt.Sprintf(`
 resource "unikorn_loadbalancer" "dup" {
-  identity_id = unikorn_identity.test.id
-  network_id  = unikorn_network.test.id
+  identity_id = local.identity_id
+  network_id  = local.network_id
   name        = %[1]q
 }
 `, dupName),
@@ -390,7 +377,7 @@ resource "unikorn_loadbalancer" "dup" {
 					acctest.DeleteLoadBalancerOutOfBand(t, region, id)
 				}
 			},
-			Config: lbConfig(name, oneListener),
+			Config: e.lb(oneListener),
 		},
 	}))
 }
@@ -402,10 +389,11 @@ resource "unikorn_loadbalancer" "dup" {
 // out of band (the plan re-creates it, and its floating IP, left on no port by Neutron, is
 // re-attached instead of leaked).
 func TestAccLoadBalancer_drift(t *testing.T) {
-	name := acctest.IdentityName()
+	e := sharedEnv(t)
+	name := e.name
 	lbName := "lb-" + name
 
-	config := lbConfig(name, listenersHCL(true,
+	config := e.lb(listenersHCL(true,
 		listener{name: "a", protocol: "TCP", port: 80, members: []string{"10.0.0.30:8080"}, extra: []string{"health_monitor = {}"}},
 		listener{name: "b", protocol: "TCP", port: 81, members: []string{"10.0.0.31:8081"}}))
 
@@ -529,7 +517,11 @@ func TestAccLoadBalancer_drift(t *testing.T) {
 // plan replaces the tainted resource; on a loaded cloud the deadline can even cut the POST
 // itself, and Octavia may finish that load balancer after the provider gave up: the next
 // apply then adopts it by name. Either way there is never a twin, and destroy leaves
-// nothing behind.
+// nothing behind. It makes its own identity and network, not the shared stack's: when its
+// load balancer's create was the test's first step, it started together with the other tests'
+// creates, Octavia's answer to the POST came after the 4 s, and the next apply listed the name
+// while Octavia was still taking that POST (it was not listed yet): the create saw a twin
+// appear and refused, as it must when two applies make one load balancer.
 func TestAccLoadBalancer_failedCreateIsRecorded(t *testing.T) {
 	name := acctest.IdentityName()
 

@@ -19,11 +19,15 @@ import (
 
 const address = "unikorn_server.test"
 
-// fixture is what a server test needs around its servers: a fresh name for the identity,
-// network and security groups, a region, and the flavor and image it boots.
+// fixture is what a server test needs around its servers: a fresh name for its servers (and
+// for the identity, network and security groups it makes, unless it builds on the shared
+// stack), a region, and the flavor and image it boots.
 type fixture struct {
-	name   string
-	region string
+	name string
+	// identity is the identity's name: Unikorn's organization is org-<identity>, its project
+	// proj-<identity>.
+	identity string
+	region   string
 	flavor string
 	image  string
 	sshKey string
@@ -31,14 +35,59 @@ type fixture struct {
 	bare bool
 	// defaultRegion leaves region unset everywhere: the provider's default region applies.
 	defaultRegion bool
+	// stack are the outputs of the shared stack when the test builds on it (sharedFixture):
+	// its configurations then hold only their servers, which name the stack's identity,
+	// network and groups by ID.
+	stack map[string]string
+}
+
+// shared is the identity (with a server group and a keypair), network and security groups a
+// and b, in the first region, that most server tests build on: made once per run of the
+// package instead of once per test (an identity and a network cost Keystone and Neutron more
+// than the servers on them). The tests that prove something about the identity or the network
+// themselves, or need another region or a bare identity, make their own (newFixture).
+var shared = &acctest.SharedStack{Config: func(name string) string {
+	key, err := acctest.NewSSHPublicKey()
+	if err != nil {
+		panic(err)
+	}
+
+	region := acctest.Regions()[0]
+	f := fixture{name: name, identity: name, region: region, sshKey: key}
+
+	return f.around() + fmt.Sprintf(`
+output "identity_id" { value = unikorn_identity.test.id }
+output "identity_name" { value = unikorn_identity.test.name }
+output "user_id" { value = unikorn_identity.test.user_id }
+output "server_group_id" { value = unikorn_identity.test.server_group_ids[%q] }
+output "network_id" { value = unikorn_network.test.id }
+output "group_a" { value = unikorn_security_group.a.id }
+output "group_b" { value = unikorn_security_group.b.id }
+`, region)
+}}
+
+// sharedFixture is newFixture in the first region on the shared stack: a fresh name for the
+// servers, the stack's identity, network and groups.
+func sharedFixture(t *testing.T) fixture {
+	t.Helper()
+	acctest.PreCheck(t)
+
+	f := newFixture(t, acctest.Regions()[0])
+	f.stack = shared.Outputs(t)
+	f.identity = f.stack["identity_name"]
+
+	return f
 }
 
 func newFixture(t *testing.T, region string) fixture {
 	t.Helper()
 
+	name := acctest.IdentityName()
+
 	return fixture{
-		name:   acctest.IdentityName(),
-		region: region,
+		name:     name,
+		identity: name,
+		region:   region,
 		flavor: acctest.FlavorID(t, region, acctest.ServerFlavor),
 		image:  acctest.ImageID(t, region, acctest.ServerImage),
 		sshKey: acctest.SSHPublicKey(t),
@@ -85,11 +134,9 @@ resource "unikorn_security_group" %[1]q {
 `, label, owner, region, name, port)
 }
 
-// config is the identity (with server group and keypair unless bare), the network, two
-// security groups and the given servers.
-func (f fixture) config(servers ...srv) string {
-	var b strings.Builder
-
+// around is the identity (with server group and keypair unless bare), the network and the two
+// security groups the servers of a test go in.
+func (f fixture) around() string {
 	nova := fmt.Sprintf("  server_group       = {}\n  ssh_public_key     = %q\n", f.sshKey)
 	if f.bare {
 		nova = ""
@@ -97,22 +144,58 @@ func (f fixture) config(servers ...srv) string {
 
 	region := f.regionLine()
 
-	b.WriteString(identityHCL("test", f.name, f.name, nova) +
+	return identityHCL("test", f.identity, f.identity, nova) +
 		acctest.NetworkHCL("test", "test", f.name, "10.42.0.0/24", region) +
 		groupHCL("a", "test", region, f.name+"-a", 22) +
-		groupHCL("b", "test", region, f.name+"-b", 443))
+		groupHCL("b", "test", region, f.name+"-b", 443)
+}
+
+// locals names what the servers go in, for every configuration of the test: local.identity_id,
+// local.network_id, local.group_a and local.group_b are the resources of around, or the IDs of
+// the shared stack.
+func (f fixture) locals() string {
+	if f.stack == nil {
+		return `
+locals {
+  identity_id = unikorn_identity.test.id
+  network_id  = unikorn_network.test.id
+  group_a     = unikorn_security_group.a.id
+  group_b     = unikorn_security_group.b.id
+}
+`
+	}
+
+	return fmt.Sprintf(`
+locals {
+  identity_id = %q
+  network_id  = %q
+  group_a     = %q
+  group_b     = %q
+}
+`, f.stack["identity_id"], f.stack["network_id"], f.stack["group_a"], f.stack["group_b"])
+}
+
+// config is around (unless the test is on the shared stack), the locals and the given servers.
+func (f fixture) config(servers ...srv) string {
+	var b strings.Builder
+
+	if f.stack == nil {
+		b.WriteString(f.around())
+	}
+
+	b.WriteString(f.locals())
 
 	for _, s := range servers {
 		fmt.Fprintf(&b, `
 resource "unikorn_server" %[1]q {
-  identity_id = unikorn_identity.test.id
+  identity_id = local.identity_id
 %[2]s  name        = %[3]q
   network_id  = %[4]s
   flavor_id   = %[5]s
   image_id    = %[6]q
 %[7]s
 }
-`, or(s.label, "test"), f.regionLine(), or(s.name, f.name), or(s.network, "unikorn_network.test.id"),
+`, or(s.label, "test"), f.regionLine(), or(s.name, f.name), or(s.network, "local.network_id"),
 			or(s.flavorExpr, strconv.Quote(or(s.flavor, f.flavor))), or(s.image, f.image), s.extra)
 	}
 
@@ -196,19 +279,59 @@ type fixtureIDs struct {
 }
 
 // record is a check that records the fixture's IDs into ids.
-func (ids *fixtureIDs) record(s *terraform.State) error {
-	for addr, id := range map[string]*string{
-		"unikorn_identity.test": &ids.project, "unikorn_network.test": &ids.network, "unikorn_security_group.a": &ids.group,
-	} {
-		a, err := acctest.Attributes(s, addr)
+func (f fixture) record(ids *fixtureIDs) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		identity, err := f.identityAttrs(s)
 		if err != nil {
 			return err
 		}
 
-		*id = a["id"]
+		ids.project = identity["id"]
+
+		if ids.network, err = f.networkID(s); err != nil {
+			return err
+		}
+
+		ids.group, err = f.groupID(s, "a")
+
+		return err
+	}
+}
+
+// identityAttrs are the attributes of the test's identity: its state, or (on the shared stack)
+// its id, user_id and server_group_ids.<region>.
+func (f fixture) identityAttrs(s *terraform.State) (map[string]string, error) {
+	if f.stack == nil {
+		return acctest.Attributes(s, "unikorn_identity.test")
 	}
 
-	return nil
+	return map[string]string{
+		"id":                            f.stack["identity_id"],
+		"user_id":                       f.stack["user_id"],
+		"server_group_ids." + f.region: f.stack["server_group_id"],
+	}, nil
+}
+
+// networkID is the ID of the test's network.
+func (f fixture) networkID(s *terraform.State) (string, error) {
+	if f.stack != nil {
+		return f.stack["network_id"], nil
+	}
+
+	a, err := acctest.Attributes(s, "unikorn_network.test")
+
+	return a["id"], err
+}
+
+// groupID is the ID of the test's security group label (a or b).
+func (f fixture) groupID(s *terraform.State, label string) (string, error) {
+	if f.stack != nil {
+		return f.stack["group_"+label], nil
+	}
+
+	a, err := acctest.Attributes(s, "unikorn_security_group."+label)
+
+	return a["id"], err
 }
 
 // nova checks the server unikorn_server.test as Nova holds it.

@@ -73,7 +73,7 @@ resource "unikorn_server" "many" {
 			{
 				Config: f.config(),
 				Check: func(s *terraform.State) error {
-					if err := ids.record(s); err != nil {
+					if err := f.record(&ids)(s); err != nil {
 						return err
 					}
 

@@ -42,7 +42,7 @@ func withEcho() map[string]func() (tfprotov6.ProviderServer, error) {
 func (f fixture) operationsConfig(organization string, consoles bool) string {
 	config := f.config(srv{}) + fmt.Sprintf(`
 resource "unikorn_server_snapshot" "test" {
-  identity_id     = unikorn_identity.test.id
+  identity_id     = local.identity_id
   region          = %[1]q
   server_id       = unikorn_server.test.id
   name            = "%[2]s-snap"
@@ -62,14 +62,14 @@ data "unikorn_images" "snapshot" {
 
 	return config + fmt.Sprintf(`
 data "unikorn_server_console" "test" {
-  identity_id = unikorn_identity.test.id
+  identity_id = local.identity_id
   region      = %[1]q
   server_id   = unikorn_server.test.id
   lines       = 1
 }
 
 ephemeral "unikorn_server_console_session" "test" {
-  identity_id = unikorn_identity.test.id
+  identity_id = local.identity_id
   region      = %[1]q
   server_id   = unikorn_server.test.id
 }
@@ -92,8 +92,10 @@ resource "echo" "console" {}
 func TestAccServer_operations(t *testing.T) {
 	acctest.PreCheck(t)
 
-	f := newFixture(t, acctest.Regions()[0])
-	org, org2 := "org-"+f.name, "org2-"+f.name
+	f := sharedFixture(t)
+	// The snapshot is published for the identity's organization: the image data source takes
+	// an organization's private image only from a project tagged with that organization.
+	org, org2 := "org-"+f.identity, "org2-"+f.name
 	snapshotID := statecheck.CompareValue(compare.ValuesDiffer())
 
 	var imageID string
@@ -123,7 +125,7 @@ func TestAccServer_operations(t *testing.T) {
 						snapshotAddress, tfjsonpath.New("id"), compare.ValuesSame()),
 				},
 				Check: resource.ComposeAggregateTestCheckFunc(
-					glance(t, org, &imageID),
+					glance(t, f, org, &imageID),
 					func(s *terraform.State) error { return invokeActions(t, f, s, org) },
 				),
 			},
@@ -139,7 +141,7 @@ func TestAccServer_operations(t *testing.T) {
 					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(snapshotAddress, plancheck.ResourceActionUpdate)},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
-				Check: glance(t, org2, &imageID),
+				Check: glance(t, f, org2, &imageID),
 			},
 			resource.TestStep{
 				// Deleted out of band: the refresh drops it and the plan takes it again.
@@ -147,7 +149,7 @@ func TestAccServer_operations(t *testing.T) {
 				Config:            f.operationsConfig(org2, false),
 				ConfigPlanChecks:  acctest.Expect(snapshotAddress, plancheck.ResourceActionCreate),
 				ConfigStateChecks: []statecheck.StateCheck{snapshotID.AddStateValue(snapshotAddress, tfjsonpath.New("id"))},
-				Check:             glance(t, org2, &imageID),
+				Check:             glance(t, f, org2, &imageID),
 			},
 		)...),
 	})
@@ -156,7 +158,7 @@ func TestAccServer_operations(t *testing.T) {
 // glance checks the snapshot image as Glance holds it: active, private, in the identity's
 // project, a Nova snapshot of the server, published for organization, the server's Unikorn
 // image properties carried over and no stale signature. It records the image's ID in id.
-func glance(t *testing.T, organization string, id *string) resource.TestCheckFunc {
+func glance(t *testing.T, f fixture, organization string, id *string) resource.TestCheckFunc {
 	return func(s *terraform.State) error {
 		a, err := acctest.Attributes(s, snapshotAddress)
 		if err != nil {
@@ -166,7 +168,7 @@ func glance(t *testing.T, organization string, id *string) resource.TestCheckFun
 		*id = a["id"]
 
 		srv, _ := acctest.Attributes(s, address)
-		identity, _ := acctest.Attributes(s, "unikorn_identity.test")
+		identity, _ := f.identityAttrs(s)
 
 		img, err := acctest.Image(t, a["region"], a["id"])
 		if err != nil {

@@ -36,13 +36,13 @@ import (
 func TestAccServer_secondConfiguration(t *testing.T) {
 	acctest.PreCheck(t)
 
-	f := newFixture(t, acctest.Regions()[0])
+	f := sharedFixture(t)
 	other := acctest.CreateImage(t, acctest.ImageSpec{Region: f.region})
 	large := acctest.FlavorID(t, f.region, acctest.ServerLargeFlavor)
 
-	first := srv{extra: `  security_group_ids = [unikorn_security_group.a.id]
+	first := srv{extra: `  security_group_ids = [local.group_a]
   tags               = { "team.example.com/owner" = "first" }`}
-	second := srv{label: "second", image: other.ID, flavor: large, extra: `  security_group_ids = [unikorn_security_group.b.id]
+	second := srv{label: "second", image: other.ID, flavor: large, extra: `  security_group_ids = [local.group_b]
   server_group       = true
   tags               = { "team.example.com/owner" = "second" }`}
 
@@ -121,7 +121,7 @@ func TestAccServer_secondConfiguration(t *testing.T) {
 					}
 
 					// The refused create made nothing: one server and one port of the name.
-					id, err := acctest.Attributes(s, "unikorn_identity.test")
+					id, err := f.identityAttrs(s)
 					if err != nil {
 						return err
 					}
@@ -141,7 +141,7 @@ func TestAccServer_secondConfiguration(t *testing.T) {
 func TestAccServer_createBeforeDestroy(t *testing.T) {
 	acctest.PreCheck(t)
 
-	f := newFixture(t, acctest.Regions()[0])
+	f := sharedFixture(t)
 
 	grouped := func(group bool) srv {
 		return srv{extra: fmt.Sprintf(`  server_group = %t
@@ -195,7 +195,7 @@ func TestAccServer_createBeforeDestroy(t *testing.T) {
 func TestAccServer_imageChange(t *testing.T) {
 	acctest.PreCheck(t)
 
-	f := newFixture(t, acctest.Regions()[0])
+	f := sharedFixture(t)
 	other := acctest.CreateImage(t, acctest.ImageSpec{Region: f.region})
 
 	serverID := statecheck.CompareValue(compare.ValuesSame())
@@ -263,14 +263,14 @@ func TestAccServer_imageChange(t *testing.T) {
 func TestAccServer_snapshotOwnership(t *testing.T) {
 	acctest.PreCheck(t)
 
-	f := newFixture(t, acctest.Regions()[0])
+	f := sharedFixture(t)
 	base := acctest.CreateImage(t, acctest.ImageSpec{Region: f.region, Properties: naming.MadeFor("unikorn_image").Done().Properties()})
 	imageID := statecheck.CompareValue(compare.ValuesSame())
 
 	snapshot := func(label string) string {
 		return fmt.Sprintf(`
 resource "unikorn_server_snapshot" %[1]q {
-  identity_id     = unikorn_identity.test.id
+  identity_id     = local.identity_id
   region          = %[2]q
   server_id       = unikorn_server.test.id
   name            = "%[3]s-snap"

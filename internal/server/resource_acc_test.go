@@ -25,7 +25,7 @@ import (
 func TestAccServer_basic(t *testing.T) {
 	acctest.PreCheck(t)
 
-	f := newFixture(t, acctest.Regions()[0])
+	f := sharedFixture(t)
 	userData := "#cloud-config\nruncmd: [echo hello]\n"
 
 	serverID := statecheck.CompareValue(compare.ValuesSame())
@@ -37,7 +37,7 @@ func TestAccServer_basic(t *testing.T) {
 		Steps: append([]resource.TestStep{
 			{
 				Config: f.config(srv{extra: fmt.Sprintf(`
-  security_group_ids = [unikorn_security_group.a.id]
+  security_group_ids = [local.group_a]
   ssh_key            = true
   server_group       = true
   user_data          = %q
@@ -61,15 +61,15 @@ func TestAccServer_basic(t *testing.T) {
 				},
 				Check: resource.ComposeAggregateTestCheckFunc(
 					nova(t, func(srv *servers.Server, a map[string]string, s *terraform.State) error {
-						id, err := acctest.Attributes(s, "unikorn_identity.test")
+						id, err := f.identityAttrs(s)
 						if err != nil {
 							return err
 						}
 
 						want := map[string]string{
 							"serverID": srv.ID, "region:server_id": srv.ID,
-							"organizationID": "org-" + f.name, "identity:organization_id": "org-" + f.name,
-							"projectID": "proj-" + f.name, "identity:project_id": "proj-" + f.name,
+							"organizationID": "org-" + f.identity, "identity:organization_id": "org-" + f.identity,
+							"projectID": "proj-" + f.identity, "identity:project_id": "proj-" + f.identity,
 							"regionID": f.region, "region:region_id": f.region,
 							"monitoring:team_name": "blue", "backup:schedule": "daily",
 							// The ownership marks: made by a unikorn_server's create, which finished.
@@ -96,13 +96,13 @@ func TestAccServer_basic(t *testing.T) {
 							return err
 						}
 
-						sg, _ := acctest.Attributes(s, "unikorn_security_group.a")
+						group, _ := f.groupID(s, "a")
 
 						switch {
 						case port.Name != naming.ServerPort(f.name) || port.DeviceID != srv.ID:
 							return fmt.Errorf("port %s is %q on device %q", port.ID, port.Name, port.DeviceID)
-						case !slices.Equal(port.SecurityGroups, []string{sg["id"]}):
-							return fmt.Errorf("port security groups = %v, want [%s]", port.SecurityGroups, sg["id"])
+						case !slices.Equal(port.SecurityGroups, []string{group}):
+							return fmt.Errorf("port security groups = %v, want [%s]", port.SecurityGroups, group)
 						case port.MACAddress != a["mac_address"] || port.FixedIPs[0].IPAddress != a["private_ip"]:
 							return fmt.Errorf("port %s has %s / %s, state %s / %s", port.ID, port.MACAddress, port.FixedIPs[0].IPAddress,
 								a["mac_address"], a["private_ip"])
@@ -126,7 +126,7 @@ func TestAccServer_basic(t *testing.T) {
 func TestAccServer_floatingIP(t *testing.T) {
 	acctest.PreCheck(t)
 
-	f := newFixture(t, acctest.Regions()[0])
+	f := sharedFixture(t)
 
 	var firstFIP string
 
@@ -183,7 +183,7 @@ func TestAccServer_floatingIP(t *testing.T) {
 func TestAccServer_securityGroups(t *testing.T) {
 	acctest.PreCheck(t)
 
-	f := newFixture(t, acctest.Regions()[0])
+	f := sharedFixture(t)
 
 	portHas := func(groups []string, pairs map[string]string) resource.TestCheckFunc {
 		return func(s *terraform.State) error {
@@ -200,12 +200,12 @@ func TestAccServer_securityGroups(t *testing.T) {
 			var want []string
 
 			for _, g := range groups {
-				sg, err := acctest.Attributes(s, "unikorn_security_group."+g)
+				group, err := f.groupID(s, g)
 				if err != nil {
 					return err
 				}
 
-				want = append(want, sg["id"])
+				want = append(want, group)
 			}
 
 			slices.Sort(want)
@@ -236,12 +236,12 @@ func TestAccServer_securityGroups(t *testing.T) {
 
 	resource.ParallelTest(t, f.inPlace(t,
 		step{
-			server: srv{extra: "  security_group_ids = [unikorn_security_group.a.id]"},
+			server: srv{extra: "  security_group_ids = [local.group_a]"},
 			check:  portHas([]string{"a"}, map[string]string{}),
 		},
 		step{
 			server: srv{extra: `
-  security_group_ids    = [unikorn_security_group.b.id, unikorn_security_group.a.id]
+  security_group_ids    = [local.group_b, local.group_a]
   allowed_address_pairs = [
     { ip_address = "10.42.0.200" },
     { ip_address = "10.42.1.0/24", mac_address = "fa:16:3e:aa:bb:cc" },
@@ -258,7 +258,7 @@ func TestAccServer_securityGroups(t *testing.T) {
 func TestAccServer_resize(t *testing.T) {
 	acctest.PreCheck(t)
 
-	f := newFixture(t, acctest.Regions()[0])
+	f := sharedFixture(t)
 	large := acctest.FlavorID(t, f.region, acctest.ServerLargeFlavor)
 
 	resource.ParallelTest(t, f.inPlace(t,
@@ -283,7 +283,7 @@ func TestAccServer_resize(t *testing.T) {
 func TestAccServer_rebuild(t *testing.T) {
 	acctest.PreCheck(t)
 
-	f := newFixture(t, acctest.Regions()[0])
+	f := sharedFixture(t)
 	other := acctest.CreateImage(t, acctest.ImageSpec{Region: f.region})
 
 	privateIP := statecheck.CompareValue(compare.ValuesSame())
@@ -328,7 +328,7 @@ func TestAccServer_rebuild(t *testing.T) {
 func TestAccServer_power(t *testing.T) {
 	acctest.PreCheck(t)
 
-	f := newFixture(t, acctest.Regions()[0])
+	f := sharedFixture(t)
 
 	power := func(state, status string) step {
 		return step{
@@ -352,7 +352,7 @@ func TestAccServer_power(t *testing.T) {
 func TestAccServer_nearMiss(t *testing.T) {
 	acctest.PreCheck(t)
 
-	f := newFixture(t, acctest.Regions()[0])
+	f := sharedFixture(t)
 	near := srv{label: "near", name: f.name + "2"}
 
 	resource.ParallelTest(t, resource.TestCase{
@@ -407,7 +407,7 @@ func TestAccServer_nearMiss(t *testing.T) {
 func TestAccServer_adopt(t *testing.T) {
 	acctest.PreCheck(t)
 
-	f := newFixture(t, acctest.Regions()[0])
+	f := sharedFixture(t)
 
 	var (
 		ids              fixtureIDs
@@ -420,7 +420,7 @@ func TestAccServer_adopt(t *testing.T) {
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             checkDestroy(t),
 		Steps: []resource.TestStep{
-			{Config: f.config(), Check: ids.record},
+			{Config: f.config(), Check: f.record(&ids)},
 			{
 				PreConfig: func() {
 					portID, serverID = acctest.PreCreateServer(t, ids.project, f.region, ids.network, f.name, f.flavor, f.image)
@@ -514,7 +514,7 @@ func TestAccServer_secondRegion(t *testing.T) {
 func TestAccServer_disappears(t *testing.T) {
 	acctest.PreCheck(t)
 
-	f := newFixture(t, acctest.Regions()[0])
+	f := sharedFixture(t)
 	portID := statecheck.CompareValue(compare.ValuesSame())
 	serverID := statecheck.CompareValue(compare.ValuesDiffer())
 
@@ -556,7 +556,7 @@ func TestAccServer_disappears(t *testing.T) {
 func TestAccServer_error(t *testing.T) {
 	acctest.PreCheck(t)
 
-	f := newFixture(t, acctest.Regions()[0])
+	f := sharedFixture(t)
 	huge := acctest.CreateFlavor(t, acctest.FlavorSpec{Region: f.region, VCPUs: 1, RAMMiB: 64 << 20, DiskGB: 1})
 
 	resource.ParallelTest(t, resource.TestCase{
