@@ -28,9 +28,9 @@ type fixture struct {
 	// proj-<identity>.
 	identity string
 	region   string
-	flavor string
-	image  string
-	sshKey string
+	flavor   string
+	image    string
+	sshKey   string
 	// bare makes the identity without a server group and keypair.
 	bare bool
 	// defaultRegion leaves region unset everywhere: the provider's default region applies.
@@ -88,9 +88,9 @@ func newFixture(t *testing.T, region string) fixture {
 		name:     name,
 		identity: name,
 		region:   region,
-		flavor: acctest.FlavorID(t, region, acctest.ServerFlavor),
-		image:  acctest.ImageID(t, region, acctest.ServerImage),
-		sshKey: acctest.SSHPublicKey(t),
+		flavor:   acctest.FlavorID(t, region, acctest.ServerFlavor),
+		image:    acctest.ImageID(t, region, acctest.ServerImage),
+		sshKey:   acctest.SSHPublicKey(t),
 	}
 }
 
@@ -306,8 +306,8 @@ func (f fixture) identityAttrs(s *terraform.State) (map[string]string, error) {
 	}
 
 	return map[string]string{
-		"id":                            f.stack["identity_id"],
-		"user_id":                       f.stack["user_id"],
+		"id":                           f.stack["identity_id"],
+		"user_id":                      f.stack["user_id"],
 		"server_group_ids." + f.region: f.stack["server_group_id"],
 	}, nil
 }
