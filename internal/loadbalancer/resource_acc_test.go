@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/listeners"
@@ -22,6 +23,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/acctest"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
 
 // listener is one element of a test configuration's listeners: its name, protocol and port,
@@ -517,11 +519,15 @@ func TestAccLoadBalancer_drift(t *testing.T) {
 // plan replaces the tainted resource; on a loaded cloud the deadline can even cut the POST
 // itself, and Octavia may finish that load balancer after the provider gave up: the next
 // apply then adopts it by name. Either way there is never a twin, and destroy leaves
-// nothing behind. It makes its own identity and network, not the shared stack's: when its
-// load balancer's create was the test's first step, it started together with the other tests'
-// creates, Octavia's answer to the POST came after the 4 s, and the next apply listed the name
-// while Octavia was still taking that POST (it was not listed yet): the create saw a twin
-// appear and refused, as it must when two applies make one load balancer.
+// nothing behind.
+//
+// When the POST was cut, Octavia may still be taking it when the next apply starts (it is not
+// listed yet): that apply would make a second load balancer, see the first appear, delete its
+// own and refuse ("two applies or two resources make the same load balancer"), which is what a
+// create must do when two applies make one load balancer, and which a provider cannot tell from
+// a POST still in flight. Seen twice in full runs (stop 39). So the last step first waits, up
+// to a minute, for a load balancer of the name to be listed, and goes on at once when one is;
+// when none comes, the POST never reached Octavia and the apply makes the first.
 func TestAccLoadBalancer_failedCreateIsRecorded(t *testing.T) {
 	name := acctest.IdentityName()
 
@@ -529,9 +535,17 @@ func TestAccLoadBalancer_failedCreateIsRecorded(t *testing.T) {
   listeners = [{ name = "http", protocol = "TCP", port = 80, members = [{ address = "10.0.0.40", port = 8080 }] }]
 `
 
+	var project, region string
+
 	resource.ParallelTest(t, lbCase(t, []resource.TestStep{
 		{
 			Config: baseConfig(name),
+			Check: func(s *terraform.State) error {
+				project, _ = attr(s, "unikorn_identity.test", "id")
+				region, _ = attr(s, "unikorn_network.test", "region")
+
+				return nil
+			},
 		},
 		{
 			// A new load balancer takes longer than that to be ACTIVE.
@@ -540,7 +554,8 @@ func TestAccLoadBalancer_failedCreateIsRecorded(t *testing.T) {
 			ExpectError: regexp.MustCompile(`(?s)Error\s+creating\s+load\s+balancer.*(timed\s+out|deadline\s+exceeded)`),
 		},
 		{
-			Config: lbConfig(name, listener),
+			PreConfig: func() { awaitListed(t, region, project, naming.LoadBalancer(name), time.Minute) },
+			Config:    lbConfig(name, listener),
 			Check: checkOctavia(t, func(s *terraform.State, lb *acctest.LBSnapshot) error {
 				if len(lb.Listeners) != 1 || lb.LoadBalancer.ProvisioningStatus != "ACTIVE" {
 					return fmt.Errorf("%s: %s with %d listeners", lb.LoadBalancer.ID, lb.LoadBalancer.ProvisioningStatus, len(lb.Listeners))
@@ -550,6 +565,27 @@ func TestAccLoadBalancer_failedCreateIsRecorded(t *testing.T) {
 			}),
 		},
 	}))
+}
+
+// awaitListed polls Octavia every 2 s, for at most limit, until a load balancer of the exact
+// Octavia name is listed in the project.
+func awaitListed(t *testing.T, region, project, octaviaName string, limit time.Duration) {
+	t.Helper()
+
+	for waited := time.Duration(0); waited < limit; waited += 2 * time.Second {
+		found, err := acctest.LoadBalancersNamed(t, region, project, octaviaName)
+		if err != nil {
+			t.Fatalf("listing load balancers named %s: %v", octaviaName, err)
+		}
+
+		if len(found) > 0 {
+			return
+		}
+
+		time.Sleep(2 * time.Second)
+	}
+
+	t.Logf("no load balancer named %s after %s: the cut create never reached Octavia", octaviaName, limit)
 }
 
 // TestAccLoadBalancer_validation shows that configuration mistakes are plan-time errors on
