@@ -2,6 +2,7 @@ package acctest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -387,6 +388,36 @@ func pollLoadBalancer(ctx context.Context, octavia *gophercloud.ServiceClient, i
 
 		return lb, lb.ProvisioningStatus, "", nil
 	})
+}
+
+// AwaitLoadBalancerListed waits, for at most limit, until Octavia lists a load balancer of the
+// exact Octavia name in the project (a create whose answer was lost may still be in flight);
+// when none comes, it logs so and returns.
+func AwaitLoadBalancerListed(t *testing.T, region, projectID, octaviaName string, limit time.Duration) {
+	t.Helper()
+
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+
+	spec := cloud.PollSpec{Pending: []string{"absent"}, Target: []string{"listed"}, MinInterval: time.Second, MaxInterval: 2 * time.Second}
+
+	_, err := cloud.Poll(ctx, spec, func(context.Context) (struct{}, string, string, error) {
+		found, err := LoadBalancersNamed(t, region, projectID, octaviaName)
+		if err != nil || len(found) == 0 {
+			return struct{}{}, "absent", "", err
+		}
+
+		return struct{}{}, "listed", "", nil
+	})
+
+	var timeout *cloud.WaitTimeoutError
+
+	switch {
+	case errors.As(err, &timeout):
+		t.Logf("no load balancer named %s after %s: the create never reached Octavia", octaviaName, limit)
+	case err != nil:
+		t.Fatalf("listing load balancers named %s: %v", octaviaName, err)
+	}
 }
 
 // MembersString renders members as "address:port" joined by commas, sorted, for messages.

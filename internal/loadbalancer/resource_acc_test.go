@@ -554,7 +554,7 @@ func TestAccLoadBalancer_failedCreateIsRecorded(t *testing.T) {
 			ExpectError: regexp.MustCompile(`(?s)Error\s+creating\s+load\s+balancer.*(timed\s+out|deadline\s+exceeded)`),
 		},
 		{
-			PreConfig: func() { awaitListed(t, region, project, naming.LoadBalancer(name), time.Minute) },
+			PreConfig: func() { acctest.AwaitLoadBalancerListed(t, region, project, naming.LoadBalancer(name), time.Minute) },
 			Config:    lbConfig(name, listener),
 			Check: checkOctavia(t, func(s *terraform.State, lb *acctest.LBSnapshot) error {
 				if len(lb.Listeners) != 1 || lb.LoadBalancer.ProvisioningStatus != "ACTIVE" {
@@ -565,27 +565,6 @@ func TestAccLoadBalancer_failedCreateIsRecorded(t *testing.T) {
 			}),
 		},
 	}))
-}
-
-// awaitListed polls Octavia every 2 s, for at most limit, until a load balancer of the exact
-// Octavia name is listed in the project.
-func awaitListed(t *testing.T, region, project, octaviaName string, limit time.Duration) {
-	t.Helper()
-
-	for waited := time.Duration(0); waited < limit; waited += 2 * time.Second {
-		found, err := acctest.LoadBalancersNamed(t, region, project, octaviaName)
-		if err != nil {
-			t.Fatalf("listing load balancers named %s: %v", octaviaName, err)
-		}
-
-		if len(found) > 0 {
-			return
-		}
-
-		time.Sleep(2 * time.Second)
-	}
-
-	t.Logf("no load balancer named %s after %s: the cut create never reached Octavia", octaviaName, limit)
 }
 
 // TestAccLoadBalancer_validation shows that configuration mistakes are plan-time errors on
