@@ -316,6 +316,7 @@ func (c *Client) ensureServiceUserRoles(ctx context.Context, projectID string) e
 
 		if granted {
 			c.sessions.Forget(sessionKey{kind: scopePrivileged, project: projectID})
+			c.forgetProjectTokens(projectID)
 		}
 
 		return struct{}{}, nil

@@ -69,6 +69,8 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 		return nil, err
 	}
 
+	s.tokens = processTokens
+
 	return newClient(ctx, s, defaultRetryTuning(s.maxRetries))
 }
 
@@ -202,8 +204,98 @@ func (c *Client) newProviderClient() (*gophercloud.ProviderClient, error) {
 }
 
 // authenticate gets a token for the service user with the given scope on a new
-// ProviderClient that uses the Client's transport.
+// ProviderClient that uses the Client's transport: the process's shelved token for that scope
+// when there is one (tokenShelf), else a new one, shelved for the process's other
+// configurations.
 func (c *Client) authenticate(ctx context.Context, scope *gophercloud.AuthScope) (*gophercloud.ProviderClient, tokens.CreateResult, error) {
+	shelf := c.settings.tokens
+
+	key, shelvable := shelfKey(c.settings, scope)
+	if shelf == nil || !shelvable {
+		return c.authenticateNew(ctx, scope)
+	}
+
+	if result, ok := shelf.take(key); ok {
+		pc, err := c.shelvedProviderClient(key, scope, result)
+		if err == nil {
+			tflog.SubsystemDebug(logContext(ctx), LogSubsystem, "Reused this process's token for a credential scope",
+				map[string]any{"scope": describeScope(scope)})
+
+			return pc, result, nil
+		}
+
+		shelf.drop(key)
+	}
+
+	pc, result, err := c.authenticateNew(ctx, scope)
+	if err != nil {
+		return nil, tokens.CreateResult{}, err
+	}
+
+	shelf.put(key, scope, result)
+
+	// gophercloud's own re-authentication (after a 401, or near the token's end) replaces the
+	// token: shelve the new one instead.
+	if reauth := pc.ReauthFunc; reauth != nil {
+		pc.ReauthFunc = func(ctx context.Context) error {
+			shelf.drop(key)
+
+			if err := reauth(ctx); err != nil {
+				return err
+			}
+
+			if fresh, ok := pc.GetAuthResult().(tokens.CreateResult); ok {
+				shelf.put(key, scope, fresh)
+			}
+
+			return nil
+		}
+	}
+
+	return pc, result, nil
+}
+
+// shelvedProviderClient is a ProviderClient holding a shelved token: its endpoints come from
+// the token's catalog, and a 401 (or the token's end) authenticates again with the password.
+func (c *Client) shelvedProviderClient(key string, scope *gophercloud.AuthScope, result tokens.CreateResult) (*gophercloud.ProviderClient, error) {
+	catalog, err := result.ExtractServiceCatalog()
+	if err != nil {
+		return nil, err
+	}
+
+	pc, err := c.newProviderClient()
+	if err != nil {
+		return nil, err
+	}
+
+	if err := pc.SetTokenAndAuthResult(result); err != nil {
+		return nil, err
+	}
+
+	// As gophercloud's own authentication sets it (EndpointLocator takes no context).
+	pc.EndpointLocator = func(opts gophercloud.EndpointOpts) (string, error) {
+		return openstack.V3Endpoint(context.Background(), pc, catalog, opts)
+	}
+	pc.ReauthBeforeTokenExpiration = tokenRefreshMargin
+	pc.ReauthFunc = func(ctx context.Context) error {
+		c.settings.tokens.drop(key)
+
+		fresh, result, err := c.authenticateNew(ctx, scope)
+		if err != nil {
+			return err
+		}
+
+		pc.CopyTokenFrom(fresh)
+		c.settings.tokens.put(key, scope, result)
+
+		return nil
+	}
+
+	return pc, nil
+}
+
+// authenticateNew asks Keystone for a new token (authenticate without the shelf).
+func (c *Client) authenticateNew(ctx context.Context, scope *gophercloud.AuthScope) (*gophercloud.ProviderClient, tokens.CreateResult, error) {
 	s := c.settings
 
 	pc, err := c.newProviderClient()

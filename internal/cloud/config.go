@@ -113,6 +113,9 @@ type settings struct {
 	maxRetries   int
 	userAgent    string
 	tlsConfig    *tls.Config
+
+	// tokens shelves the password tokens for the process's other configurations (nil: none).
+	tokens *tokenShelf
 }
 
 // String hides the password.

@@ -223,6 +223,7 @@ func (c *Client) ActAsIdentity(ctx context.Context, projectID string, user *Sess
 func (c *Client) ForgetProject(projectID string) {
 	if projectID != c.baseProjectID {
 		c.sessions.Forget(sessionKey{kind: scopePrivileged, project: projectID})
+		c.forgetProjectTokens(projectID)
 	}
 
 	c.sessions.Forget(sessionKey{kind: scopeIdentity, project: projectID})
