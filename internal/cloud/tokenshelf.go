@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"encoding/hex"
 	"fmt"
+	"strconv"
 	"sync"
 	"time"
 
@@ -59,7 +60,7 @@ func shelfKey(s *settings, scope *gophercloud.AuthScope) (key string, ok bool) {
 	h := sha256.New()
 	for _, part := range []string{
 		s.authURL, tlsTrust(s.tlsConfig), s.userID, s.userName, s.userDomainID, s.userDomainName, s.password,
-		scope.ProjectID, scope.ProjectName, scope.DomainID, scope.DomainName, boolString(scope.System),
+		scope.ProjectID, scope.ProjectName, scope.DomainID, scope.DomainName, strconv.FormatBool(scope.System),
 	} {
 		h.Write([]byte(part))
 		h.Write([]byte{0})
@@ -73,23 +74,11 @@ func shelfKey(s *settings, scope *gophercloud.AuthScope) (key string, ok bool) {
 // or a CA bundle of the configuration's own (named by its pool, so never shared with another
 // configuration), each with the insecure switch.
 func tlsTrust(c *tls.Config) string {
-	if c == nil {
-		c = &tls.Config{MinVersion: tls.VersionTLS12}
+	if c == nil || c.RootCAs == nil {
+		return "system insecure=" + strconv.FormatBool(c != nil && c.InsecureSkipVerify)
 	}
 
-	if c.RootCAs == nil {
-		return "system insecure=" + boolString(c.InsecureSkipVerify)
-	}
-
-	return fmt.Sprintf("own %p insecure=%s", c.RootCAs, boolString(c.InsecureSkipVerify))
-}
-
-func boolString(b bool) string {
-	if b {
-		return "true"
-	}
-
-	return "false"
+	return fmt.Sprintf("own %p insecure=%t", c.RootCAs, c.InsecureSkipVerify)
 }
 
 // take returns the token shelved under key while it has enough life left.
