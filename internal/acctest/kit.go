@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 
 	"github.com/gophercloud/gophercloud/v2"
@@ -134,4 +135,21 @@ func ImportSteps(address string, ignore ...string) []resource.TestStep {
 // one default and plan with another.
 func ProviderRegion(region string) string {
 	return fmt.Sprintf("provider \"unikorn\" {\n  region = %q\n}\n", region)
+}
+
+// Wrapped matches an error that holds the phrases in this order, each as the CLI prints it:
+// wrapped into lines at any space (for ExpectError).
+func Wrapped(phrases ...string) *regexp.Regexp {
+	parts := make([]string, len(phrases))
+
+	for i, p := range phrases {
+		words := strings.Fields(p)
+		for j, w := range words {
+			words[j] = regexp.QuoteMeta(w)
+		}
+
+		parts[i] = strings.Join(words, `\s+`)
+	}
+
+	return regexp.MustCompile(`(?s)` + strings.Join(parts, `.*`))
 }

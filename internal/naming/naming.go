@@ -17,6 +17,7 @@
 //	Nova server (display name)                         <name>
 //	Glance snapshot image of a server (identity's      <name>
 //	  project)
+//	Cinder volume                                      volume-<name>
 //	Octavia load balancer                              lb-<name>
 //	Octavia listener                                   lb-<name>-<listener>-listener
 //	Octavia pool                                       lb-<name>-<listener>-pool
@@ -57,6 +58,10 @@ const (
 	SecurityGroupPrefix = "securitygroup-"
 	// ServerPortPrefix prefixes the Neutron port of a server.
 	ServerPortPrefix = "server-"
+	// VolumePrefix prefixes a Cinder volume. Unikorn's region service makes no volumes yet
+	// (uni-region: Volume is a storage model without provider code), so the name is this
+	// provider's, in the shape of the others.
+	VolumePrefix = "volume-"
 	// LoadBalancerPrefix prefixes an Octavia load balancer and its children.
 	LoadBalancerPrefix = "lb-"
 	// ListenerSuffix ends an Octavia listener name.
@@ -140,6 +145,9 @@ func Server(name string) string { return name }
 // SnapshotImage is the Glance name of the snapshot image name of a server: the name itself,
 // unique in the identity's project (the image data sources find it by it).
 func SnapshotImage(name string) string { return name }
+
+// Volume is the Cinder name of volume name.
+func Volume(name string) string { return VolumePrefix + name }
 
 // LoadBalancer is the Octavia load balancer name of load balancer name.
 func LoadBalancer(name string) string { return LoadBalancerPrefix + name }
@@ -510,12 +518,13 @@ const (
 	KindLoadBalancer  = "load balancer"
 	KindListener      = "listener"
 	KindSnapshot      = "snapshot"
+	KindVolume        = "volume"
 )
 
 // Length limits of names in the services, in characters.
 const (
 	keystoneNameMax  = 64  // Keystone project names.
-	openStackNameMax = 255 // Nova, Neutron and Octavia names.
+	openStackNameMax = 255 // Nova, Neutron, Octavia and Cinder names.
 )
 
 // lbChildOverhead is what "lb-<name>-<listener>-listener", the longest
@@ -538,6 +547,7 @@ var nameLimits = map[string]struct {
 	KindLoadBalancer: {Listener("<name>", "<listener>") + " (Octavia)", openStackNameMax - lbChildOverhead - 1},
 	KindListener:     {Listener("<name>", "<listener>") + " (Octavia)", openStackNameMax - lbChildOverhead - 1},
 	KindSnapshot:     {SnapshotImage("<name>") + " (Glance)", openStackNameMax},
+	KindVolume:       {Volume("<name>") + " (Cinder)", openStackNameMax - len(VolumePrefix)},
 }
 
 // limitFor returns the limit of the service behind a kind.
@@ -564,7 +574,8 @@ func (e *NameError) Error() string {
 // keeps every name derived from it within its service's limit: 47 for an
 // identity (Keystone allows 64 for "unikorn-identity-<name>"), 247 for a
 // network, 241 for a security group, 248 for a server, 241 for a load
-// balancer or listener (see [ValidateListenerName] for the pair). It is 0
+// balancer or listener (see [ValidateListenerName] for the pair), 248 for a
+// volume. It is 0
 // for an unknown kind.
 func MaxNameLength(kind string) int {
 	return nameLimits[kind].max

@@ -485,7 +485,7 @@ func TestValidateName(t *testing.T) {
 		}
 	}
 
-	if err := ValidateName("volume", "a"); err == nil {
+	if err := ValidateName("backup", "a"); err == nil {
 		t.Error("ValidateName accepted an unknown kind")
 	}
 }
@@ -504,6 +504,7 @@ func TestMaxNameLength(t *testing.T) {
 			return []string{LoadBalancer(n), Listener(n, "l"), Pool(n, "l"), Monitor(n, "l")}
 		},
 		KindListener: func(n string) []string { return []string{Listener("l", n), Pool("l", n), Monitor("l", n)} },
+		KindVolume:   func(n string) []string { return []string{Volume(n)} },
 	} {
 		limit := 255
 		if kind == KindIdentity {
@@ -522,7 +523,7 @@ func TestMaxNameLength(t *testing.T) {
 		}
 	}
 
-	if MaxNameLength("volume") != 0 {
+	if MaxNameLength("backup") != 0 {
 		t.Error("MaxNameLength of an unknown kind is not 0")
 	}
 }

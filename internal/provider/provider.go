@@ -256,6 +256,7 @@ func (p *unikornProvider) Resources(_ context.Context) []func() resource.Resourc
 		role.NewRoleResource,
 		server.NewResource,
 		server.NewSnapshotResource,
+		volume.NewResource,
 	})
 }
 
@@ -296,7 +297,7 @@ var _ provider.ProviderWithListResources = (*unikornProvider)(nil)
 // `terraform query`), one per resource: the global kinds (domains, federations, identities,
 // projects, roles), the regional admin kinds (flavors, images, provider networks) and the
 // identities' tenant kinds (load balancers, networks, security groups, servers, server
-// snapshots).
+// snapshots, volumes).
 func (p *unikornProvider) ListResources(_ context.Context) []func() list.ListResource {
 	return []func() list.ListResource{
 		adapter.GlobalList(domain.NewDomainResource, inCloud(domain.Listed)),
@@ -314,6 +315,7 @@ func (p *unikornProvider) ListResources(_ context.Context) []func() list.ListRes
 		adapter.GlobalList(role.NewRoleResource, inCloud(role.Listed)),
 		adapter.TenantList(server.NewResource, server.List),
 		adapter.TenantList(server.NewSnapshotResource, server.ListSnapshots),
+		adapter.TenantList(volume.NewResource, volume.ListVolumes),
 	}
 }
 
