@@ -573,6 +573,19 @@ def check_region(api, secrets, region, project_id, discover=False, state=None, s
     except Exception as e:  # noqa
         out.append(('nova services', False, str(e)[:100]))
     try:
+        # cinder-scheduler and the volume backend (host r<N>-cinder@lite), heartbeat fresh
+        svcs = api.get(url('volumev3', region, '/v3/%s/os-services' % project_id))['services']
+        fresh = time.strftime('%Y-%m-%dT%H:%M:%S', time.gmtime(since))
+        st = {s['binary']: (s['state'], s['updated_at'] or '') for s in svcs
+              if s['host'] in ('r%d-cinder' % r, 'r%d-cinder@lite' % r)}
+        for b in ('cinder-scheduler', 'cinder-volume'):
+            svc_state, updated = st.get(b, ('missing', ''))
+            ok = svc_state == 'up' and updated >= fresh
+            out.append((b, ok, 'service %s%s' % (svc_state, '' if ok or svc_state != 'up'
+                                                 else ', stale heartbeat')))
+    except Exception as e:  # noqa
+        out.append(('cinder services', False, str(e)[:100]))
+    try:
         nodes = db_query(secrets, "SELECT hypervisor_hostname FROM r%d_nova.compute_nodes "
                                   "WHERE deleted = 0 AND host = '%s'" % (r, host))
         mapped = db_query(secrets, "SELECT host FROM r%d_nova_api.host_mappings WHERE host = '%s'"
