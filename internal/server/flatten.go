@@ -48,6 +48,12 @@ func expandSpec(ctx context.Context, m serverModel, userData types.String) (Spec
 		diags.Append(m.Tags.ElementsAs(ctx, &spec.Tags, false)...)
 	}
 
+	if !m.Volumes.IsNull() {
+		spec.ManageVolumes = true
+		diags.Append(m.Volumes.ElementsAs(ctx, &spec.Volumes, false)...)
+		slices.Sort(spec.Volumes)
+	}
+
 	if !m.AllowedAddressPairs.IsNull() {
 		var pairs []addressPairModel
 
@@ -153,6 +159,10 @@ func flatten(m *serverModel, region string, out *Server, prior serverModel) {
 	m.PublicIPAddress = adapter.StringOrNull(out.PublicIPAddress)
 	m.Metadata = adapter.StringMap(out.Metadata, prior.Metadata)
 	m.UserData = types.StringNull()
+
+	if !prior.Volumes.IsNull() { // attachments are managed only when configured
+		m.Volumes = adapter.StringSet(out.VolumeIDs, prior.Volumes)
+	}
 
 	// Nova tells a server's host to admins only; a pinned server whose host it tells and that
 	// moved (migrated) shows it, and the plan replaces it.
@@ -306,6 +316,7 @@ type serverModel struct {
 	Timeouts            timeouts.Value `tfsdk:"timeouts"`
 	UserData            types.String   `tfsdk:"user_data"`
 	UserDataSHA256      types.String   `tfsdk:"user_data_sha256"`
+	Volumes             types.Set      `tfsdk:"volumes"`
 }
 
 // addressPairModel is one of allowed_address_pairs.

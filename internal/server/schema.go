@@ -249,6 +249,18 @@ func (r *serverResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 				Computed:            true,
 				MarkdownDescription: "Hex SHA-256 of `user_data`, so that a change shows in the plan; null without user data.",
 			},
+			"volumes": schema.SetAttribute{
+				Optional:    true,
+				ElementType: types.StringType,
+				MarkdownDescription: "IDs of the volumes (`unikorn_volume`, of the same project and region) attached to the " +
+					"server, exactly: attached and detached in place through Nova, without replacing the server, each waited " +
+					"for until Cinder says it is done; a volume detached or attached out of band shows in the next plan. A " +
+					"volume moved from one server to another in one apply is detached from the first while the second waits " +
+					"for it (up to five minutes, then an error naming the server that keeps it). Unset: the attachments are " +
+					"not managed (those made elsewhere are left alone); an empty set detaches every volume. Destroying the " +
+					"server detaches its volumes (Nova), which are kept.",
+				Validators: []validator.Set{setvalidator.ValueStringsAre(adapter.UUID())},
+			},
 		},
 	}
 }

@@ -81,6 +81,10 @@ type Spec struct {
 	// node, one Ironic node on a baremetal cloud), as Unikorn pins (its infrastructureRef); made
 	// in the privileged scope as Host is.
 	Hypervisor string
+	// Volumes are exactly the IDs of the volumes attached to the server, when ManageVolumes;
+	// without it the server's attachments are not managed.
+	Volumes       []string
+	ManageVolumes bool
 }
 
 // Known is what an earlier apply recorded (Terraform state, private state); any may be "".
@@ -121,6 +125,8 @@ type Server struct {
 	Hypervisor string
 	// ServerGroupIDs are the server groups the server was scheduled into.
 	ServerGroupIDs []string
+	// VolumeIDs are the volumes attached to the server, sorted.
+	VolumeIDs []string
 	// Metadata is the server's metadata without the ownership marks.
 	Metadata map[string]string
 	// Made says that a create of a unikorn_server made the server (its creation mark): its
@@ -369,6 +375,12 @@ func (s *Service) Ensure(ctx context.Context, spec Spec, known Known) (*Server, 
 
 	if srv, err = s.convergePower(ctx, srv, spec.PowerState); err != nil {
 		return fail(err)
+	}
+
+	if spec.ManageVolumes {
+		if srv, err = s.convergeVolumes(ctx, srv, spec.Volumes); err != nil {
+			return fail(err)
+		}
 	}
 
 	if !freshServer {
@@ -691,6 +703,7 @@ func toServer(srv *servers.Server) *Server {
 		Hypervisor: srv.HypervisorHostname,
 		Metadata:   withoutMarks(srv.Metadata), // the ownership marks are no one's metadata
 		Made:       madeHere(srv),
+		VolumeIDs:  attachedVolumes(srv),
 	}
 
 	if srv.Status == "ERROR" {
