@@ -130,8 +130,9 @@ func (d *deletion) run(ctx context.Context, force bool) error {
 		return err
 	}
 
-	// Tenant objects first: refuse, or remove them with force.
-	if err := leftovers.Clear(ctx, priv, leftovers.Options{Owner: "identity", Force: force}); err != nil {
+	// Tenant objects first (volumes among them: unikorn_volume makes them as the identity's
+	// user): refuse, or remove them with force.
+	if err := leftovers.Clear(ctx, priv, leftovers.Options{Owner: "identity", Force: force, Volumes: true}); err != nil {
 		return err
 	}
 

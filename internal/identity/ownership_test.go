@@ -331,6 +331,7 @@ func twoRegionProject(t *testing.T) (*cloudtest.API, *cloud.Client) {
 		"/network/v2.0/networks":         {"networks": []any{}},
 		"/network/v2.0/ports":            {"ports": []any{}},
 		"/network/v2.0/security-groups":  {"security_groups": []any{}},
+		"/volume/v3/volumes/detail":      {"volumes": []any{}},
 	} {
 		f.Reply("GET", "/RegionTwo"+path, 200, body)
 	}

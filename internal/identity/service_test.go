@@ -30,6 +30,7 @@ func identityProjectInFake(f *cloudtest.API) {
 		"/v3/OS-TRUST/trusts":                   {"trusts": []any{}},
 		"/v3/users":                             {"users": []any{}},
 		"/v3/users/u-1/application_credentials": {"application_credentials": []any{}},
+		"/volume/v3/volumes/detail":             {"volumes": []any{}},
 	}
 
 	for path, body := range empty {
