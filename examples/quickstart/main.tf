@@ -1,6 +1,6 @@
 # The quickstart applied by `make demo` against the local two-region OpenStack: a tenant
-# identity, its network and security group, a server with a floating IP, and a load balancer
-# in front of it. Credentials come from the environment that tools/openstack-lite writes
+# identity, its network and security group, a server with a floating IP and a data volume, and
+# a load balancer in front of it. Credentials come from the environment that tools/openstack-lite writes
 # (OS_CLOUD, OS_CLIENT_CONFIG_FILE, UNIKORN_DOMAIN, UNIKORN_REGIONS).
 terraform {
   required_providers {
@@ -53,6 +53,14 @@ resource "unikorn_security_group" "demo" {
   ]
 }
 
+# A data volume for the server: it outlives a replaced server, and grows in place when
+# size_gb is raised (Cinder never shrinks a volume).
+resource "unikorn_volume" "demo" {
+  identity_id = unikorn_identity.demo.id
+  name        = var.name
+  size_gb     = 1
+}
+
 resource "unikorn_server" "demo" {
   identity_id        = unikorn_identity.demo.id
   name               = var.name
@@ -61,6 +69,7 @@ resource "unikorn_server" "demo" {
   flavor_id          = data.unikorn_flavor.small.id
   image_id           = data.unikorn_image.os.id
   public_ip          = true
+  volumes            = [unikorn_volume.demo.id] # attached and detached in place
 }
 
 resource "unikorn_loadbalancer" "demo" {
@@ -86,6 +95,7 @@ output "server" {
     provider_id = unikorn_server.demo.provider_id
     private_ip  = unikorn_server.demo.private_ip
     public_ip   = unikorn_server.demo.public_ip_address
+    volumes     = unikorn_server.demo.volumes
   }
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack"
+	"github.com/gophercloud/gophercloud/v2/openstack/blockstorage/v3/volumes"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servergroups"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
 	"github.com/gophercloud/gophercloud/v2/openstack/config"
@@ -202,7 +203,8 @@ func (c *Cloud) Inventory(ctx context.Context, scope Scope) ([]Object, error) {
 	return out, nil
 }
 
-// regional lists the Neutron, Nova and Octavia objects of one region in scope.
+// regional lists the Neutron, Nova, Octavia and Cinder objects of one region in scope (a
+// volume's attachments as objects of their own, named after the volume).
 func (c *Cloud) regional(ctx context.Context, region string, scope Scope) ([]Object, error) {
 	eo := gophercloud.EndpointOpts{Region: region}
 
@@ -217,6 +219,11 @@ func (c *Cloud) regional(ctx context.Context, region string, scope Scope) ([]Obj
 	}
 
 	lc, err := openstack.NewLoadBalancerV2(c.identity.ProviderClient, eo)
+	if err != nil {
+		return nil, err
+	}
+
+	bc, err := openstack.NewBlockStorageV3(c.identity.ProviderClient, eo)
 	if err != nil {
 		return nil, err
 	}
@@ -269,6 +276,7 @@ func (c *Cloud) regional(ctx context.Context, region string, scope Scope) ([]Obj
 				func(n listeners.Listener) (string, string, string) { return n.Name, n.ID, n.ProjectID }, keep)
 		},
 		func() ([]Object, error) { return c.pools(ctx, lc, region, keep) },
+		func() ([]Object, error) { return volumesOf(ctx, bc, region, keep) },
 		func() ([]Object, error) {
 			return regionKind(ctx, region, "health monitor", monitors.List(lc, nil), monitors.ExtractMonitors,
 				func(n monitors.Monitor) (string, string, string) { return n.Name, n.ID, n.ProjectID }, keep)
@@ -331,6 +339,36 @@ func (c *Cloud) pools(ctx context.Context, lc *gophercloud.ServiceClient, region
 	return out, nil
 }
 
+// volumesOf lists the volumes of region in scope, each followed by its attachments.
+func volumesOf(ctx context.Context, bc *gophercloud.ServiceClient, region string, keep func(Object) bool) ([]Object, error) {
+	all, err := volumes.List(bc, volumes.ListOpts{AllTenants: true}).AllPages(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("listing volumes in %s: %w", region, err)
+	}
+
+	vols, err := volumes.ExtractVolumes(all)
+	if err != nil {
+		return nil, err
+	}
+
+	var out []Object
+
+	for _, v := range vols {
+		o := Object{Region: region, Kind: "volume", Name: v.Name, ID: v.ID, Project: v.TenantID}
+		if !keep(o) {
+			continue
+		}
+
+		out = append(out, o)
+
+		for _, a := range v.Attachments {
+			out = append(out, Object{Region: region, Kind: "attachment", Name: v.Name, ID: a.AttachmentID + " (server " + a.ServerID + ")", Project: v.TenantID})
+		}
+	}
+
+	return out, nil
+}
+
 // Expected is what the reference stack named name makes, one object each, as "kind name"
 // keys (see naming): the deterministic names the twin check counts.
 func Expected(name string) []string {
@@ -352,6 +390,8 @@ func Expected(name string) []string {
 		"floating IP " + lb,
 		"listener " + naming.Listener(name, "http"),
 		"pool " + pool,
+		"volume " + naming.Volume(name),
+		"attachment " + naming.Volume(name),
 	}
 }
 
