@@ -37,6 +37,13 @@ func AdminGlance(t *testing.T, region string) *gophercloud.ServiceClient {
 	return clientOf(t, "Glance", region, Client(t).Base().Image)
 }
 
+// AdminCinder is the Cinder client of region in the configured (admin) scope.
+func AdminCinder(t *testing.T, region string) *gophercloud.ServiceClient {
+	t.Helper()
+
+	return clientOf(t, "Cinder", region, Client(t).Base().BlockStorage)
+}
+
 // Image reads image id in region from Glance (gophercloud's 404 when it is gone).
 func Image(t *testing.T, region, id string) (*images.Image, error) {
 	t.Helper()

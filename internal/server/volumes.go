@@ -8,13 +8,9 @@ package server
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"slices"
 
-	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
-	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/volumeattach"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/volume"
 )
@@ -75,33 +71,13 @@ func (s *Service) convergeVolumes(ctx context.Context, srv *servers.Server, want
 	}
 
 	for _, id := range detach {
-		tflog.Info(ctx, "Detaching a volume", map[string]any{"volume_id": id})
-
-		err := volumeattach.Delete(ctx, s.compute, srv.ID, id).ExtractErr()
-		if err != nil && !gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
-			return srv, fmt.Errorf("detaching volume %s from server %s: %w", id, srv.ID, err)
-		}
-
-		if err := vols.WaitDetached(ctx, id, srv.ID); err != nil {
+		if err := vols.Detach(ctx, srv.ID, id); err != nil {
 			return srv, err
 		}
 	}
 
 	for _, id := range attach {
-		here, err := vols.WaitAttachable(ctx, id, srv.ID)
-		if err != nil {
-			return srv, err
-		}
-
-		if !here {
-			tflog.Info(ctx, "Attaching a volume", map[string]any{"volume_id": id})
-
-			if _, err := volumeattach.Create(ctx, s.compute, srv.ID, volumeattach.CreateOpts{VolumeID: id}).Extract(); err != nil {
-				return srv, fmt.Errorf("attaching volume %s to server %s: %w", id, srv.ID, err)
-			}
-		}
-
-		if err := vols.WaitAttached(ctx, id, srv.ID); err != nil {
+		if err := vols.Attach(ctx, srv.ID, id); err != nil {
 			return srv, err
 		}
 	}

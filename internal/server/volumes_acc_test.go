@@ -76,7 +76,7 @@ resource "unikorn_volume" "v" {
 					id := idOf(s, v)
 					wantIDs = append(wantIDs, id)
 
-					vol, err := volumes.Get(context.Background(), adminCinder(t, f.region), id).Extract()
+					vol, err := volumes.Get(context.Background(), acctest.AdminCinder(t, f.region), id).Extract()
 					if err != nil {
 						return err
 					}
@@ -120,7 +120,7 @@ resource "unikorn_volume" "v" {
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy: resource.ComposeAggregateTestCheckFunc(checkDestroy(t), func(*terraform.State) error {
 			for _, id := range []string{volumeW, volumeV} {
-				_, err := volumes.Get(context.Background(), adminCinder(t, f.region), id).Extract()
+				_, err := volumes.Get(context.Background(), acctest.AdminCinder(t, f.region), id).Extract()
 				if !gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
 					return fmt.Errorf("volume %s is still there after destroy (err %v)", id, err)
 				}
@@ -183,24 +183,12 @@ resource "unikorn_volume" "v" {
 	})
 }
 
-// adminCinder is Cinder's client of region in the configured (admin) scope.
-func adminCinder(t *testing.T, region string) *gophercloud.ServiceClient {
-	t.Helper()
-
-	sc, err := acctest.Cinder(acctest.Client(t), region)
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	return sc
-}
-
 // waitStatus waits until Cinder says volume id is in status.
 func waitStatus(ctx context.Context, t *testing.T, region, id, status string) {
 	t.Helper()
 
 	for ctx.Err() == nil {
-		vol, err := volumes.Get(ctx, adminCinder(t, region), id).Extract()
+		vol, err := volumes.Get(ctx, acctest.AdminCinder(t, region), id).Extract()
 		if err != nil {
 			t.Fatal(err)
 		}

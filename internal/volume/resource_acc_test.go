@@ -24,22 +24,6 @@ import (
 
 const volumeAddress = "unikorn_volume.v"
 
-// adminCinder is Cinder's client of region in the configured (admin) scope, at the
-// microversion the provider uses.
-func adminCinder(t *testing.T, region string) *gophercloud.ServiceClient {
-	t.Helper()
-
-	sc, err := acctest.Cinder(acctest.Client(t), region)
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	c := *sc
-	c.Microversion = volume.Microversion
-
-	return &c
-}
-
 // volumeConfig is an identity called name and its volume of sizeGB, with the argument lines
 // extra.
 func volumeConfig(name string, sizeGB int, extra string) string {
@@ -59,7 +43,7 @@ func cinderVolume(t *testing.T, s *terraform.State) (*volumes.Volume, map[string
 		return nil, nil, err
 	}
 
-	v, err := volumes.Get(context.Background(), adminCinder(t, a["region"]), a["id"]).Extract()
+	v, err := volumes.Get(context.Background(), acctest.AdminCinder(t, a["region"]), a["id"]).Extract()
 
 	return v, a, err
 }
@@ -111,7 +95,7 @@ func checkGone(t *testing.T) resource.TestCheckFunc {
 				continue
 			}
 
-			_, err := volumes.Get(context.Background(), adminCinder(t, rs.Primary.Attributes["region"]), rs.Primary.ID).Extract()
+			_, err := volumes.Get(context.Background(), acctest.AdminCinder(t, rs.Primary.Attributes["region"]), rs.Primary.ID).Extract()
 			if !gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
 				return fmt.Errorf("volume %s is still there after destroy (err %v)", rs.Primary.ID, err)
 			}
@@ -156,7 +140,7 @@ func TestAccVolume_lifecycle(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
 
-			if err := change(ctx, adminCinder(t, region)); err != nil {
+			if err := change(ctx, acctest.AdminCinder(t, region)); err != nil {
 				t.Fatalf("changing volume %s out of band: %v", id, err)
 			}
 		}
@@ -208,12 +192,12 @@ resource "unikorn_volume" "x" {
 			{
 				// the refused volume is as it was; then it goes, so that the identity can be destroyed
 				PreConfig: func() {
-					v, err := volumes.Get(context.Background(), adminCinder(t, region), foreign).Extract()
+					v, err := volumes.Get(context.Background(), acctest.AdminCinder(t, region), foreign).Extract()
 					if err != nil || v.Metadata["owner"] != "someone" || naming.MarkOf(v.Metadata).Marked() || v.Size != 1 {
 						t.Fatalf("the refused volume %s was touched: %+v (err %v)", foreign, v, err)
 					}
 
-					if err := volumes.Delete(context.Background(), adminCinder(t, region), foreign, nil).ExtractErr(); err != nil {
+					if err := volumes.Delete(context.Background(), acctest.AdminCinder(t, region), foreign, nil).ExtractErr(); err != nil {
 						t.Fatal(err)
 					}
 				},
@@ -233,7 +217,7 @@ resource "unikorn_volume" "x" {
 						return err
 					}
 
-					v, err := volumes.Get(context.Background(), adminCinder(t, region), a["id"]).Extract()
+					v, err := volumes.Get(context.Background(), acctest.AdminCinder(t, region), a["id"]).Extract()
 
 					switch {
 					case err != nil:
@@ -376,7 +360,7 @@ func makeVolume(t *testing.T, projectID, region, name string, metadata map[strin
 	}
 
 	t.Cleanup(func() {
-		err := volumes.Delete(context.Background(), adminCinder(t, region), v.ID, nil).ExtractErr()
+		err := volumes.Delete(context.Background(), acctest.AdminCinder(t, region), v.ID, nil).ExtractErr()
 		if err != nil && !gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
 			t.Errorf("deleting volume %s: %v", v.ID, err)
 		}

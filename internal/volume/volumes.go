@@ -48,8 +48,6 @@ var (
 	createPending = []string{"creating", "downloading"}
 	// extendPending are the states of a volume while it grows.
 	extendPending = []string{"extending"}
-	// detachPending are the states of a volume while Nova detaches it.
-	detachPending = []string{StatusInUse, "detaching", "attaching", "reserved"}
 	// deletePending are the states of a volume while Cinder deletes it.
 	deletePending = []string{"deleting", StatusAvailable, "error"}
 )
@@ -474,19 +472,46 @@ func (v *Volumes) detachAll(ctx context.Context, vol *Volume) error {
 	}
 
 	for _, a := range vol.Attachments {
-		tflog.Info(ctx, "Detaching a volume before deleting it", map[string]any{"volume_id": vol.ID, "server_id": a.ServerID})
-
-		err := volumeattach.Delete(ctx, v.compute, a.ServerID, vol.ID).ExtractErr()
-		if err != nil && !gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
-			return fmt.Errorf("detaching volume %s from server %s in %s: %w", vol.ID, a.ServerID, v, err)
+		if err := v.Detach(ctx, a.ServerID, vol.ID); err != nil {
+			return err
 		}
 	}
 
-	if _, err := v.wait(ctx, vol.ID, detachPending, []string{StatusAvailable}); err != nil {
-		return fmt.Errorf("detaching volume %s in %s: %w", vol.ID, v, err)
+	return nil
+}
+
+// Detach detaches volume id from server serverID through Nova (one that is not attached there,
+// or a server that is gone, is success) and waits until Cinder says it is no longer attached
+// there.
+func (v *Volumes) Detach(ctx context.Context, serverID, id string) error {
+	tflog.Info(ctx, "Detaching a volume", map[string]any{"volume_id": id, "server_id": serverID})
+
+	err := volumeattach.Delete(ctx, v.compute, serverID, id).ExtractErr()
+	if err != nil && !gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
+		return fmt.Errorf("detaching volume %s from server %s in %s: %w", id, serverID, v, err)
 	}
 
-	return nil
+	return v.waitDetached(ctx, id, serverID)
+}
+
+// Attach attaches volume id to server serverID through Nova, once the volume is free to attach
+// (waitAttachable: a volume that another server holds is waited for, then named), and waits
+// until Cinder says it is attached there; one attached there already is left as it is.
+func (v *Volumes) Attach(ctx context.Context, serverID, id string) error {
+	here, err := v.waitAttachable(ctx, id, serverID)
+	if err != nil {
+		return err
+	}
+
+	if !here {
+		tflog.Info(ctx, "Attaching a volume", map[string]any{"volume_id": id, "server_id": serverID})
+
+		if _, err := volumeattach.Create(ctx, v.compute, serverID, volumeattach.CreateOpts{VolumeID: id}).Extract(); err != nil {
+			return fmt.Errorf("attaching volume %s to server %s in %s: %w", id, serverID, v, err)
+		}
+	}
+
+	return v.waitAttached(ctx, id, serverID)
 }
 
 // deleteAndWait deletes volume id and waits until Cinder no longer has it.
@@ -642,10 +667,10 @@ func (v *Volumes) waitSeen(ctx context.Context, id, serverID string, pending, ta
 		})
 }
 
-// WaitAttachable waits, up to attachWaitBudget, until volume id can be attached to server
+// waitAttachable waits, up to attachWaitBudget, until volume id can be attached to server
 // serverID: available, or attached to it already (here true). A volume that another server
 // keeps is an error that names the server.
-func (v *Volumes) WaitAttachable(ctx context.Context, id, serverID string) (here bool, err error) {
+func (v *Volumes) waitAttachable(ctx context.Context, id, serverID string) (here bool, err error) {
 	wctx, cancel := context.WithTimeout(ctx, attachWaitBudget)
 	defer cancel()
 
@@ -664,8 +689,8 @@ func (v *Volumes) WaitAttachable(ctx context.Context, id, serverID string) (here
 	return seenBy(vol, serverID) == seenHere, nil
 }
 
-// WaitAttached waits until volume id is attached to server serverID (in-use there).
-func (v *Volumes) WaitAttached(ctx context.Context, id, serverID string) error {
+// waitAttached waits until volume id is attached to server serverID (in-use there).
+func (v *Volumes) waitAttached(ctx context.Context, id, serverID string) error {
 	if _, err := v.waitSeen(ctx, id, serverID, []string{seenFree, seenBusy}, []string{seenHere}); err != nil {
 		return fmt.Errorf("waiting for volume %s in %s to be attached to server %s: %w", id, v, serverID, err)
 	}
@@ -673,9 +698,9 @@ func (v *Volumes) WaitAttached(ctx context.Context, id, serverID string) error {
 	return nil
 }
 
-// WaitDetached waits until volume id is no longer attached to server serverID (a 404: gone, so
+// waitDetached waits until volume id is no longer attached to server serverID (a 404: gone, so
 // detached too).
-func (v *Volumes) WaitDetached(ctx context.Context, id, serverID string) error {
+func (v *Volumes) waitDetached(ctx context.Context, id, serverID string) error {
 	_, err := cloud.Poll(ctx, cloud.PollSpec{
 		Pending: []string{seenHere, seenBusy}, Target: []string{seenFree, seenElsewhere}, NotFoundIsTarget: true,
 		MinInterval: time.Second, MaxInterval: 5 * time.Second,
