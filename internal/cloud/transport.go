@@ -45,6 +45,10 @@ type retryTuning struct {
 	// arrive, so that a half-open connection is given up and retried instead of hanging the
 	// operation until its timeout. Zero: no bound.
 	headerTimeout time.Duration
+	// onceHeaderTimeout is the same bound for a request sent once (a POST, a PATCH, [Once]):
+	// longer, and the attempt given up is not repeated; its caller treats it as a lost answer
+	// ([Create] looks for what it may have made). Zero: no bound.
+	onceHeaderTimeout time.Duration
 	// bodyIdleTimeout bounds every wait for the next bytes of an answer's body, whatever the
 	// method: a body that stalls mid-way fails the read instead of hanging a plan or an apply.
 	// Zero: no bound.
@@ -55,21 +59,29 @@ type retryTuning struct {
 
 func defaultRetryTuning(maxRetries int) retryTuning {
 	return retryTuning{
-		maxRetries:      maxRetries,
-		initialBackoff:  500 * time.Millisecond,
-		maxBackoff:      30 * time.Second,
-		maxRetryAfter:   60 * time.Second,
-		sleep:           sleepContext,
-		now:             time.Now,
-		headerTimeout:   defaultHeaderTimeout,
-		bodyIdleTimeout: defaultBodyIdleTimeout,
-		afterFunc:       realAfterFunc,
+		maxRetries:        maxRetries,
+		initialBackoff:    500 * time.Millisecond,
+		maxBackoff:        30 * time.Second,
+		maxRetryAfter:     60 * time.Second,
+		sleep:             sleepContext,
+		now:               time.Now,
+		headerTimeout:     defaultHeaderTimeout,
+		onceHeaderTimeout: defaultOnceHeaderTimeout,
+		bodyIdleTimeout:   defaultBodyIdleTimeout,
+		afterFunc:         realAfterFunc,
 	}
 }
 
 // defaultHeaderTimeout is how long an idempotent request waits for its answer to begin: far
 // above what any OpenStack read takes, far below a resource's timeout.
 const defaultHeaderTimeout = 90 * time.Second
+
+// defaultOnceHeaderTimeout is how long a request sent once waits for its answer to begin: above
+// the slowest create seen under load (a Neutron router, tens of seconds), and short enough that
+// a create whose answer never comes is recovered (looked for by its key) well inside a
+// resource's timeout instead of hanging it to the end (seen: a Keystone POST that never got an
+// answer held an identity's create for its whole 10 minutes).
+const defaultOnceHeaderTimeout = 3 * time.Minute
 
 // defaultBodyIdleTimeout is how long a read of an answer's body may wait for its next bytes.
 const defaultBodyIdleTimeout = 60 * time.Second
@@ -251,15 +263,21 @@ func (t *retryingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 	}
 }
 
-// attempt is one round trip. An idempotent one is bounded by headerTimeout until its answer
-// begins; then every read of the body, of any request, by bodyIdleTimeout between two reads
-// that bring bytes (a stalled body fails with errBodyStalled instead of hanging).
+// attempt is one round trip, bounded until its answer begins by headerTimeout (idempotent) or
+// onceHeaderTimeout (sent once); then every read of the body, of any request, by
+// bodyIdleTimeout between two reads that bring bytes (a stalled body fails with errBodyStalled
+// instead of hanging).
 func (t *retryingTransport) attempt(r *http.Request, idempotent bool) (*http.Response, error) {
 	ctx, cancel := context.WithCancelCause(r.Context())
 	stop := func() bool { return false }
 
-	if idempotent && t.tuning.headerTimeout > 0 {
-		stop = t.tuning.afterFunc(t.tuning.headerTimeout, func() { cancel(errHeaderTimeout) })
+	bound := t.tuning.headerTimeout
+	if !idempotent {
+		bound = t.tuning.onceHeaderTimeout
+	}
+
+	if bound > 0 {
+		stop = t.tuning.afterFunc(bound, func() { cancel(errHeaderTimeout) })
 	}
 
 	resp, err := t.base.RoundTrip(r.WithContext(ctx))
@@ -267,7 +285,10 @@ func (t *retryingTransport) attempt(r *http.Request, idempotent bool) (*http.Res
 
 	if err != nil {
 		if errors.Is(context.Cause(ctx), errHeaderTimeout) && r.Context().Err() == nil {
-			err = fmt.Errorf("%w (%s)", errHeaderTimeout, t.tuning.headerTimeout)
+			err = fmt.Errorf("%w (%s)", errHeaderTimeout, bound)
+			if !idempotent {
+				err = fmt.Errorf("%w: the request may still have been carried out", err)
+			}
 		}
 
 		cancel(nil)

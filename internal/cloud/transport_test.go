@@ -301,31 +301,63 @@ func TestHeaderTimeoutRetriesHungAttempt(t *testing.T) {
 	}
 }
 
-// TestHeaderTimeoutNotOnPOST: a create is never given up by the per-attempt timer (its answer may
-// carry what it made).
-func TestHeaderTimeoutNotOnPOST(t *testing.T) {
+// TestHeaderTimeoutOnPOSTGivesUpOnce: a create whose answer never begins is given up when its
+// own, longer per-attempt timer fires (fired by the test, not waited for), and is not sent again:
+// its caller treats it as a lost answer and looks for what it may have made.
+func TestHeaderTimeoutOnPOSTGivesUpOnce(t *testing.T) {
 	t.Parallel()
 
+	var (
+		mu     sync.Mutex
+		fire   func()
+		bounds []time.Duration
+		calls  atomic.Int32
+	)
+
+	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		_, _ = io.ReadAll(r.Body) // read: the server then sees the client go away
+
+		mu.Lock()
+		f := fire
+		mu.Unlock()
+		f() // the per-attempt timer runs out while this answer hangs
+
+		<-r.Context().Done()
+	}))
+	t.Cleanup(srv.Close)
+
 	tuning := fastRetryTuning(3, nil)
-	tuning.afterFunc = func(time.Duration, func()) func() bool {
-		t.Error("a POST got a per-attempt timer")
+	tuning.afterFunc = func(d time.Duration, f func()) func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+
+		fire, bounds = f, append(bounds, d)
 
 		return func() bool { return true }
 	}
 
-	srv := newScriptedServer(t, []scriptedAnswer{{status: 201}})
-
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, srv.srv.URL+"/v2.0/ports", strings.NewReader(`{}`))
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, srv.URL+"/v2.0/ports", strings.NewReader(`{}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 
 	resp, err := (&http.Client{Transport: newRetryingTransport(http.DefaultTransport, tuning)}).Do(req)
-	if err != nil {
-		t.Fatal(err)
+	if err == nil {
+		_ = resp.Body.Close()
+		t.Fatalf("a POST without an answer returned %d, want the per-attempt timeout", resp.StatusCode)
 	}
 
-	_ = resp.Body.Close()
+	if !errors.Is(err, errHeaderTimeout) || !strings.Contains(err.Error(), "may still have been carried out") {
+		t.Errorf("error %q, want the per-attempt timeout saying the POST may have been carried out", err)
+	}
+
+	mu.Lock()
+	defer mu.Unlock()
+
+	if calls.Load() != 1 || !slices.Equal(bounds, []time.Duration{defaultOnceHeaderTimeout}) {
+		t.Errorf("%d attempts with bounds %v, want one bounded by %s", calls.Load(), bounds, defaultOnceHeaderTimeout)
+	}
 }
 
 func TestRetryStopsWhenContextEnds(t *testing.T) {
