@@ -30,13 +30,13 @@ import (
 // metadata themselves and never ask internal/naming, so that a drift between Unikorn and this
 // provider shows in the tests that import them.
 //
-// The reference is /work/research/unikorn-facts.md, checked against Unikorn's source (GitHub
-// nscaledev/uni-region, Go module github.com/unikorn-cloud/region). Every step names, in a
+// The reference is Unikorn's source (GitHub nscaledev/uni-region, Go module
+// github.com/unikorn-cloud/region), read at each generation's tags. Every step names, in a
 // comment, the file and function it mirrors and the tags it was read at, as file:Function@tags.
 // The provider lives in pkg/providers/openstack/ at v1.10.0 and in
 // pkg/providers/internal/openstack/ from v1.12.0; the comments write these P10/ and P/.
 //
-// Who does what (facts §0.1): Unikorn's region service user makes the Keystone project, user and
+// Who does what: Unikorn's region service user makes the Keystone project, user and
 // role grants (domain-scoped: here the provider's service user in the manager scope,
 // IdentityKeystone), and networks, subnets, routers and security groups in the identity's project
 // (the "privileged" scope: the same user scoped to that project, where Unikorn grants it only
@@ -59,7 +59,7 @@ import (
 // the release tag whose code the fixtures reproduce.
 type UnikornGeneration struct{ Name, Tag string }
 
-// The generations the fixtures make (facts §10).
+// The generations the fixtures make.
 var (
 	// UnikornV110 is v1.10–v1.15, read at v1.10.0: legacy metadata keys only, the pool
 	// base+2 … base+size−129, the keypair on every server, no load balancers.
@@ -88,7 +88,7 @@ func (g UnikornGeneration) namespaced() bool { return g.Tag != UnikornV110.Tag }
 // (v1.16.7+: pkg/handler/server/client_v2.go:generateV2@v1.16.7,v1.19.0).
 func (g UnikornGeneration) deterministicServerIDs() bool { return g.Tag != UnikornV110.Tag }
 
-// UnikornIdentity is an identity as Unikorn's region service makes it (facts §1).
+// UnikornIdentity is an identity as Unikorn's region service makes it.
 type UnikornIdentity struct {
 	Gen UnikornGeneration
 	// ID is Unikorn's identity ID: the name after unikorn-identity- of the project and user.
@@ -107,7 +107,7 @@ type UnikornIdentity struct {
 	OrganizationID, UnikornProjectID string
 }
 
-// Unikorn's fixed names and values (facts §1).
+// Unikorn's fixed names and values.
 const (
 	// unikornIdentityPrefix: P/provider.go:identityResourceName@v1.19.0 (P10/ at v1.10.0).
 	unikornIdentityPrefix = "unikorn-identity-"

@@ -24,7 +24,7 @@ type UnikornListener struct {
 	HealthCheck    bool
 }
 
-// UnikornLoadBalancer is a load balancer as Unikorn's region service makes it (facts §5):
+// UnikornLoadBalancer is a load balancer as Unikorn's region service makes it:
 // lb-<ID>, and per listener lb-<ID>-<listener>-listener, -pool and -monitor. ListenerIDs,
 // PoolIDs and MonitorIDs are Octavia's IDs by listener name (a monitor only with HealthCheck).
 type UnikornLoadBalancer struct {

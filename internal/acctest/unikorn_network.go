@@ -16,7 +16,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/subnets"
 )
 
-// UnikornNetwork is a network as Unikorn's region service makes it (facts §2): the Neutron
+// UnikornNetwork is a network as Unikorn's region service makes it: the Neutron
 // network, subnet and router all named network-<ID>.
 type UnikornNetwork struct {
 	// ID is Unikorn's network ID (the name after network-); the Neutron objects' IDs follow.
@@ -126,7 +126,7 @@ func unikornExternalNetwork(t *testing.T, neutron *gophercloud.ServiceClient, re
 }
 
 // addressing is the gateway and the allocation pool that the generation's code gives the IPv4
-// prefix cidr (facts §2), computed as that code does: offsets added to the prefix's base.
+// prefix cidr, computed as that code does: offsets added to the prefix's base.
 func (g UnikornGeneration) addressing(cidr string) (gateway, start, end string, err error) {
 	prefix, err := netip.ParsePrefix(cidr)
 	if err != nil || !prefix.Addr().Is4() || prefix.Masked() != prefix {

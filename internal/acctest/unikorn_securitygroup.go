@@ -20,7 +20,7 @@ type UnikornRule struct {
 	CIDR                string
 }
 
-// UnikornSecurityGroup is a security group as Unikorn's region service makes it (facts §3):
+// UnikornSecurityGroup is a security group as Unikorn's region service makes it:
 // securitygroup-<ID>, no description, its rules described "unikorn managed security group rule".
 // RuleIDs are the Neutron IDs of the rules asked, in the order asked.
 type UnikornSecurityGroup struct {

@@ -21,7 +21,7 @@ import (
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 )
 
-// UnikornServer is a server as Unikorn's region service makes it (facts §4): the port
+// UnikornServer is a server as Unikorn's region service makes it: the port
 // server-<ID> and the Nova server of the display name Name on it, with Unikorn's metadata.
 type UnikornServer struct {
 	// ID is Unikorn's server ID (the port's name after server-, the serverID metadata value).
@@ -168,7 +168,7 @@ func (g UnikornGeneration) serverMetadata(serverID, organizationID, projectID, r
 }
 
 // unikornFind is the ID of the first object of kind named exactly name that list answers, as
-// Unikorn's lookups by name keep it (v1.14.0+; an error before on duplicates: facts §8.3).
+// Unikorn's lookups by name keep it (v1.14.0+; an error before on duplicates).
 func unikornFind[T any](t *testing.T, kind, name string, list func() ([]T, error), nameID func(T) (string, string)) string {
 	t.Helper()
 

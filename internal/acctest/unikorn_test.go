@@ -6,7 +6,7 @@ import (
 )
 
 // The Unikorn fixtures' own arithmetic, against values worked out apart from this code: the
-// pools of facts §2's table, Python's uuid5, the tag examples of facts §4.
+// pools Unikorn's network code computes, Python's uuid5, the tag examples of Unikorn's server code.
 
 func TestUnikornAddressing(t *testing.T) {
 	t.Parallel()

@@ -32,7 +32,7 @@ import (
 // Create* methods) against the cloud, per generation: an identity, a network, a security group
 // with two rules, a server (with user tags from v1.16) and, from v1.16, a load balancer with one
 // TCP listener with a health check and the server as member. It asserts, in the cloud and with
-// Unikorn's strings spelled here (facts: /work/research/unikorn-facts.md), the names,
+// Unikorn's strings spelled here (as acctest/unikorn.go cites them from uni-region), the names,
 // descriptions, roles, pool, rules, metadata, key_name and Octavia settings; that Untouched and
 // the Unchanged checks pass; then takes all of them into Terraform end to end
 // (testUnikornEndToEnd: import, a server and a load balancer of its own beside them, hand-back);
@@ -226,7 +226,7 @@ func checkUnikornNetwork(t *testing.T, u acctest.UnikornIdentity, n acctest.Unik
 	m := &mismatches{t: t, what: "the network " + name}
 	base := strings.TrimSuffix(cidr, "0/24")
 
-	// facts §2: .2–.127 at v1.10, .128–.254 from v1.11 (v1.17+ by default).
+	// Unikorn's allocation pools: .2–.127 at v1.10, .128–.254 from v1.11 (v1.17+ by default).
 	pool := []string{base + "128", base + "254"}
 	if u.Gen == acctest.UnikornV110 {
 		pool = []string{base + "2", base + "127"}
