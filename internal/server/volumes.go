@@ -9,9 +9,11 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
 
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/volume"
 )
 
@@ -82,9 +84,42 @@ func (s *Service) convergeVolumes(ctx context.Context, srv *servers.Server, want
 		}
 	}
 
-	got, err := servers.Get(ctx, s.compute, srv.ID).Extract()
+	return s.waitVolumesListed(ctx, srv, want)
+}
+
+// novaSettleBudget bounds how long a server's volumes wait for Nova to list what Cinder says.
+const novaSettleBudget = 2 * time.Minute
+
+// waitVolumesListed waits until Nova lists exactly want as srv's volumes, and returns the server
+// as Nova then says. Cinder says a volume is detached (available) before Nova's compute service
+// drops it from the server (it destroys the block device mapping last): read at once, Nova
+// would still list it, and the state would record an attachment that is gone.
+func (s *Service) waitVolumesListed(ctx context.Context, srv *servers.Server, want []string) (*servers.Server, error) {
+	wantSorted := slices.Sorted(slices.Values(want))
+
+	wctx, cancel := context.WithTimeout(ctx, novaSettleBudget)
+	defer cancel()
+
+	got, err := cloud.Poll(wctx, cloud.PollSpec{Pending: []string{"settling"}, Target: []string{"listed"}, MinInterval: 500 * time.Millisecond, MaxInterval: 3 * time.Second},
+		func(ctx context.Context) (*servers.Server, string, string, error) {
+			got, err := servers.Get(ctx, s.compute, srv.ID).Extract()
+			if err != nil {
+				return nil, "", "", err
+			}
+
+			if slices.Equal(attachedVolumes(got), wantSorted) {
+				return got, "listed", "", nil
+			}
+
+			return got, "settling", "", nil
+		})
 	if err != nil {
-		return srv, fmt.Errorf("reading server %s after its volumes changed: %w", srv.ID, err)
+		var listed []string
+		if got != nil {
+			listed = attachedVolumes(got)
+		}
+
+		return srv, fmt.Errorf("server %s: Cinder attached %v, but Nova still lists %v: %w", srv.ID, wantSorted, listed, err)
 	}
 
 	return got, nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/blockstorage/v3/volumes"
+	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/volumeattach"
 	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -155,6 +156,7 @@ resource "unikorn_volume" "v" {
 					}
 
 					waitStatus(ctx, t, f.region, volumeW, "available")
+					waitNovaDropped(ctx, t, f.region, serverA, volumeW)
 				},
 				Config:            config("  volumes = [unikorn_volume.w.id]", "  volumes = [unikorn_volume.v.id]", true),
 				ConfigPlanChecks:  acctest.Expect("unikorn_server.a", plancheck.ResourceActionUpdate),
@@ -184,6 +186,30 @@ resource "unikorn_volume" "v" {
 }
 
 // waitStatus waits until Cinder says volume id is in status.
+// waitNovaDropped waits until Nova no longer lists volume volumeID on server serverID: Nova's
+// compute service drops the attachment after Cinder says the volume is available again.
+func waitNovaDropped(ctx context.Context, t *testing.T, region, serverID, volumeID string) {
+	t.Helper()
+
+	for ctx.Err() == nil {
+		srv, err := acctest.Server(t, region, serverID)
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		if !slices.ContainsFunc(srv.AttachedVolumes, func(v servers.AttachedVolume) bool { return v.ID == volumeID }) {
+			return
+		}
+
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Second):
+		}
+	}
+
+	t.Fatalf("Nova still lists volume %s on server %s", volumeID, serverID)
+}
+
 func waitStatus(ctx context.Context, t *testing.T, region, id, status string) {
 	t.Helper()
 
