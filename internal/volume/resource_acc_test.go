@@ -2,14 +2,17 @@ package volume_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"testing"
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/blockstorage/v3/snapshots"
 	"github.com/gophercloud/gophercloud/v2/openstack/blockstorage/v3/volumes"
 	"github.com/hashicorp/terraform-plugin-testing/compare"
+	"github.com/hashicorp/terraform-plugin-testing/config"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
@@ -111,8 +114,9 @@ func checkGone(t *testing.T) resource.TestCheckFunc {
 // left as it was); imports the volume by REGION/ID and REGION/name, grows it and changes its
 // description in place (same ID), refuses a shrink at plan time, refuses the configured size of
 // a volume grown out of band (the plan says the size it has) and takes the grown size once the
-// configuration follows, and makes the volume again, as the identity's user with both marks,
-// when it was deleted out of band; the destroy leaves no volume.
+// configuration follows, makes the volume again, as the identity's user with both marks,
+// when it was deleted out of band, and makes a larger volume from a snapshot of it; the destroy
+// leaves no volume.
 func TestAccVolume_lifecycle(t *testing.T) {
 	name := acctest.RandomName()
 	sameID := statecheck.CompareValue(compare.ValuesSame())
@@ -122,7 +126,7 @@ func TestAccVolume_lifecycle(t *testing.T) {
 
 	region := acctest.Regions()[0]
 
-	var id, project, left, foreign string
+	var id, project, left, foreign, snapshot string
 
 	capture := func(s *terraform.State) error {
 		a, err := acctest.Attributes(s, volumeAddress)
@@ -265,10 +269,126 @@ resource "unikorn_volume" "x" {
 					}
 
 					return nil
-				}),
+				}, capture),
+			},
+			{
+				// a volume made from a snapshot of the volume (taken by the identity's user, whose
+				// snapshot it is), one size larger
+				PreConfig:       func() { snapshot = makeSnapshot(t, project, region, id) },
+				Config:          volumeConfig(name, 3, grown) + fromImage(t, name) + fromSnapshot(name),
+				ConfigVariables: config.Variables{"snapshot_id": lazyString(func() string { return snapshot })},
+				Check: func(s *terraform.State) error {
+					a, err := acctest.Attributes(s, "unikorn_volume.snap")
+					if err != nil {
+						return err
+					}
+
+					v, err := volumes.Get(context.Background(), acctest.AdminCinder(t, region), a["id"]).Extract()
+
+					switch {
+					case err != nil:
+						return err
+					case v.SnapshotID != snapshot || a["snapshot_id"] != snapshot:
+						return fmt.Errorf("Cinder says the volume came from snapshot %q, the state %q; want %q", v.SnapshotID, a["snapshot_id"], snapshot)
+					case v.Size != 4 || v.Status != volume.StatusAvailable || v.TenantID != project:
+						return fmt.Errorf("the volume from the snapshot is %s, %d GiB, in project %s; want available, 4 GiB, in %s",
+							v.Status, v.Size, v.TenantID, project)
+					}
+
+					return nil
+				},
+			},
+			{
+				// the volume from the snapshot goes; then the snapshot, which would keep the destroy
+				// from deleting the volume it was taken of
+				Config: volumeConfig(name, 3, grown) + fromImage(t, name),
+				Check:  func(*terraform.State) error { return deleteSnapshot(t, region, snapshot) },
 			},
 		},
 	})
+}
+
+// fromSnapshot is a unikorn_volume of 4 GiB made from the snapshot var.snapshot_id.
+func fromSnapshot(name string) string {
+	return fmt.Sprintf(`
+variable "snapshot_id" {
+  type = string
+}
+
+resource "unikorn_volume" "snap" {
+  identity_id = unikorn_identity.i.id
+  name        = "%s-snap"
+  size_gb     = 4
+  snapshot_id = var.snapshot_id
+}
+`, name)
+}
+
+// lazyString is a configuration variable whose value is read when the step writes it (after its
+// PreConfig), not when the test case is built.
+type lazyString func() string
+
+func (l lazyString) MarshalJSON() ([]byte, error) { return json.Marshal(l()) }
+
+// makeSnapshot takes a snapshot of volume volumeID as the identity's user of projectID, waits
+// until it is available and deletes it when the test ends (a 404 is fine).
+func makeSnapshot(t *testing.T, projectID, region, volumeID string) string {
+	t.Helper()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+
+	sc := tenantCinder(t, projectID, region)
+
+	snap, err := snapshots.Create(ctx, sc, snapshots.CreateOpts{VolumeID: volumeID, Name: "tf-acc-snapshot"}).Extract()
+	if err != nil {
+		t.Fatalf("taking a snapshot of volume %s: %v", volumeID, err)
+	}
+
+	t.Cleanup(func() { _ = deleteSnapshot(t, region, snap.ID) })
+
+	if _, err := cloud.Poll(ctx, cloud.PollSpec{Pending: []string{"creating"}, Target: []string{volume.StatusAvailable}},
+		func(ctx context.Context) (*snapshots.Snapshot, string, string, error) {
+			s, err := snapshots.Get(ctx, sc, snap.ID).Extract()
+			if err != nil {
+				return nil, "", "", err
+			}
+
+			return s, s.Status, "", nil
+		}); err != nil {
+		t.Fatalf("snapshot %s of volume %s: %v", snap.ID, volumeID, err)
+	}
+
+	return snap.ID
+}
+
+// deleteSnapshot deletes snapshot id and waits until Cinder no longer has it.
+func deleteSnapshot(t *testing.T, region, id string) error {
+	t.Helper()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+
+	sc := acctest.AdminCinder(t, region)
+
+	err := snapshots.Delete(ctx, sc, id).ExtractErr()
+	if gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
+		return nil
+	} else if err != nil {
+		return fmt.Errorf("deleting snapshot %s: %w", id, err)
+	}
+
+	_, err = cloud.Poll(ctx, cloud.PollSpec{Pending: []string{"deleting", volume.StatusAvailable}, NotFoundIsTarget: true},
+		func(ctx context.Context) (*snapshots.Snapshot, string, string, error) {
+			s, err := snapshots.Get(ctx, sc, id).Extract()
+			if err != nil {
+				return nil, "", "", err
+			}
+
+			return s, s.Status, "", nil
+		})
+
+	return err
 }
 
 // waitSize waits until Cinder says volume id has sizeGB and is available again.
