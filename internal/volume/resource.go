@@ -420,8 +420,7 @@ func (r *volumeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 }
 
 // checkClass refuses, when the volume is made or its class changes, a configured volume class
-// that the region does not offer (the provider's volume_classes; one Cinder listing per region
-// and run, shared with the volume class data sources).
+// that the region does not offer (CheckClass).
 func (r *volumeResource) checkClass(ctx context.Context, p *adapter.Plan[volumeModel], diags *diag.Diagnostics) {
 	want, region := p.Config.VolumeClass, p.Plan.Region
 
@@ -432,32 +431,40 @@ func (r *volumeResource) checkClass(ctx context.Context, p *adapter.Plan[volumeM
 		return
 	}
 
-	cinder, err := r.Cloud().Base().BlockStorage(region.ValueString())
+	CheckClass(ctx, r.Cloud(), r.Meta.VolumeClassCache(), region.ValueString(), want.ValueString(), path.Root("volume_class"), diags)
+}
+
+// CheckClass refuses, at the attribute at, a volume class (ID) that region does not offer: the
+// provider's volume_classes, from one Cinder listing per region and run, shared with the volume
+// class data sources (cache). When the classes cannot be listed it warns that the class was not
+// checked (Cinder checks it when the volume is made).
+func CheckClass(ctx context.Context, c *cloud.Client, cache *Cache, region, class string, at path.Path, diags *diag.Diagnostics) {
+	cinder, err := c.Base().BlockStorage(region)
 	if err == nil {
 		var classes []Class
 
-		if classes, err = r.Meta.VolumeClassCache().Classes(ctx, region.ValueString(), cinder); err == nil {
+		if classes, err = cache.Classes(ctx, region, cinder); err == nil {
 			offered := make([]string, 0, len(classes))
 
 			for _, c := range classes {
-				if c.ID == want.ValueString() {
+				if c.ID == class {
 					return
 				}
 
 				offered = append(offered, label(c))
 			}
 
-			diags.AddAttributeError(path.Root("volume_class"), "Unknown volume class", fmt.Sprintf("Region %s offers no volume "+
+			diags.AddAttributeError(at, "Unknown volume class", fmt.Sprintf("Region %s offers no volume "+
 				"class %s. Its volume classes (the provider's volume_classes, as unikorn_volume_classes lists them): %s.",
-				region.ValueString(), want.ValueString(), orNone(offered)))
+				region, class, orNone(offered)))
 
 			return
 		}
 	}
 
-	diags.AddAttributeWarning(path.Root("volume_class"), "Volume class not checked", fmt.Sprintf("The volume classes of "+
-		"region %s could not be listed, so volume_class was not checked at plan time (Cinder checks it when the volume is "+
-		"made): %v", region.ValueString(), err))
+	diags.AddAttributeWarning(at, "Volume class not checked", fmt.Sprintf("The volume classes of "+
+		"region %s could not be listed, so the volume class was not checked at plan time (Cinder checks it when the volume is "+
+		"made): %v", region, err))
 }
 
 // orNone joins names, or says "none".

@@ -528,7 +528,13 @@ func (v *Volumes) deleteAndWait(ctx context.Context, id string) error {
 		return err
 	}
 
-	_, err = cloud.Poll(ctx, cloud.PollSpec{Pending: deletePending, NotFoundIsTarget: true, MinInterval: time.Second, MaxInterval: 5 * time.Second},
+	return v.WaitGone(ctx, id)
+}
+
+// WaitGone waits until Cinder no longer has volume id (deleted by this provider, or by Nova with
+// the server it booted: a root volume deleted on termination).
+func (v *Volumes) WaitGone(ctx context.Context, id string) error {
+	_, err := cloud.Poll(ctx, cloud.PollSpec{Pending: deletePending, NotFoundIsTarget: true, MinInterval: time.Second, MaxInterval: 5 * time.Second},
 		func(ctx context.Context) (*Volume, string, string, error) {
 			vol, err := v.get(ctx, id)
 			if err != nil {
@@ -537,8 +543,11 @@ func (v *Volumes) deleteAndWait(ctx context.Context, id string) error {
 
 			return vol, vol.Status, "", nil
 		})
+	if err != nil {
+		return fmt.Errorf("waiting for volume %s in %s to be deleted: %w", id, v, err)
+	}
 
-	return err
+	return nil
 }
 
 // Locate finds a volume for an import by ID or by user-given name in region, across every
