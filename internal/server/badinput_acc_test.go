@@ -50,13 +50,16 @@ func (f fixture) refusals(planOnly bool, more string, cases ...rejected) []resou
 }
 
 // TestAccServer_planChecks: tags that do not translate, a flavor or image the cloud does not
-// have, an image that is not active and flavors that cannot boot the image fail the plan,
-// pointing at the attribute (these need no identity: nothing is applied at all).
+// have, an image that is not active, flavors that cannot boot the image, a flavor without a disk
+// for a server that does not boot from a volume, a root volume too small for the image and a
+// volume class the region does not offer fail the plan, pointing at the attribute (these need
+// no identity: nothing is applied at all).
 func TestAccServer_planChecks(t *testing.T) {
 	acctest.PreCheck(t)
 
 	f := newFixture(t, acctest.Regions()[0])
 	small := acctest.CreateFlavor(t, acctest.FlavorSpec{Region: f.region, VCPUs: 1, RAMMiB: 256, DiskGB: 1})
+	noDisk := acctest.CreateFlavor(t, acctest.FlavorSpec{Region: f.region, VCPUs: 1, RAMMiB: 512, DiskGB: 0})
 	big := acctest.CreateImage(t, acctest.ImageSpec{Region: f.region, MinDiskGiB: 5})
 	arm := acctest.CreateImage(t, acctest.ImageSpec{Region: f.region, Properties: map[string]string{"architecture": "aarch64"}})
 	queued := acctest.CreateImage(t, acctest.ImageSpec{Region: f.region, NoData: true})
@@ -73,6 +76,10 @@ func TestAccServer_planChecks(t *testing.T) {
 			rejected{server: srv{image: noSuchID}, err: says("Unknown image", "Glance has no image "+noSuchID)},
 			rejected{server: srv{image: queued.ID}, err: says("Image not active", "is queued in Glance")},
 			rejected{server: srv{flavor: small, image: hungry.ID}, err: says("Flavor memory too small", "256 MiB of RAM", "needs at least 1024 MiB")},
+			rejected{server: srv{flavor: noDisk}, err: says("Flavor has no disk: boot from a volume", "compute:servers:create:zero_disk_flavor", "Set root_volume")},
+			rejected{server: srv{flavor: noDisk, image: big.ID, extra: "  root_volume = { size_gb = 1 }"}, err: says("Root volume too small", "needs 5 GiB")},
+			rejected{server: srv{flavor: noDisk, extra: "  root_volume = { size_gb = 1, volume_class = \"" + noSuchID + "\" }"},
+				err: says("Unknown volume class", "offers no volume class "+noSuchID)},
 		),
 	})
 }

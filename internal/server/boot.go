@@ -55,6 +55,11 @@ func (s *Service) newBootRequest(ctx context.Context, spec Spec, project project
 		Metadata:  withMarks(md, made.Properties()),
 	}}
 
+	// Booted from a root volume made from the image: the server itself names no image.
+	if boot.opts.BlockDevice = bootDevice(spec); boot.opts.BlockDevice != nil {
+		boot.opts.ImageRef = ""
+	}
+
 	if len(spec.UserData) > 0 {
 		// Encoded here: gophercloud would send data that happens to be valid base64 as is.
 		boot.opts.UserData = []byte(base64.StdEncoding.EncodeToString(spec.UserData))

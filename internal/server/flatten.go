@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
 )
@@ -54,6 +55,17 @@ func expandSpec(ctx context.Context, m serverModel, userData types.String) (Spec
 		slices.Sort(spec.Volumes)
 	}
 
+	if !m.RootVolume.IsNull() && !m.RootVolume.IsUnknown() {
+		var rv rootVolumeModel
+
+		diags.Append(m.RootVolume.As(ctx, &rv, basetypes.ObjectAsOptions{})...)
+
+		// An unknown class (unset: Cinder's default, known once made) is sent as none.
+		spec.RootVolume = &RootVolume{
+			SizeGB: int(rv.SizeGB.ValueInt64()), Class: rv.VolumeClass.ValueString(), DeleteOnTermination: rv.DeleteOnTermination.ValueBool(),
+		}
+	}
+
 	if !m.AllowedAddressPairs.IsNull() {
 		var pairs []addressPairModel
 
@@ -70,7 +82,10 @@ func expandSpec(ctx context.Context, m serverModel, userData types.String) (Spec
 
 // knownOf is what the state and private state know of the server.
 func knownOf(ctx context.Context, m serverModel, private privateGetter) (Known, diag.Diagnostics) {
-	known := Known{ServerID: m.ID.ValueString(), PortID: m.PortID.ValueString(), NoServerGroup: !m.ServerGroup.IsNull() && !m.ServerGroup.ValueBool()}
+	known := Known{
+		ServerID: m.ID.ValueString(), PortID: m.PortID.ValueString(), NoServerGroup: !m.ServerGroup.IsNull() && !m.ServerGroup.ValueBool(),
+		RootVolumeID: m.RootVolumeID.ValueString(), RootVolumeGoes: rootVolumeGoes(ctx, m.RootVolume),
+	}
 
 	var diags diag.Diagnostics
 	if !m.Tags.IsNull() && !m.Tags.IsUnknown() {
@@ -162,6 +177,19 @@ func flatten(m *serverModel, region string, out *Server, prior serverModel) {
 
 	if !prior.Volumes.IsNull() { // attachments are managed only when configured
 		m.Volumes = adapter.StringSet(out.VolumeIDs, prior.Volumes)
+	}
+
+	m.RootVolumeID = adapter.StringOrNull(out.RootVolumeID)
+
+	switch {
+	case out.RootVolumeID == "":
+		m.RootVolume = types.ObjectNull(rootVolumeAttrTypes)
+	case out.RootVolume != nil: // looked for (made, imported, adopted): as Cinder and Nova say
+		m.RootVolume = types.ObjectValueMust(rootVolumeAttrTypes, map[string]attr.Value{
+			"size_gb":               types.Int64Value(int64(out.RootVolume.SizeGB)),
+			"volume_class":          adapter.StringOrNull(out.RootVolume.Class),
+			"delete_on_termination": types.BoolValue(out.RootVolume.DeleteOnTermination),
+		})
 	}
 
 	// Nova tells a server's host to admins only; a pinned server whose host it tells and that
@@ -308,6 +336,8 @@ type serverModel struct {
 	PublicIP            types.Bool     `tfsdk:"public_ip"`
 	PublicIPAddress     types.String   `tfsdk:"public_ip_address"`
 	Region              types.String   `tfsdk:"region"`
+	RootVolume          types.Object   `tfsdk:"root_volume"`
+	RootVolumeID        types.String   `tfsdk:"root_volume_id"`
 	SecurityGroupIDs    types.Set      `tfsdk:"security_group_ids"`
 	ServerGroup         types.Bool     `tfsdk:"server_group"`
 	SSHKey              types.Bool     `tfsdk:"ssh_key"`
@@ -317,6 +347,31 @@ type serverModel struct {
 	UserData            types.String   `tfsdk:"user_data"`
 	UserDataSHA256      types.String   `tfsdk:"user_data_sha256"`
 	Volumes             types.Set      `tfsdk:"volumes"`
+}
+
+// rootVolumeModel is root_volume.
+type rootVolumeModel struct {
+	SizeGB              types.Int64  `tfsdk:"size_gb"`
+	VolumeClass         types.String `tfsdk:"volume_class"`
+	DeleteOnTermination types.Bool   `tfsdk:"delete_on_termination"`
+}
+
+var rootVolumeAttrTypes = map[string]attr.Type{
+	"size_gb": types.Int64Type, "volume_class": types.StringType, "delete_on_termination": types.BoolType,
+}
+
+// rootVolumeGoes tells whether root_volume says Nova deletes the volume with the server.
+func rootVolumeGoes(ctx context.Context, v types.Object) bool {
+	if v.IsNull() || v.IsUnknown() {
+		return false
+	}
+
+	var rv rootVolumeModel
+	if diags := v.As(ctx, &rv, basetypes.ObjectAsOptions{}); diags.HasError() {
+		return false
+	}
+
+	return rv.DeleteOnTermination.ValueBool()
 }
 
 // addressPairModel is one of allowed_address_pairs.

@@ -9,11 +9,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/volume"
 )
 
 // summaryCheck is the summary of a check that could not run (the cloud did not answer).
@@ -50,6 +52,8 @@ func (r *serverResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		r.check(ctx, preflightOf(ctx, *plan, state), &resp.Diagnostics, func(err error) {
 			resp.Diagnostics.AddError(summaryCheck, err.Error())
 		})
+
+		r.checkRootClass(ctx, config, state, plan.Region, &resp.Diagnostics)
 	}
 
 	if state != nil && !replaces(*plan, *state) {
@@ -70,6 +74,38 @@ func (r *serverResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	}
 
 	p.Save(ctx, resp)
+}
+
+// checkRootClass refuses a configured root_volume.volume_class that the region does not offer,
+// when the server is made or its root volume's class changes (volume.CheckClass).
+func (r *serverResource) checkRootClass(ctx context.Context, config serverModel, state *serverModel, region types.String, diags *diag.Diagnostics) {
+	class := rootVolumeClass(config.RootVolume)
+
+	switch {
+	case class.IsNull() || class.IsUnknown() || region.IsUnknown():
+		return
+	case state != nil && rootVolumeClass(state.RootVolume).Equal(class):
+		return
+	}
+
+	volume.CheckClass(ctx, r.Cloud(), r.Meta.VolumeClassCache(), region.ValueString(), class.ValueString(),
+		path.Root("root_volume").AtName("volume_class"), diags)
+}
+
+// rootVolumeClass is root_volume.volume_class (null without root_volume, unknown while it is).
+func rootVolumeClass(v types.Object) types.String {
+	switch {
+	case v.IsNull():
+		return types.StringNull()
+	case v.IsUnknown():
+		return types.StringUnknown()
+	}
+
+	if class, ok := v.Attributes()["volume_class"].(types.String); ok {
+		return class
+	}
+
+	return types.StringNull()
 }
 
 // check runs the server's checks of pre, adding each problem at its attribute; a check that
@@ -99,6 +135,7 @@ func preflightOf(ctx context.Context, plan serverModel, state *serverModel) Pref
 	// Both when either is new: the flavor is checked against the image.
 	if making || !plan.FlavorID.Equal(state.FlavorID) || !plan.ImageID.Equal(state.ImageID) {
 		pre.FlavorID, pre.ImageID = known(plan.FlavorID), known(plan.ImageID)
+		pre.Root = rootDiskOf(plan.RootVolume)
 	}
 
 	if making {
@@ -129,14 +166,29 @@ func preflightOf(ctx context.Context, plan serverModel, state *serverModel) Pref
 	return pre
 }
 
+// rootDiskOf is where root_volume puts the root disk (its size 0 while unknown).
+func rootDiskOf(v types.Object) RootDisk {
+	if v.IsNull() {
+		return RootDisk{}
+	}
+
+	root := RootDisk{FromVolume: true}
+
+	if size, ok := v.Attributes()["size_gb"].(types.Int64); ok && !size.IsUnknown() && !size.IsNull() {
+		root.SizeGB = int(size.ValueInt64())
+	}
+
+	return root
+}
+
 // replaces tells whether the plan replaces the server of state: the attributes whose change
 // requires it (RequiresReplace runs before ModifyPlan but does not tell it).
 func replaces(plan, state serverModel) bool {
 	return !plan.Name.Equal(state.Name) || !plan.IdentityID.Equal(state.IdentityID) ||
 		!plan.NetworkID.Equal(state.NetworkID) || !plan.Region.Equal(state.Region) ||
 		!plan.ServerGroup.Equal(state.ServerGroup) || movesHost(state.Host, plan.Host) ||
-		movesHost(state.HypervisorHostname, plan.HypervisorHostname) ||
-		(replacesForImage(plan.ImageChange) && !plan.ImageID.Equal(state.ImageID))
+		movesHost(state.HypervisorHostname, plan.HypervisorHostname) || rootVolumeReplaces(plan, state) ||
+		((replacesForImage(plan.ImageChange) || !plan.RootVolume.IsNull()) && !plan.ImageID.Equal(state.ImageID))
 }
 
 // What a change of image_id does (image_change).
@@ -152,8 +204,41 @@ var ImageChanges = []string{ImageChangeRebuild, ImageChangeReplace}
 // a rebuild).
 func replacesForImage(choice types.String) bool { return choice.ValueString() == ImageChangeReplace }
 
-// imageReplaces is image_id's RequiresReplaceIf: image_change says replace.
+// rootVolumeToggles is root_volume's RequiresReplaceIf: it is added or removed.
+func rootVolumeToggles(_ context.Context, req planmodifier.ObjectRequest, resp *objectplanmodifier.RequiresReplaceIfFuncResponse) {
+	resp.RequiresReplace = req.StateValue.IsNull() != req.PlanValue.IsNull()
+}
+
+// rootVolumeReplaces tells whether the plan replaces the server of state for its root volume:
+// added, removed, or any of it changed (as root_volume's plan modifiers decide it).
+func rootVolumeReplaces(plan, state serverModel) bool {
+	if plan.RootVolume.IsNull() || state.RootVolume.IsNull() {
+		return plan.RootVolume.IsNull() != state.RootVolume.IsNull()
+	}
+
+	p, s := plan.RootVolume.Attributes(), state.RootVolume.Attributes()
+
+	for _, k := range []string{"size_gb", "delete_on_termination", "volume_class"} {
+		if pv, ok := p[k]; ok && !pv.IsUnknown() && !pv.Equal(s[k]) {
+			return true
+		}
+	}
+
+	return false
+}
+
+// imageReplaces is image_id's RequiresReplaceIf: image_change says replace, or the server boots
+// from a volume (Nova rebuilds such a server only with the image it was made from).
 func imageReplaces(ctx context.Context, req planmodifier.StringRequest, resp *stringplanmodifier.RequiresReplaceIfFuncResponse) {
+	var root types.Object
+
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("root_volume"), &root)...)
+
+	if !root.IsNull() {
+		resp.RequiresReplace = true
+		return
+	}
+
 	var choice types.String
 
 	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("image_change"), &choice)...)
@@ -164,6 +249,12 @@ func imageReplaces(ctx context.Context, req planmodifier.StringRequest, resp *st
 // in place: Nova re-images its root disk, and what was written on it is lost. A rebuild follows
 // a change of image_id (unless image_change replaces), of ssh_key and of user_data.
 func warnRebuild(plan, state serverModel, diags *diag.Diagnostics) {
+	// A server that boots from a volume keeps its volume through a rebuild (Nova re-images a
+	// boot volume only from microversion 2.93 on, and with another image, which replaces it here).
+	if !plan.RootVolume.IsNull() {
+		return
+	}
+
 	var causes []string
 
 	at := path.Empty()

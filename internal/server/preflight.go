@@ -30,7 +30,9 @@ type Preflight struct {
 	Region     string
 	FlavorID   string
 	ImageID    string
-	NetworkID  string
+	// Root is where the root disk is (the flavor's, or a root volume), for the flavor and image.
+	Root      RootDisk
+	NetworkID string
 	// SecurityGroupIDs are the groups to check (those new to the port).
 	SecurityGroupIDs []string
 	// ServerGroup and SSHKey ask that the identity has its server group and its keypair.
@@ -146,7 +148,7 @@ func (c Checker) checkBoot(ctx context.Context, region string, p Preflight) ([]P
 	}
 
 	if fOK && iOK {
-		out = append(out, Compatibility(f, img)...)
+		out = append(out, Compatibility(f, img, p.Root)...)
 	}
 
 	if fOK && f.PinnedOnly && !p.HostSet {

@@ -15,6 +15,7 @@ import (
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/flavor"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/image"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/volume"
 )
 
 var (
@@ -25,12 +26,13 @@ var (
 )
 
 // meta is what this package needs from the provider's client bundle: the cloud, and for the
-// server's checks the flavor and image catalogs (the run's shared listings) and the run's
-// memo of the other reads.
+// server's checks the flavor, image and volume class catalogs (the run's shared listings) and
+// the run's memo of the other reads.
 type meta interface {
 	Cloud() *cloud.Client
 	FlavorCache() *flavor.Cache
 	ImageCache() *image.Cache
+	VolumeClassCache() *volume.Cache
 	ServerCheckCache() *CheckCache
 }
 
@@ -338,7 +340,10 @@ func (r *serverResource) Delete(ctx context.Context, req resource.DeleteRequest,
 	}
 
 	name := state.Name.ValueString()
-	known := Known{ServerID: state.ID.ValueString(), PortID: state.PortID.ValueString()}
+	known := Known{
+		ServerID: state.ID.ValueString(), PortID: state.PortID.ValueString(),
+		RootVolumeID: state.RootVolumeID.ValueString(), RootVolumeGoes: rootVolumeGoes(ctx, state.RootVolume),
+	}
 	ctx = tflog.SetField(ctx, "server_id", known.ServerID)
 
 	svc, err := r.service(ctx, state, cloud.Privileged)

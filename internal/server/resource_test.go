@@ -201,25 +201,32 @@ func TestCompatibility(t *testing.T) {
 		return f
 	}
 
+	volume := func(sizeGB int) RootDisk { return RootDisk{FromVolume: true, SizeGB: sizeGB} }
+
 	tests := []struct {
 		name   string
 		flavor flavor.Facts
 		image  image.Facts
+		root   RootDisk
 		want   []string // attributes with a problem
 	}{
-		{"fits", vm, img("x86_64", "any", 5), nil},
-		{"amd64 is x86_64", vm, img("amd64", "", 5), nil},
-		{"architectures differ", arm, img("x86_64", "any", 5), []string{"image_id"}},
-		{"disk too small", vm, img("x86_64", "any", 20), []string{"flavor_id"}},
-		{"disk of the image's size", bootFromVolume, img("x86_64", "any", 20), nil},
-		{"RAM of the image's min_ram", vm, with(img("x86_64", "any", 5), func(f *image.Facts) { f.MinRAMMiB = 2048 }), nil},
-		{"RAM below the image's min_ram", vm, with(img("x86_64", "any", 5), func(f *image.Facts) { f.MinRAMMiB = 4096 }), []string{"flavor_id"}},
-		{"image not active", vm, with(img("x86_64", "any", 5), func(f *image.Facts) { f.GlanceStatus = "queued" }), []string{"image_id"}},
-		{"baremetal image on a VM flavor", vm, img("x86_64", "baremetal", 5), []string{"flavor_id"}},
-		{"baremetal image on a baremetal flavor", metal, img("x86_64", "baremetal", 5), nil},
-		{"virtualized image on a baremetal flavor", metal, img("x86_64", "virtualized", 5), []string{"flavor_id"}},
+		{"fits", vm, img("x86_64", "any", 5), RootDisk{}, nil},
+		{"amd64 is x86_64", vm, img("amd64", "", 5), RootDisk{}, nil},
+		{"architectures differ", arm, img("x86_64", "any", 5), RootDisk{}, []string{"image_id"}},
+		{"disk too small", vm, img("x86_64", "any", 20), RootDisk{}, []string{"flavor_id"}},
+		{"disk too small, but a root volume", vm, img("x86_64", "any", 20), volume(20), nil},
+		{"no disk: a root volume is needed", bootFromVolume, img("x86_64", "any", 5), RootDisk{}, []string{"root_volume"}},
+		{"no disk, a root volume of the image's size", bootFromVolume, img("x86_64", "any", 20), volume(20), nil},
+		{"no disk, a root volume of unknown size", bootFromVolume, img("x86_64", "any", 20), volume(0), nil},
+		{"root volume too small", bootFromVolume, img("x86_64", "any", 20), volume(10), []string{"root_volume"}},
+		{"RAM of the image's min_ram", vm, with(img("x86_64", "any", 5), func(f *image.Facts) { f.MinRAMMiB = 2048 }), RootDisk{}, nil},
+		{"RAM below the image's min_ram", vm, with(img("x86_64", "any", 5), func(f *image.Facts) { f.MinRAMMiB = 4096 }), RootDisk{}, []string{"flavor_id"}},
+		{"image not active", vm, with(img("x86_64", "any", 5), func(f *image.Facts) { f.GlanceStatus = "queued" }), RootDisk{}, []string{"image_id"}},
+		{"baremetal image on a VM flavor", vm, img("x86_64", "baremetal", 5), RootDisk{}, []string{"flavor_id"}},
+		{"baremetal image on a baremetal flavor", metal, img("x86_64", "baremetal", 5), RootDisk{}, nil},
+		{"virtualized image on a baremetal flavor", metal, img("x86_64", "virtualized", 5), RootDisk{}, []string{"flavor_id"}},
 		{"everything wrong", arm, with(img("x86_64", "baremetal", 50), func(f *image.Facts) { f.MinRAMMiB, f.GlanceStatus = 4096, "saving" }),
-			[]string{"image_id", "flavor_id", "image_id", "flavor_id", "flavor_id"}},
+			RootDisk{}, []string{"image_id", "flavor_id", "image_id", "flavor_id", "flavor_id"}},
 	}
 
 	for _, tt := range tests {
@@ -227,7 +234,7 @@ func TestCompatibility(t *testing.T) {
 			t.Parallel()
 
 			var got []string
-			for _, p := range Compatibility(tt.flavor, tt.image) {
+			for _, p := range Compatibility(tt.flavor, tt.image, tt.root) {
 				got = append(got, p.Attribute)
 
 				if p.Summary == "" || !strings.Contains(p.Detail, tt.image.Name) {

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -10,6 +11,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
@@ -56,8 +59,10 @@ func (r *serverResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 			"`power_state` (start / stop), `flavor_id` (resize, confirmed), `image_id`, `ssh_key` and `user_data` " +
 			"(**rebuild**, which keeps the port and its addresses but re-images the root disk: everything written on it is " +
 			"lost, and the plan warns, naming the server). With `image_change = \"replace\"` a change of `image_id` " +
-			"replaces the server instead. Changing `name`, `network_id`, `region`, `identity_id`, `server_group` or `host` " +
-			"replaces the server.\n\n" +
+			"replaces the server instead. Changing `name`, `network_id`, `region`, `identity_id`, `server_group`, `host` or " +
+			"`root_volume` replaces the server.\n\n" +
+			"**Boot from volume** with `root_volume`: Nova makes the server's disk as a Cinder volume from the image (required " +
+			"on a flavor without a disk); `volumes` attaches further volumes, in place.\n\n" +
 			"**Import** with `REGION/ID` or `REGION/name` (a bare `ID` or `name` means the provider's default region); the " +
 			"provider's configured scope must see every project's servers, as an admin's does. Tags cannot be read back " +
 			"from the metadata they become, and user data cannot be read at all: after an import the next apply writes the " +
@@ -145,11 +150,12 @@ func (r *serverResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 			"image_id": schema.StringAttribute{
 				Required: true,
 				MarkdownDescription: "ID of the Glance image. The plan checks that Glance has it, that it is active and that " +
-					"the flavor fits it. Changing it **rebuilds the server in place, which wipes its root disk** (the plan " +
-					"warns, naming the server), or replaces the server with `image_change = \"" + ImageChangeReplace + "\"`.",
+					"the flavor (or `root_volume`) fits it. Changing it **rebuilds the server in place, which wipes its root " +
+					"disk** (the plan warns, naming the server), or replaces the server with `image_change = \"" +
+					ImageChangeReplace + "\"` or `root_volume`.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIf(imageReplaces,
-					"Changing image_id replaces the server when image_change is replace.",
-					"Changing `image_id` replaces the server when `image_change` is `replace`.")},
+					"Changing image_id replaces the server when image_change is replace or the server boots from a volume.",
+					"Changing `image_id` replaces the server when `image_change` is `replace` or the server boots from a volume (`root_volume`).")},
 				Validators: []validator.String{adapter.UUID()},
 			},
 			"mac_address": adapter.StableString("MAC address of the server's port."),
@@ -196,6 +202,54 @@ func (r *serverResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 				MarkdownDescription: "The floating IP address; null without `public_ip`.",
 			},
 			"region": adapter.RegionAttribute("server"),
+			"root_volume": schema.SingleNestedAttribute{
+				Optional: true,
+				MarkdownDescription: "Boot the server from a volume (a Cinder volume in the server's project) that Nova makes " +
+					"from `image_id` when it makes the server, instead of from the image on the flavor's local disk. Required " +
+					"when the flavor has no disk (disk 0, as flavors meant for boot from volume are sized): Nova refuses to boot " +
+					"an image on such a flavor to anyone but an admin (policy `compute:servers:create:zero_disk_flavor`), so " +
+					"the plan refuses it. The plan checks that the volume holds the image. The volume is not one of " +
+					"`volumes`, and is never detached; `root_volume_id` names it. Nova rebuilds a server that boots from a " +
+					"volume only with the image it was made from, so with `root_volume` a change of `image_id` replaces the " +
+					"server (a change of `ssh_key` or `user_data` still rebuilds it, which leaves the volume as it is). " +
+					"Adding or removing it, or changing any of it, replaces the server. The volume's size and class are as " +
+					"made: a change made to the volume out of band is not read back.",
+				Attributes: map[string]schema.Attribute{
+					"size_gb": schema.Int64Attribute{
+						Required:            true,
+						MarkdownDescription: "Size of the volume in GiB; it must hold the image.",
+						Validators:          []validator.Int64{int64validator.AtLeast(1)},
+						PlanModifiers:       []planmodifier.Int64{int64planmodifier.RequiresReplace()},
+					},
+					"volume_class": schema.StringAttribute{
+						Optional: true,
+						Computed: true,
+						MarkdownDescription: "ID of the volume class (Cinder volume type) of the volume: one of the region's " +
+							"classes that `unikorn_volume_classes` lists (the provider's `volume_classes`), checked at plan " +
+							"time. Unset: the region's default class, which this then shows.",
+						Validators: []validator.String{adapter.UUID()},
+						PlanModifiers: []planmodifier.String{
+							stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplaceIfConfigured(),
+						},
+					},
+					"delete_on_termination": schema.BoolAttribute{
+						Optional: true,
+						Computed: true,
+						Default:  booldefault.StaticBool(true),
+						MarkdownDescription: "Delete the volume with the server (Nova does; the destroy waits until Cinder " +
+							"no longer has it). `false` keeps it after the server is gone, in the identity's project, where " +
+							"the identity's destroy finds it (`force_destroy` deletes it). Default `true`.",
+						PlanModifiers: []planmodifier.Bool{boolplanmodifier.RequiresReplace()},
+					},
+				},
+				PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplaceIf(rootVolumeToggles,
+					"Adding or removing root_volume replaces the server.", "Adding or removing `root_volume` replaces the server.")},
+			},
+			"root_volume_id": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "ID of the Cinder volume the server boots from (`root_volume`); null when it boots from its image.",
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
 			"security_group_ids": schema.SetAttribute{
 				Optional:    true,
 				ElementType: types.StringType,

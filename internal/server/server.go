@@ -85,6 +85,9 @@ type Spec struct {
 	// without it the server's attachments are not managed.
 	Volumes       []string
 	ManageVolumes bool
+	// RootVolume boots the server from a volume that Nova makes from ImageID when it makes the
+	// server; nil: from the image, on the flavor's local disk.
+	RootVolume *RootVolume
 }
 
 // Known is what an earlier apply recorded (Terraform state, private state); any may be "".
@@ -103,6 +106,10 @@ type Known struct {
 	// provider did not make, the metadata keys of those no longer configured are removed, and no
 	// other key (KeptMetadata).
 	Tags map[string]string
+	// RootVolumeID is the volume the server boots from, as recorded; RootVolumeGoes says that
+	// Nova deletes it with the server (delete_on_termination), so that a delete waits for it.
+	RootVolumeID   string
+	RootVolumeGoes bool
 }
 
 // Server is a server as found in the cloud.
@@ -125,8 +132,13 @@ type Server struct {
 	Hypervisor string
 	// ServerGroupIDs are the server groups the server was scheduled into.
 	ServerGroupIDs []string
-	// VolumeIDs are the volumes attached to the server, sorted.
+	// VolumeIDs are the volumes attached to the server, sorted, but for the one it boots from.
 	VolumeIDs []string
+	// RootVolumeID is the volume the server boots from ("": it boots from its image).
+	// RootVolume is what Cinder and Nova say of that volume when it was looked for (a server
+	// just made, imported or adopted); nil when it is the recorded one.
+	RootVolumeID string
+	RootVolume   *RootVolume
 	// Metadata is the server's metadata without the ownership marks.
 	Metadata map[string]string
 	// Made says that a create of a unikorn_server made the server (its creation mark): its
@@ -377,8 +389,15 @@ func (s *Service) Ensure(ctx context.Context, spec Spec, known Known) (*Server, 
 		return fail(err)
 	}
 
+	root, err := s.rootOf(ctx, srv, known)
+	if err != nil {
+		return fail(err)
+	}
+
+	known.RootVolumeID = root.id
+
 	if spec.ManageVolumes {
-		if srv, err = s.convergeVolumes(ctx, srv, spec.Volumes); err != nil {
+		if srv, err = s.convergeVolumes(ctx, srv, spec.Volumes, root.id); err != nil {
 			return fail(err)
 		}
 	}
@@ -401,6 +420,7 @@ func (s *Service) Ensure(ctx context.Context, spec Spec, known Known) (*Server, 
 
 	out := s.result(srv, port, known, notes)
 	out.Made = made
+	out.setRoot(root)
 
 	if !seen {
 		// Record what Neutron holds; Nova will say the same once Neutron's notice reaches it.
@@ -449,6 +469,7 @@ func (s *Service) result(srv *servers.Server, port *Port, known Known, notes []s
 	out := toServer(srv)
 	out.Port = port
 	out.Notes = notes
+	out.setRoot(bootVolume{id: known.RootVolumeID})
 
 	if out.FlavorName != "" && out.FlavorName == known.FlavorName {
 		out.FlavorID = known.FlavorID
@@ -621,6 +642,13 @@ func (s *Service) Observe(ctx context.Context, name string, known Known) (*Serve
 		return nil, err
 	}
 
+	root, err := s.rootOf(ctx, srv, known)
+	if err != nil {
+		return nil, err
+	}
+
+	out.setRoot(root)
+
 	return out, nil
 }
 
@@ -659,6 +687,12 @@ func (s *Service) Delete(ctx context.Context, name string, known Known) error {
 
 	if known.ServerID != "" {
 		if err := s.deleteServer(ctx, known.ServerID, naming.Server(name)); err != nil {
+			return err
+		}
+	}
+
+	if known.RootVolumeID != "" && known.RootVolumeGoes {
+		if err := s.waitRootGone(ctx, known.RootVolumeID); err != nil {
 			return err
 		}
 	}

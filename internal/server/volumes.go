@@ -41,9 +41,10 @@ func (s *Service) volumes() (*volume.Volumes, error) {
 // convergeVolumes attaches to srv the volumes of want it lacks and detaches those it has that
 // want leaves out, each through Nova, waiting for Cinder to say each is done; it returns the
 // server as Nova then says. A volume that another server holds is waited for (moving a volume
-// between two servers in one apply), then an error that names that server.
-func (s *Service) convergeVolumes(ctx context.Context, srv *servers.Server, want []string) (*servers.Server, error) {
-	have := attachedVolumes(srv)
+// between two servers in one apply), then an error that names that server. The volume the
+// server boots from (rootID, "" for none) is not one of its volumes: it is never detached.
+func (s *Service) convergeVolumes(ctx context.Context, srv *servers.Server, want []string, rootID string) (*servers.Server, error) {
+	have := withoutRoot(attachedVolumes(srv), rootID)
 
 	var detach, attach []string
 
@@ -84,7 +85,12 @@ func (s *Service) convergeVolumes(ctx context.Context, srv *servers.Server, want
 		}
 	}
 
-	return s.waitVolumesListed(ctx, srv, want)
+	listed := want
+	if rootID != "" {
+		listed = append(slices.Clone(want), rootID)
+	}
+
+	return s.waitVolumesListed(ctx, srv, listed)
 }
 
 // novaSettleBudget bounds how long a server's volumes wait for Nova to list what Cinder says.

@@ -55,6 +55,20 @@ resource "unikorn_server" "db" {
   host        = "compute-12"
 }
 
+# A server that boots from a volume: Nova makes a 20 GiB volume from the image, and deletes it
+# with the server. Required on a flavor without a local disk (disk 0); the plan says so.
+resource "unikorn_server" "disk" {
+  identity_id = unikorn_identity.team_a.id
+  name        = "disk-1"
+  network_id  = unikorn_network.team_a.id
+  flavor_id   = data.unikorn_flavor.diskless.id
+  image_id    = data.unikorn_image.node.id
+
+  root_volume = {
+    size_gb = 20
+  }
+}
+
 # For a Kubernetes node: spec.providerID.
 output "web_provider_id" {
   value = unikorn_server.web.provider_id
