@@ -39,9 +39,9 @@ resource "unikorn_volume" "v" {
 `, name, sizeGB, extra)
 }
 
-// cinderVolume reads the volume of the state from Cinder.
-func cinderVolume(t *testing.T, s *terraform.State) (*volumes.Volume, map[string]string, error) {
-	a, err := acctest.Attributes(s, volumeAddress)
+// cinderVolume reads the volume at address in the state from Cinder, with its attributes.
+func cinderVolume(t *testing.T, s *terraform.State, address string) (*volumes.Volume, map[string]string, error) {
+	a, err := acctest.Attributes(s, address)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -56,7 +56,7 @@ func cinderVolume(t *testing.T, s *terraform.State) (*volumes.Volume, map[string
 // marks.
 func checkCinder(t *testing.T, name string, sizeGB int, description string) resource.TestCheckFunc {
 	return func(s *terraform.State) error {
-		v, a, err := cinderVolume(t, s)
+		v, a, err := cinderVolume(t, s, volumeAddress)
 		if err != nil {
 			return err
 		}
@@ -216,12 +216,7 @@ resource "unikorn_volume" "x" {
 				Config:           volumeConfig(name, 2, grown) + fromImage(t, name),
 				ConfigPlanChecks: acctest.Expect(volumeAddress, plancheck.ResourceActionUpdate),
 				Check: resource.ComposeAggregateTestCheckFunc(checkCinder(t, name, 2, "grown"), func(s *terraform.State) error {
-					a, err := acctest.Attributes(s, "unikorn_volume.img")
-					if err != nil {
-						return err
-					}
-
-					v, err := volumes.Get(context.Background(), acctest.AdminCinder(t, region), a["id"]).Extract()
+					v, a, err := cinderVolume(t, s, "unikorn_volume.img")
 
 					switch {
 					case err != nil:
@@ -278,12 +273,7 @@ resource "unikorn_volume" "x" {
 				Config:          volumeConfig(name, 3, grown) + fromImage(t, name) + fromSnapshot(name),
 				ConfigVariables: config.Variables{"snapshot_id": lazyString(func() string { return snapshot })},
 				Check: func(s *terraform.State) error {
-					a, err := acctest.Attributes(s, "unikorn_volume.snap")
-					if err != nil {
-						return err
-					}
-
-					v, err := volumes.Get(context.Background(), acctest.AdminCinder(t, region), a["id"]).Extract()
+					v, a, err := cinderVolume(t, s, "unikorn_volume.snap")
 
 					switch {
 					case err != nil:
