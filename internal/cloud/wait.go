@@ -153,8 +153,9 @@ type pollClock struct {
 	random func() float64
 }
 
-// pollRealClock sleeps with the transport's sleepContext (every wait of pollLoop is positive).
-var pollRealClock = pollClock{now: time.Now, sleep: sleepContext, random: rand.Float64}
+// pollRealClock sleeps with [Sleep] (every wait of pollLoop is positive): a ctx made by
+// [WithSleeper] makes Poll's waits instant in a unit test too.
+var pollRealClock = pollClock{now: time.Now, sleep: Sleep, random: rand.Float64}
 
 // pollNormalize checks spec and fills in its defaults.
 func pollNormalize(spec PollSpec) (PollSpec, error) {

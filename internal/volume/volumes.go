@@ -504,14 +504,69 @@ func (v *Volumes) Attach(ctx context.Context, serverID, id string) error {
 	}
 
 	if !here {
-		tflog.Info(ctx, "Attaching a volume", map[string]any{"volume_id": id, "server_id": serverID})
-
-		if _, err := volumeattach.Create(ctx, v.compute, serverID, volumeattach.CreateOpts{VolumeID: id}).Extract(); err != nil {
-			return fmt.Errorf("attaching volume %s to server %s in %s: %w", id, serverID, v, err)
+		if err := v.requestAttach(ctx, serverID, id); err != nil {
+			return err
 		}
 	}
 
 	return v.waitAttached(ctx, id, serverID)
+}
+
+// Pseudo-states of an attach request, for requestAttach.
+const (
+	attachSent = "sent" // Nova took the request
+	attachHeld = "held" // Nova still maps the volume to a server
+)
+
+// requestAttach asks Nova to attach volume id to server serverID, once Cinder says the volume is
+// free. Nova may still refuse it for up to attachWaitBudget (heldByNova): its compute service
+// drops a detached volume's block device mapping only after Cinder says the volume is available,
+// and Nova's API refuses to attach a volume it still maps to a server (2025.1: "volume ... is
+// already attached to instances: <the server it left>"). A refusal makes nothing, so the request
+// is sent again until Nova takes it.
+func (v *Volumes) requestAttach(ctx context.Context, serverID, id string) error {
+	wctx, cancel := context.WithTimeout(ctx, attachWaitBudget)
+	defer cancel()
+
+	var refusal error
+
+	_, err := cloud.Poll(wctx, cloud.PollSpec{Pending: []string{attachHeld}, Target: []string{attachSent}, MinInterval: time.Second, MaxInterval: 5 * time.Second},
+		func(ctx context.Context) (struct{}, string, string, error) {
+			tflog.Info(ctx, "Attaching a volume", map[string]any{"volume_id": id, "server_id": serverID})
+
+			_, err := volumeattach.Create(ctx, v.compute, serverID, volumeattach.CreateOpts{VolumeID: id}).Extract()
+			if heldByNova(err) {
+				tflog.Debug(ctx, "Nova still maps the volume to a server", map[string]any{"volume_id": id, "refusal": err.Error()})
+				refusal = err
+
+				return struct{}{}, attachHeld, "", nil
+			}
+
+			if err != nil {
+				return struct{}{}, "", "", err
+			}
+
+			return struct{}{}, attachSent, "", nil
+		})
+	if err != nil && refusal != nil && ctx.Err() == nil {
+		err = fmt.Errorf("Nova still maps it to a server after %s: %w", attachWaitBudget, refusal)
+	}
+
+	if err != nil {
+		return fmt.Errorf("attaching volume %s to server %s in %s: %w", id, serverID, v, err)
+	}
+
+	return nil
+}
+
+// heldByNova says whether err is Nova's refusal to attach a volume that it still maps to a server
+// (this one or another): a 400 "Invalid volume: volume <id> already attached" or "... is already
+// attached to instances: <servers>" (Nova's _check_volume_already_attached).
+func heldByNova(err error) bool {
+	var unexpected gophercloud.ErrUnexpectedResponseCode
+
+	return errors.As(err, &unexpected) && unexpected.Actual == http.StatusBadRequest &&
+		strings.Contains(string(unexpected.Body), "already attached")
 }
 
 // deleteAndWait deletes volume id and waits until Cinder no longer has it.

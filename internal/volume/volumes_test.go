@@ -1,6 +1,7 @@
 package volume
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/gophercloud/gophercloud/v2"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloudtest"
@@ -23,6 +26,11 @@ type fakeCinder struct {
 	mu      sync.Mutex
 	volumes map[string]map[string]any
 	next    int
+	// novaHolds is how many more attach requests Nova refuses (it still maps the volume to a
+	// server), and onHold is called with the count of refusals after each.
+	novaHolds int
+	onHold    func(refusals int)
+	refusals  int
 }
 
 type stringer string
@@ -107,6 +115,35 @@ func (f *fakeCinder) serve(w http.ResponseWriter, r *http.Request) {
 		f.volumes[id] = v
 		cloudtest.WriteJSON(w, http.StatusAccepted, map[string]any{"volume": v})
 		v["status"] = StatusAvailable // ready by the first poll
+	case strings.HasPrefix(r.URL.Path, "/compute/servers/") && r.Method == http.MethodPost:
+		server := strings.Split(r.URL.Path, "/")[3]
+
+		var body struct {
+			Attachment struct {
+				VolumeID string `json:"volumeId"`
+			} `json:"volumeAttachment"`
+		}
+
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		vid := body.Attachment.VolumeID
+
+		if f.novaHolds > 0 {
+			f.novaHolds--
+			f.refusals++
+			cloudtest.WriteJSON(w, http.StatusBadRequest, map[string]any{"badRequest": map[string]any{
+				"code": 400, "message": "Invalid volume: volume " + vid + " is already attached to instances: s-1",
+			}})
+
+			if f.onHold != nil {
+				f.onHold(f.refusals)
+			}
+
+			return
+		}
+
+		f.volumes[vid]["status"] = StatusInUse
+		f.volumes[vid]["attachments"] = []any{map[string]any{"server_id": server, "device": "/dev/vdb", "attachment_id": "a-2"}}
+		cloudtest.WriteJSON(w, http.StatusOK, map[string]any{"volumeAttachment": map[string]any{"id": vid, "volumeId": vid, "serverId": server}})
 	case strings.HasPrefix(r.URL.Path, "/compute/servers/") && r.Method == http.MethodDelete:
 		vid := r.URL.Path[strings.LastIndex(r.URL.Path, "/")+1:]
 		if v, ok := f.volumes[vid]; ok {
@@ -361,5 +398,69 @@ func TestObserveRefindsOnlyAnInterruptedCreate(t *testing.T) {
 	obs, err = vols2.Observe(t.Context(), gone, "data")
 	if err != nil || obs.Volume == nil || obs.Volume.ID != id || obs.RefoundFrom != gone {
 		t.Errorf("Observe = %v, %+v; want %s found again", err, obs, id)
+	}
+}
+
+// TestAttachWhileNovaStillMapsTheVolume: Cinder says the volume is available, but Nova still maps
+// it to the server it left (2025.1 refuses the attach then): the request is sent again until Nova
+// takes it, and given up with Nova's refusal when the wait ends.
+func TestAttachWhileNovaStillMapsTheVolume(t *testing.T) {
+	t.Parallel()
+
+	f, vols := newFake(t)
+	id := f.add("volume-data", 1, finished())
+	f.novaHolds = 2
+
+	if err := vols.Attach(cloud.WithSleeper(t.Context(), cloudtest.Instant), "s-2", id); err != nil {
+		t.Fatal(err)
+	}
+
+	post := "POST /compute/servers/s-2/os-volume_attachments"
+	if writes := f.api.Writes(); !slices.Equal(writes, []string{post, post, post}) {
+		t.Errorf("writes %v, want the attach sent three times", writes)
+	}
+
+	if got := f.volumes[id]["attachments"].([]any)[0].(map[string]any)["server_id"]; got != "s-2" {
+		t.Errorf("attached to %v, want s-2", got)
+	}
+
+	// Nova never lets go: the wait ends (here cancelled by the fake after 3 refusals) with its refusal.
+	f2, vols2 := newFake(t)
+	id2 := f2.add("volume-data", 1, finished())
+	ctx, cancel := context.WithCancel(cloud.WithSleeper(t.Context(), cloudtest.Instant))
+	f2.novaHolds = 100
+	f2.onHold = func(n int) {
+		if n == 3 {
+			cancel()
+		}
+	}
+
+	err := vols2.Attach(ctx, "s-2", id2)
+	if err == nil || !strings.Contains(err.Error(), "cancelled") || !strings.Contains(err.Error(), `last state "held"`) {
+		t.Errorf("Attach = %v, want a cancelled wait in the held state", err)
+	}
+}
+
+func TestHeldByNova(t *testing.T) {
+	t.Parallel()
+
+	refusal := func(code int, message string) error {
+		return gophercloud.ErrUnexpectedResponseCode{Actual: code, Body: []byte(`{"badRequest": {"code": 400, "message": "` + message + `"}}`)}
+	}
+
+	for _, c := range []struct {
+		err  error
+		want bool
+	}{
+		{refusal(400, "Invalid volume: volume v is already attached to instances: s-1"), true},
+		{refusal(400, "Invalid volume: volume v already attached"), true},
+		{refusal(400, "Invalid volume: volume v status must be available"), false},
+		{refusal(409, "already attached"), false},
+		{errors.New("already attached"), false},
+		{nil, false},
+	} {
+		if got := heldByNova(c.err); got != c.want {
+			t.Errorf("heldByNova(%v) = %v, want %v", c.err, got, c.want)
+		}
 	}
 }
