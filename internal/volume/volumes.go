@@ -549,7 +549,7 @@ func (v *Volumes) requestAttach(ctx context.Context, serverID, id string) error 
 			return struct{}{}, attachSent, "", nil
 		})
 	if err != nil && refusal != nil && ctx.Err() == nil {
-		err = fmt.Errorf("Nova still maps it to a server after %s: %w", attachWaitBudget, refusal)
+		err = fmt.Errorf("still mapped to a server by Nova after %s: %w", attachWaitBudget, refusal)
 	}
 
 	if err != nil {
