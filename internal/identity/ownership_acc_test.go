@@ -225,9 +225,11 @@ resource "unikorn_server" "test" {
 	})
 }
 
-// TestAccIdentity_narrowedRegions: a server made in the last region, which the provider then no
-// longer serves (its regions narrowed to the first): destroy still finds it there and refuses;
-// with force_destroy it deletes it there, then the identity.
+// TestAccIdentity_narrowedRegions: a server with a volume attached, made in the last region,
+// which the provider then no longer serves (its regions narrowed to the first): destroy still
+// finds both there and refuses; with force_destroy it deletes them there (the server first, which
+// frees the volume), then the identity. Nova is asked for the server and Cinder lists the
+// project's volumes: none is left.
 func TestAccIdentity_narrowedRegions(t *testing.T) {
 	acctest.PreCheck(t)
 
@@ -243,7 +245,7 @@ func TestAccIdentity_narrowedRegions(t *testing.T) {
 			identityArgs{forceDestroy: force}.config(name)
 	}
 
-	var projectID, serverID string
+	var projectID, serverID, volumeID string
 
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
@@ -258,6 +260,15 @@ func TestAccIdentity_narrowedRegions(t *testing.T) {
 					return fmt.Errorf("server %s is still in %s (err %v): orphaned", serverID, dropped, err)
 				}
 
+				if volumeID == "" {
+					return nil
+				}
+
+				left, err := acctest.ProjectVolumes(t, dropped, projectID)
+				if err != nil || len(left) > 0 {
+					return fmt.Errorf("Cinder still has volumes %+v of project %s in %s (err %v): orphaned", left, projectID, dropped, err)
+				}
+
 				return nil
 			},
 		),
@@ -267,11 +278,15 @@ func TestAccIdentity_narrowedRegions(t *testing.T) {
 				Check:  acctest.CaptureID(address, &projectID),
 			},
 			{
-				PreConfig: func() { serverID = acctest.PreCreateServerWithNetwork(t, projectID, dropped, name) },
-				Config:    narrowed(false),
-				Destroy:   true,
+				PreConfig: func() {
+					serverID = acctest.PreCreateServerWithNetwork(t, projectID, dropped, name)
+					volumeID = acctest.CreateVolume(t, acctest.IdentityCinder(t, projectID, dropped), dropped, name+"-data", nil)
+					acctest.AttachVolume(t, dropped, serverID, volumeID)
+				},
+				Config:  narrowed(false),
+				Destroy: true,
 				ExpectError: regexp.MustCompile(`(?s)still\s+holds.*in\s+region\s+` + regexp.QuoteMeta(dropped) +
-					`:.*server\s+"` + regexp.QuoteMeta(name) + `"`),
+					`:.*server\s+"` + regexp.QuoteMeta(name) + `".*volume\s+"` + regexp.QuoteMeta(name+"-data") + `"`),
 			},
 			{
 				Config:           narrowed(true),

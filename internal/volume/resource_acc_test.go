@@ -328,7 +328,7 @@ func makeSnapshot(t *testing.T, projectID, region, volumeID string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 
-	sc := tenantCinder(t, projectID, region)
+	sc := acctest.IdentityCinder(t, projectID, region)
 
 	snap, err := snapshots.Create(ctx, sc, snapshots.CreateOpts{VolumeID: volumeID, Name: "tf-acc-snapshot"}).Extract()
 	if err != nil {
@@ -433,62 +433,12 @@ resource "unikorn_volume" "v" {
 	})
 }
 
-// tenantCinder is Cinder's client of region in the identity scope of projectID (the identity's
-// own user), at the provider's microversion: what it makes is the identity's.
-func tenantCinder(t *testing.T, projectID, region string) *gophercloud.ServiceClient {
-	t.Helper()
-
-	tenant, err := acctest.Client(t).Tenant(context.Background(), projectID, region, cloud.AsIdentity)
-	if err == nil {
-		var sc *gophercloud.ServiceClient
-		if sc, err = tenant.BlockStorage(); err == nil {
-			c := *sc
-			c.Microversion = volume.Microversion
-
-			return &c
-		}
-	}
-
-	t.Fatalf("the Cinder client of project %s in %s: %v", projectID, region, err)
-
-	return nil
-}
-
 // makeVolume makes volume-<name> of 1 GiB in projectID with metadata, as the identity's user,
 // waits until it is available, and deletes it when the test ends (a 404 is fine).
 func makeVolume(t *testing.T, projectID, region, name string, metadata map[string]string) string {
 	t.Helper()
 
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-
-	sc := tenantCinder(t, projectID, region)
-
-	v, err := volumes.Create(ctx, sc, volumes.CreateOpts{Name: naming.Volume(name), Size: 1, Metadata: metadata}, nil).Extract()
-	if err != nil {
-		t.Fatalf("making volume %s: %v", naming.Volume(name), err)
-	}
-
-	t.Cleanup(func() {
-		err := volumes.Delete(context.Background(), acctest.AdminCinder(t, region), v.ID, nil).ExtractErr()
-		if err != nil && !gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
-			t.Errorf("deleting volume %s: %v", v.ID, err)
-		}
-	})
-
-	if _, err := cloud.Poll(ctx, cloud.PollSpec{Pending: []string{"creating"}, Target: []string{volume.StatusAvailable}},
-		func(ctx context.Context) (*volumes.Volume, string, string, error) {
-			v, err := volumes.Get(ctx, sc, v.ID).Extract()
-			if err != nil {
-				return nil, "", "", err
-			}
-
-			return v, v.Status, "", nil
-		}); err != nil {
-		t.Fatalf("waiting for volume %s: %v", v.ID, err)
-	}
-
-	return v.ID
+	return acctest.CreateVolume(t, acctest.IdentityCinder(t, projectID, region), region, naming.Volume(name), metadata)
 }
 
 // fromImage is a volume of the identity i made from the suite's server image.
