@@ -548,7 +548,8 @@ func (v *Volumes) requestAttach(ctx context.Context, serverID, id string) error 
 
 			return struct{}{}, attachSent, "", nil
 		})
-	if err != nil && refusal != nil && ctx.Err() == nil {
+	var timeout *cloud.WaitTimeoutError
+	if errors.As(err, &timeout) && refusal != nil && ctx.Err() == nil {
 		err = fmt.Errorf("still mapped to a server by Nova after %s: %w", attachWaitBudget, refusal)
 	}
 

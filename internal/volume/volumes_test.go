@@ -31,6 +31,9 @@ type fakeCinder struct {
 	novaHolds int
 	onHold    func(refusals int)
 	refusals  int
+	// novaThen, when set, is the status Nova answers once it no longer holds the volume (a
+	// refusal of another kind).
+	novaThen int
 }
 
 type stringer string
@@ -138,6 +141,11 @@ func (f *fakeCinder) serve(w http.ResponseWriter, r *http.Request) {
 				f.onHold(f.refusals)
 			}
 
+			return
+		}
+
+		if f.novaThen != 0 {
+			cloudtest.WriteJSON(w, f.novaThen, map[string]any{"forbidden": map[string]any{"code": f.novaThen, "message": "Policy doesn't allow it"}})
 			return
 		}
 
@@ -438,6 +446,16 @@ func TestAttachWhileNovaStillMapsTheVolume(t *testing.T) {
 	err := vols2.Attach(ctx, "s-2", id2)
 	if err == nil || !strings.Contains(err.Error(), "cancelled") || !strings.Contains(err.Error(), `last state "held"`) {
 		t.Errorf("Attach = %v, want a cancelled wait in the held state", err)
+	}
+
+	// Another refusal after Nova let go is that refusal, not "still mapped".
+	f3, vols3 := newFake(t)
+	id3 := f3.add("volume-data", 1, finished())
+	f3.novaHolds, f3.novaThen = 1, http.StatusForbidden
+
+	err = vols3.Attach(cloud.WithSleeper(t.Context(), cloudtest.Instant), "s-2", id3)
+	if !gophercloud.ResponseCodeIs(err, http.StatusForbidden) || strings.Contains(err.Error(), "still mapped") {
+		t.Errorf("Attach = %v, want Nova's 403 as it is", err)
 	}
 }
 
