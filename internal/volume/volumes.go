@@ -521,9 +521,10 @@ const (
 // requestAttach asks Nova to attach volume id to server serverID, once Cinder says the volume is
 // free. Nova may still refuse it for up to attachWaitBudget (heldByNova): its compute service
 // drops a detached volume's block device mapping only after Cinder says the volume is available,
-// and Nova's API refuses to attach a volume it still maps to a server (2025.1: "volume ... is
-// already attached to instances: <the server it left>"). A refusal makes nothing, so the request
-// is sent again until Nova takes it.
+// and Nova's API refuses to attach a volume it still maps to a server ("volume ... is already
+// attached to instances: <the server it left>", Nova's _check_volume_already_attached in Zed and
+// 2025.1 alike; seen in CI on 2025.1). A refusal makes nothing, so the request is sent again
+// until Nova takes it.
 func (v *Volumes) requestAttach(ctx context.Context, serverID, id string) error {
 	wctx, cancel := context.WithTimeout(ctx, attachWaitBudget)
 	defer cancel()
