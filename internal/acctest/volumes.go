@@ -36,7 +36,7 @@ func CreateVolume(t *testing.T, sc *gophercloud.ServiceClient, region, cinderNam
 		return volumes.Delete(ctx, AdminCinder(t, region), v.ID, nil).ExtractErr()
 	})
 
-	waitVolume(ctx, t, sc, v.ID, []string{"creating"}, "available")
+	WaitVolume(ctx, t, sc, v.ID, []string{"creating"}, "available")
 
 	return v.ID
 }
@@ -53,7 +53,7 @@ func AttachVolume(t *testing.T, region, serverID, volumeID string) {
 		t.Fatalf("attaching volume %s to server %s in %s: %v", volumeID, serverID, region, err)
 	}
 
-	waitVolume(ctx, t, AdminCinder(t, region), volumeID, []string{"available", "reserved", "attaching"}, "in-use")
+	WaitVolume(ctx, t, AdminCinder(t, region), volumeID, []string{"available", "reserved", "attaching"}, "in-use")
 }
 
 // IdentityCinder is Cinder's client of region in the identity scope of projectID (the identity's
@@ -90,8 +90,9 @@ func ProjectVolumes(t *testing.T, region, projectID string) ([]volumes.Volume, e
 	return volumes.ExtractVolumes(pages)
 }
 
-// waitVolume waits until Cinder says volume id is in status target, through pending.
-func waitVolume(ctx context.Context, t *testing.T, sc *gophercloud.ServiceClient, id string, pending []string, target string) {
+// WaitVolume waits until Cinder (sc) says volume id is in status target, through pending; any
+// other status fails the test.
+func WaitVolume(ctx context.Context, t *testing.T, sc *gophercloud.ServiceClient, id string, pending []string, target string) {
 	t.Helper()
 
 	if _, err := cloud.Poll(ctx, cloud.PollSpec{Pending: pending, Target: []string{target}, MaxInterval: 3 * time.Second},

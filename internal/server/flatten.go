@@ -55,11 +55,10 @@ func expandSpec(ctx context.Context, m serverModel, userData types.String) (Spec
 		slices.Sort(spec.Volumes)
 	}
 
-	if !m.RootVolume.IsNull() && !m.RootVolume.IsUnknown() {
-		var rv rootVolumeModel
+	rv, ok, d := rootVolumeOf(ctx, m.RootVolume)
+	diags.Append(d...)
 
-		diags.Append(m.RootVolume.As(ctx, &rv, basetypes.ObjectAsOptions{})...)
-
+	if ok {
 		// An unknown class (unset: Cinder's default, known once made) is sent as none.
 		spec.RootVolume = &RootVolume{
 			SizeGB: int(rv.SizeGB.ValueInt64()), Class: rv.VolumeClass.ValueString(), DeleteOnTermination: rv.DeleteOnTermination.ValueBool(),
@@ -360,18 +359,23 @@ var rootVolumeAttrTypes = map[string]attr.Type{
 	"size_gb": types.Int64Type, "volume_class": types.StringType, "delete_on_termination": types.BoolType,
 }
 
+// rootVolumeOf reads root_volume; ok is false when it is null or unknown (or could not be read:
+// then diags say why).
+func rootVolumeOf(ctx context.Context, v types.Object) (rv rootVolumeModel, ok bool, diags diag.Diagnostics) {
+	if v.IsNull() || v.IsUnknown() {
+		return rv, false, nil
+	}
+
+	diags = v.As(ctx, &rv, basetypes.ObjectAsOptions{})
+
+	return rv, !diags.HasError(), diags
+}
+
 // rootVolumeGoes tells whether root_volume says Nova deletes the volume with the server.
 func rootVolumeGoes(ctx context.Context, v types.Object) bool {
-	if v.IsNull() || v.IsUnknown() {
-		return false
-	}
+	rv, ok, _ := rootVolumeOf(ctx, v)
 
-	var rv rootVolumeModel
-	if diags := v.As(ctx, &rv, basetypes.ObjectAsOptions{}); diags.HasError() {
-		return false
-	}
-
-	return rv.DeleteOnTermination.ValueBool()
+	return ok && rv.DeleteOnTermination.ValueBool()
 }
 
 // addressPairModel is one of allowed_address_pairs.

@@ -79,12 +79,12 @@ func (r *serverResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 // checkRootClass refuses a configured root_volume.volume_class that the region does not offer,
 // when the server is made or its root volume's class changes (volume.CheckClass).
 func (r *serverResource) checkRootClass(ctx context.Context, config serverModel, state *serverModel, region types.String, diags *diag.Diagnostics) {
-	class := rootVolumeClass(config.RootVolume)
+	class := rootVolumeClass(ctx, config.RootVolume)
 
 	switch {
 	case class.IsNull() || class.IsUnknown() || region.IsUnknown():
 		return
-	case state != nil && rootVolumeClass(state.RootVolume).Equal(class):
+	case state != nil && rootVolumeClass(ctx, state.RootVolume).Equal(class):
 		return
 	}
 
@@ -93,16 +93,13 @@ func (r *serverResource) checkRootClass(ctx context.Context, config serverModel,
 }
 
 // rootVolumeClass is root_volume.volume_class (null without root_volume, unknown while it is).
-func rootVolumeClass(v types.Object) types.String {
-	switch {
-	case v.IsNull():
-		return types.StringNull()
-	case v.IsUnknown():
+func rootVolumeClass(ctx context.Context, v types.Object) types.String {
+	if v.IsUnknown() {
 		return types.StringUnknown()
 	}
 
-	if class, ok := v.Attributes()["volume_class"].(types.String); ok {
-		return class
+	if rv, ok, _ := rootVolumeOf(ctx, v); ok {
+		return rv.VolumeClass
 	}
 
 	return types.StringNull()
@@ -135,7 +132,7 @@ func preflightOf(ctx context.Context, plan serverModel, state *serverModel) Pref
 	// Both when either is new: the flavor is checked against the image.
 	if making || !plan.FlavorID.Equal(state.FlavorID) || !plan.ImageID.Equal(state.ImageID) {
 		pre.FlavorID, pre.ImageID = known(plan.FlavorID), known(plan.ImageID)
-		pre.Root = rootDiskOf(plan.RootVolume)
+		pre.Root = rootDiskOf(ctx, plan.RootVolume)
 	}
 
 	if making {
@@ -167,15 +164,15 @@ func preflightOf(ctx context.Context, plan serverModel, state *serverModel) Pref
 }
 
 // rootDiskOf is where root_volume puts the root disk (its size 0 while unknown).
-func rootDiskOf(v types.Object) RootDisk {
+func rootDiskOf(ctx context.Context, v types.Object) RootDisk {
 	if v.IsNull() {
 		return RootDisk{}
 	}
 
 	root := RootDisk{FromVolume: true}
 
-	if size, ok := v.Attributes()["size_gb"].(types.Int64); ok && !size.IsUnknown() && !size.IsNull() {
-		root.SizeGB = int(size.ValueInt64())
+	if rv, ok, _ := rootVolumeOf(ctx, v); ok && !rv.SizeGB.IsUnknown() && !rv.SizeGB.IsNull() {
+		root.SizeGB = int(rv.SizeGB.ValueInt64())
 	}
 
 	return root

@@ -155,7 +155,7 @@ resource "unikorn_volume" "v" {
 						t.Fatalf("detaching %s out of band: %v", volumeW, err)
 					}
 
-					waitStatus(ctx, t, f.region, volumeW, "available")
+					acctest.WaitVolume(ctx, t, acctest.AdminCinder(t, f.region), volumeW, []string{"in-use", "detaching"}, "available")
 					waitNovaDropped(ctx, t, f.region, serverA, volumeW)
 				},
 				Config:            config("  volumes = [unikorn_volume.w.id]", "  volumes = [unikorn_volume.v.id]", true),
@@ -185,7 +185,6 @@ resource "unikorn_volume" "v" {
 	})
 }
 
-// waitStatus waits until Cinder says volume id is in status.
 // waitNovaDropped waits until Nova no longer lists volume volumeID on server serverID: Nova's
 // compute service drops the attachment after Cinder says the volume is available again.
 func waitNovaDropped(ctx context.Context, t *testing.T, region, serverID, volumeID string) {
@@ -208,26 +207,4 @@ func waitNovaDropped(ctx context.Context, t *testing.T, region, serverID, volume
 	}
 
 	t.Fatalf("Nova still lists volume %s on server %s", volumeID, serverID)
-}
-
-func waitStatus(ctx context.Context, t *testing.T, region, id, status string) {
-	t.Helper()
-
-	for ctx.Err() == nil {
-		vol, err := volumes.Get(ctx, acctest.AdminCinder(t, region), id).Extract()
-		if err != nil {
-			t.Fatal(err)
-		}
-
-		if vol.Status == status {
-			return
-		}
-
-		select {
-		case <-ctx.Done():
-		case <-time.After(time.Second):
-		}
-	}
-
-	t.Fatalf("volume %s did not become %s", id, status)
 }
