@@ -21,21 +21,36 @@ type Locator func(ctx context.Context, region, idOrName string) (cloud.Located, 
 // by ID or by user-given name.
 type GlobalLocator func(ctx context.Context, idOrName string) (cloud.Located, error)
 
-// ImportRegional imports a regional object from `REGION/ID`, `REGION/name`, `ID` or `name` (a
-// bare one means the provider's default region): it finds the object with locate and sets
-// `id`, `name`, `region` and, for a tenant object (Located.ProjectID set), `identity_id` (or
-// `project_id` when Located.InProject); Read fills in the rest. It returns what was
-// found, false on failure (reported under "Error importing <noun>").
+// ImportRegional imports a tenant object from `REGION/ID`, `REGION/name`, `ID` or `name`: a
+// bare ID is looked for in every served region, the default one first (cloud.InEveryRegion),
+// a bare name in the default region. It finds the object with locate and sets `id`, `name`,
+// `region` and, for a tenant object (Located.ProjectID set), `identity_id` (or `project_id`
+// when Located.InProject); Read fills in the rest. It returns what was found, false on failure
+// (reported under "Error importing <noun>").
 func (b *ResourceBase[T]) ImportRegional(ctx context.Context, req resource.ImportStateRequest,
 	resp *resource.ImportStateResponse, locate Locator,
 ) (cloud.Located, bool) {
+	return b.importRegional(ctx, req, resp, locate, true)
+}
+
+// importRegional is ImportRegional; anywhere says whether a bare ID is looked for in every
+// served region (tenant objects) or in the default region only (a region's catalog, whose IDs
+// an operator may well give the same in every region: flavors).
+func (b *ResourceBase[T]) importRegional(ctx context.Context, req resource.ImportStateRequest,
+	resp *resource.ImportStateResponse, locate Locator, anywhere bool,
+) (cloud.Located, bool) {
 	return b.importWith(ctx, req, resp, func(ctx context.Context) (cloud.Located, string, error) {
 		region, idOrName, err := SplitImportID(req.ID)
-		if err == nil {
-			region, err = b.Cloud().ResolveRegion(region)
+		if err != nil {
+			return cloud.Located{}, "", err
 		}
 
-		if err != nil {
+		if region == "" && anywhere && cloud.LooksLikeID(idOrName) {
+			return cloud.InEveryRegion(ctx, b.Cloud(), b.kind.Noun, idOrName,
+				func(ctx context.Context, region string) (cloud.Located, error) { return locate(ctx, region, idOrName) })
+		}
+
+		if region, err = b.Cloud().ResolveRegion(region); err != nil {
 			return cloud.Located{}, "", err
 		}
 

@@ -145,16 +145,17 @@ func (r *RegionalAdmin[T, C, M, PM]) Delete(ctx context.Context, req resource.De
 }
 
 // ImportState imports by `REGION/ID`, `REGION/name`, `ID` or `name` (a bare one means the
-// provider's default region); Read fills in the rest.
+// provider's default region: an operator may give a catalog object the same ID in every
+// region); Read fills in the rest.
 func (r *RegionalAdmin[T, C, M, PM]) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	r.ImportRegional(ctx, req, resp, func(ctx context.Context, region, idOrName string) (cloud.Located, error) {
+	r.importRegional(ctx, req, resp, func(ctx context.Context, region, idOrName string) (cloud.Located, error) {
 		core, err := r.ops.Bind(r.Meta, r.Cloud(), region)
 		if err != nil {
 			return cloud.Located{}, err
 		}
 
 		return r.ops.Locate(ctx, core, idOrName)
-	})
+	}, false)
 }
 
 // ModifyPlan applies the region rule, then the resource's own part (AdminOps.ModifyPlan).

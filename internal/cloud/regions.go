@@ -3,7 +3,9 @@ package cloud
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/tokens"
 )
@@ -84,4 +86,83 @@ func (c *Client) sessionRegion(region string) (string, error) {
 	}
 
 	return c.ResolveRegion(region)
+}
+
+// ErrNotLocated is what a locator (an import's, a look-up's) wraps when the object it was asked
+// for is not in the region it looked in, so that a search across regions can tell "not here"
+// from a failure.
+var ErrNotLocated = errors.New("not found")
+
+// NotLocated is the error of a locator that found no object of kind with ID or name idOrName in
+// region; it is ErrNotLocated (errors.Is).
+func NotLocated(kind, idOrName, region string) error {
+	return notLocated(fmt.Sprintf("no %s with ID or name %q in region %s", kind, idOrName, region))
+}
+
+// notLocated is an ErrNotLocated that says what was not found where.
+type notLocated string
+
+func (e notLocated) Error() string { return string(e) }
+
+// Is makes errors.Is(e, ErrNotLocated) true.
+func (e notLocated) Is(target error) bool { return target == ErrNotLocated }
+
+// SearchOrder is the order in which an object given by ID without a region is looked for: the
+// default region first, then every other served region in the configured order (the order in
+// which OpenStack's cloud controller manager tries the regions of its configuration).
+func (c *Client) SearchOrder() []string {
+	out := []string{c.defaultRegion}
+	for _, r := range c.regions {
+		if r != c.defaultRegion {
+			out = append(out, r)
+		}
+	}
+
+	return out
+}
+
+// InEveryRegion finds the object of kind with ID id, given without a region, by asking find in
+// every region of the search order (SearchOrder); find answers ErrNotLocated (wrapped) where the
+// object is not. It returns what was found and its region. Found nowhere: an error wrapping
+// ErrNotLocated that names the regions searched; found in several: an error naming them (IDs are
+// unique in one region only, so the region must then be given); any other failure of find: that
+// failure.
+func InEveryRegion[O any](ctx context.Context, c *Client, kind, id string,
+	find func(ctx context.Context, region string) (O, error),
+) (O, string, error) {
+	var (
+		found   O
+		where   []string
+		regions = c.SearchOrder()
+	)
+
+	for _, region := range regions {
+		o, err := find(ctx, region)
+
+		switch {
+		case errors.Is(err, ErrNotLocated):
+			continue
+		case err != nil:
+			return found, "", err
+		}
+
+		if len(where) == 0 {
+			found = o
+		}
+
+		where = append(where, region)
+	}
+
+	switch len(where) {
+	case 0:
+		return found, "", notLocated(fmt.Sprintf("no %s with ID %q in any served region (%s)", kind, id,
+			strings.Join(regions, ", ")))
+	case 1:
+		return found, where[0], nil
+	}
+
+	var none O
+
+	return none, "", fmt.Errorf("a %s with ID %q exists in several regions (%s): give the region", kind, id,
+		strings.Join(where, ", "))
 }

@@ -596,7 +596,7 @@ func (m *Manager) Locate(ctx context.Context, idOrName string) (*images.Image, e
 
 	found, err := m.Find(ctx, idOrName)
 	if err == nil && found == nil {
-		err = fmt.Errorf("no image with ID or name %q in region %s", idOrName, m.region)
+		err = cloud.NotLocated("image", idOrName, m.region)
 	}
 
 	return found, err

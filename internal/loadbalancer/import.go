@@ -68,8 +68,7 @@ func Locate(ctx context.Context, c *cloud.Client, region, idOrName string) (clou
 
 	switch len(found) {
 	case 0:
-		return cloud.Located{}, fmt.Errorf("no load balancer with ID %q or named lb-%s in region %s, in any identity's project",
-			idOrName, idOrName, region)
+		return cloud.Located{}, cloud.NotLocated("load balancer", idOrName, region)
 	case 1:
 		return found[0], nil
 	}

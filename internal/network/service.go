@@ -250,7 +250,7 @@ func locate[T any](ctx context.Context, c *cloud.Client, region, prefix, idOrNam
 	}
 
 	if !ok {
-		return cloud.Located{}, fmt.Errorf("no %s with ID or name %q in region %s", l.kind, idOrName, region)
+		return cloud.Located{}, cloud.NotLocated(l.kind, idOrName, region)
 	}
 
 	return toLocated(obj)

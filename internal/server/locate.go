@@ -45,7 +45,7 @@ func Locate(ctx context.Context, c *cloud.Client, region, idOrName string) (clou
 	case err != nil:
 		return cloud.Located{}, fmt.Errorf("%w: import it by ID instead", err)
 	case !ok:
-		return cloud.Located{}, fmt.Errorf("no server with ID or name %q in region %s", idOrName, region)
+		return cloud.Located{}, cloud.NotLocated("server", idOrName, region)
 	}
 
 	return cloud.Located{ID: srv.ID, Name: srv.Name, ProjectID: srv.TenantID}, nil

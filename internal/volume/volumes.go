@@ -656,7 +656,7 @@ func Locate(ctx context.Context, c *cloud.Client, region, idOrName string) (clou
 	case err != nil:
 		return cloud.Located{}, fmt.Errorf("looking up volume %s in region %s: %w", name, region, err)
 	case vol == nil:
-		return cloud.Located{}, fmt.Errorf("no volume with the ID or name %q in region %s", idOrName, region)
+		return cloud.Located{}, cloud.NotLocated("volume", idOrName, region)
 	}
 
 	return toLocated(vol)
