@@ -86,7 +86,7 @@ func NewLookup[T Meta, M any](l Lookup[T, M]) *LookupDataSource[T, M] {
 	l.Resource().Schema(ctx, resource.SchemaRequest{}, res)
 
 	d := &LookupDataSource[T, M]{DataSourceBase: NewDataSourceBase[T](l.Kind), lookup: l}
-	d.model = res.Schema.Type().(attr.TypeWithAttributeTypes).AttributeTypes()
+	d.model = res.Schema.Type().(attr.TypeWithAttributeTypes).AttributeTypes() //nolint:forcetypeassert // a schema's type is an object
 	d.schema = lookupSchema(l.Kind.Noun, l.Description, res.Schema.Attributes, l.Regional, l.Scope)
 
 	for name := range d.schema.Attributes {

@@ -265,13 +265,19 @@ func (p *unikornProvider) DataSources(_ context.Context) []func() datasource.Dat
 	return []func() datasource.DataSource{
 		flavor.NewFlavorDataSource,
 		flavor.NewFlavorsDataSource,
+		identity.NewIdentityLookup,
 		image.NewImageDataSource,
 		image.NewImagesDataSource,
 		network.NewExternalNetworksDataSource,
+		network.NewNetworkLookup,
+		network.NewSecurityGroupLookup,
+		project.NewProjectLookup,
 		region.NewRegionsDataSource,
 		server.NewConsoleDataSource,
+		server.NewServerLookup,
 		volume.NewVolumeClassDataSource,
 		volume.NewVolumeClassesDataSource,
+		volume.NewVolumeLookup,
 	}
 }
 
