@@ -372,3 +372,23 @@ func RequestsSince(before, after map[string]int64) map[string]int64 {
 
 	return out
 }
+
+// RunListings counts the per-run listings of kind ("network", "security group", "server", ...)
+// that the run took (cloud.Listing, from its cloud client's counters: its resources' and its
+// data sources'), by "region project_id": what a look-up or a refresh of many objects of the kind
+// in one tenant costs.
+func (r *ProviderRun) RunListings(kind string) map[string]int {
+	out := map[string]int{}
+
+	if r.client == nil {
+		return out
+	}
+
+	for key, n := range r.client.RunListings() {
+		if rest, ok := strings.CutPrefix(key, kind+" "); ok {
+			out[rest] = n
+		}
+	}
+
+	return out
+}

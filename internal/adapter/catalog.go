@@ -87,7 +87,7 @@ type Singular[E any] struct {
 	Label       func(E) string
 }
 
-// One is the only element of matches, found in region; false otherwise, with an error: "No
+// One is the only element of matches, found in region ("" for a kind without one); false otherwise, with an error: "No
 // <noun> found" saying noMatch, or "Several <nouns> found" listing the matches and ending with
 // narrow (what to do about it).
 func (s Singular[E]) One(matches []E, region, noMatch, narrow string, diags *diag.Diagnostics) (E, bool) {
@@ -102,8 +102,13 @@ func (s Singular[E]) One(matches []E, region, noMatch, narrow string, diags *dia
 			labels[i] = s.Label(m)
 		}
 
-		diags.AddError("Several "+s.Nouns+" found", fmt.Sprintf("In region %s: expected exactly one %s, but %d match the "+
-			"filters: %s. %s", region, s.Noun, len(matches), strings.Join(labels, ", "), narrow))
+		detail := fmt.Sprintf("expected exactly one %s, but %d match the filters: %s. %s", s.Noun, len(matches),
+			strings.Join(labels, ", "), narrow)
+		if region != "" {
+			detail = "In region " + region + ": " + detail
+		}
+
+		diags.AddError("Several "+s.Nouns+" found", detail)
 	}
 
 	var none E

@@ -10,6 +10,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -24,7 +26,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
@@ -41,6 +45,8 @@ type Scoped struct {
 type Lookup[T Meta, M any] struct {
 	// Kind names the data source (unikorn_<TypeName>) and one object in messages (Noun).
 	Kind Kind
+	// Nouns names several objects in messages; "": Noun + "s".
+	Nouns string
 	// Description is the data source's.
 	Description string
 	// Resource is the resource whose attributes the data source exposes, all computed except
@@ -49,6 +55,9 @@ type Lookup[T Meta, M any] struct {
 	Resource func() resource.Resource
 	// Regional says that the objects live in a region: the data source has `region`.
 	Regional bool
+	// Omit are the resource's attributes that say nothing of an object found (force_destroy:
+	// what a destroy of the resource may do).
+	Omit []string
 	// Scope are the attributes of which exactly one says where a `name` is looked for (none: a
 	// name is unique where the kind lives, as an identity's). Given with `id`, the object found
 	// must be in it.
@@ -87,7 +96,12 @@ func NewLookup[T Meta, M any](l Lookup[T, M]) *LookupDataSource[T, M] {
 
 	d := &LookupDataSource[T, M]{DataSourceBase: NewDataSourceBase[T](l.Kind), lookup: l}
 	d.model = res.Schema.Type().(attr.TypeWithAttributeTypes).AttributeTypes() //nolint:forcetypeassert // a schema's type is an object
-	d.schema = lookupSchema(l.Kind.Noun, l.Description, res.Schema.Attributes, l.Regional, l.Scope)
+	attrs := maps.Clone(res.Schema.Attributes)
+	for _, a := range l.Omit {
+		delete(attrs, a)
+	}
+
+	d.schema = lookupSchema(l.Kind.Noun, l.Description, attrs, l.Regional, l.Scope)
 
 	for name := range d.schema.Attributes {
 		d.exposed = append(d.exposed, name)
@@ -184,14 +198,10 @@ func (d *LookupDataSource[T, M]) Read(ctx context.Context, req datasource.ReadRe
 		return
 	}
 
-	obj, dd := types.ObjectValueFrom(ctx, d.model, found)
-	diags.Append(dd...)
-
-	if diags.HasError() {
+	values, ok := d.values(ctx, found, diags)
+	if !ok {
 		return
 	}
-
-	values := obj.Attributes()
 
 	if q["id"] != "" {
 		for _, a := range d.lookup.Scope {
@@ -208,6 +218,35 @@ func (d *LookupDataSource[T, M]) Read(ctx context.Context, req datasource.ReadRe
 		values["region"] = types.StringValue(region)
 	}
 
+	diags.Append(d.write(ctx, values, &resp.State)...)
+}
+
+// StateOf is the state of m, a resource model as the look-up's ByID or ByName returns it, as
+// Read writes it: what a unit test of a concept's look-up checks against the schema.
+func (d *LookupDataSource[T, M]) StateOf(ctx context.Context, m M) (tfsdk.State, diag.Diagnostics) {
+	var diags diag.Diagnostics
+
+	state := tfsdk.State{Schema: d.schema, Raw: tftypes.NewValue(d.schema.Type().TerraformType(ctx), nil)}
+
+	if values, ok := d.values(ctx, m, &diags); ok {
+		diags.Append(d.write(ctx, values, &state)...)
+	}
+
+	return state, diags
+}
+
+// values are the attribute values of the resource model m (its timeouts null when unset).
+func (d *LookupDataSource[T, M]) values(ctx context.Context, m M, diags *diag.Diagnostics) (map[string]attr.Value, bool) {
+	withNullTimeouts(ctx, &m, d.model)
+
+	obj, dd := types.ObjectValueFrom(ctx, d.model, m)
+	diags.Append(dd...)
+
+	return obj.Attributes(), !dd.HasError()
+}
+
+// write sets state to the exposed attributes of values.
+func (d *LookupDataSource[T, M]) write(ctx context.Context, values map[string]attr.Value, state *tfsdk.State) diag.Diagnostics {
 	kept := make(map[string]attr.Value, len(d.exposed))
 	keptTypes := make(map[string]attr.Type, len(d.exposed))
 
@@ -215,12 +254,12 @@ func (d *LookupDataSource[T, M]) Read(ctx context.Context, req datasource.ReadRe
 		kept[a], keptTypes[a] = values[a], d.model[a]
 	}
 
-	out, dd := types.ObjectValue(keptTypes, kept)
-	diags.Append(dd...)
-
+	out, diags := types.ObjectValue(keptTypes, kept)
 	if !diags.HasError() {
-		diags.Append(resp.State.Set(ctx, out)...)
+		diags.Append(state.Set(ctx, out)...)
 	}
+
+	return diags
 }
 
 // find runs the look-up q asks for: by ID (in every served region when q gives none, for a
@@ -281,7 +320,12 @@ func (d *LookupDataSource[T, M]) find(ctx context.Context, q map[string]string, 
 		return none, "", false
 	}
 
-	one, ok := Singular[M]{Noun: noun, Nouns: noun + "s", Label: func(m M) string { return d.idOf(ctx, m) }}.One(all, region,
+	nouns := l.Nouns
+	if nouns == "" {
+		nouns = noun + "s"
+	}
+
+	one, ok := Singular[M]{Noun: noun, Nouns: nouns, Label: func(m M) string { return d.idOf(ctx, m) }}.One(all, region,
 		fmt.Sprintf("No %s is called %q%s.", noun, q["name"], where(scope, region)),
 		"Give `id` instead of `name`.", diags)
 
@@ -290,9 +334,40 @@ func (d *LookupDataSource[T, M]) find(ctx context.Context, q map[string]string, 
 
 // idOf is the `id` of m.
 func (d *LookupDataSource[T, M]) idOf(ctx context.Context, m M) string {
+	withNullTimeouts(ctx, &m, d.model)
 	obj, _ := types.ObjectValueFrom(ctx, d.model, m)
 
 	return stringOf(obj.Attributes()["id"])
+}
+
+// withNullTimeouts sets the `timeouts` of the resource model *m to a null of its type (model's
+// "timeouts") when it is the zero value, which has no type: a model filled by a core, not read
+// from a plan, has no timeouts, and the data source shows none.
+func withNullTimeouts[M any](ctx context.Context, m *M, model map[string]attr.Type) {
+	t, ok := model["timeouts"]
+	if !ok {
+		return
+	}
+
+	v := reflect.ValueOf(m).Elem()
+
+	for _, f := range reflect.VisibleFields(v.Type()) {
+		if f.Tag.Get("tfsdk") != "timeouts" || !f.IsExported() {
+			continue
+		}
+
+		field := v.FieldByIndex(f.Index)
+		if !field.IsZero() {
+			return
+		}
+
+		null, err := t.ValueFromTerraform(ctx, tftypes.NewValue(t.TerraformType(ctx), nil))
+		if err == nil && reflect.TypeOf(null) == field.Type() {
+			field.Set(reflect.ValueOf(null))
+		}
+
+		return
+	}
 }
 
 // where says where a name was looked for: " in identity_id 1234 in region RegionOne".

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -45,14 +44,12 @@ func (thingResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp 
 	}}
 }
 
-// thing is the model of the thing id called name in domain.
+// thing is the model of the thing id called name in domain, as a core fills it: without
+// timeouts (the zero value, which the kit makes a null).
 func thing(id, name, domain string) thingModel {
 	return thingModel{
 		ID: types.StringValue(id), Name: types.StringValue(name), DomainID: types.StringValue(domain),
 		Secret: types.StringValue("hunter2"), Size: types.Int64Value(3), Tags: types.SetValueMust(types.StringType, nil),
-		Timeouts: timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{
-			"create": types.StringType, "read": types.StringType, "update": types.StringType, "delete": types.StringType,
-		})},
 	}
 }
 

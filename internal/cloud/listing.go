@@ -3,6 +3,7 @@ package cloud
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/pagination"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 )
 
 // Per-run listings (issue 17): a refresh of many objects of one kind in one tenant (servers,
@@ -48,6 +50,8 @@ type runState struct {
 	wroteAll map[listingKey]bool
 	listings OnceCache[listingKey, any]
 	rounds   map[listingKey]any // *roundLoop[T]
+	// taken counts the listings taken, by "kind region project" (RunListings).
+	taken map[string]int
 }
 
 // run is the tenant's client's run state; nil when the listings cannot serve the tenant: a
@@ -60,6 +64,28 @@ func (t *Tenant) run() *runState {
 	}
 
 	return &t.session.client.runs
+}
+
+// took counts the listing of k.
+func (r *runState) took(k listingKey) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+
+	if r.taken == nil {
+		r.taken = map[string]int{}
+	}
+
+	r.taken[k.kind+" "+k.region+" "+k.project]++
+}
+
+// RunListings counts the per-run listings this client took (Listing: each is taken once per
+// kind, region and project, however many reads it answers) by "kind region project_id": what
+// the tests of the request budgets assert.
+func (c *Client) RunListings() map[string]int {
+	c.runs.mu.Lock()
+	defer c.runs.mu.Unlock()
+
+	return maps.Clone(c.runs.taken)
 }
 
 func (t *Tenant) listingKey(kind string) listingKey {
@@ -154,6 +180,11 @@ func (l Listing[T]) Find(ctx context.Context, t *Tenant, key string) (found []T,
 		if err != nil {
 			return nil, fmt.Errorf("listing the %ss of %s: %w", l.Kind, t, err)
 		}
+
+		tflog.Debug(ctx, "Listed for the run", map[string]any{
+			"kind": l.Kind, "region": t.region, "project_id": t.projectID, "count": len(all),
+		})
+		r.took(k)
 
 		return all, nil
 	})

@@ -94,8 +94,12 @@ func (c *Client) sessionRegion(region string) (string, error) {
 var ErrNotLocated = errors.New("not found")
 
 // NotLocated is the error of a locator that found no object of kind with ID or name idOrName in
-// region; it is ErrNotLocated (errors.Is).
+// region ("" for a kind without regions); it is ErrNotLocated (errors.Is).
 func NotLocated(kind, idOrName, region string) error {
+	if region == "" {
+		return notLocated(fmt.Sprintf("no %s with ID or name %q", kind, idOrName))
+	}
+
 	return notLocated(fmt.Sprintf("no %s with ID or name %q in region %s", kind, idOrName, region))
 }
 

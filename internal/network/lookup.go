@@ -17,19 +17,31 @@ import (
 // way its tenant is bound in the privileged scope, as the resource binds it, and the resource's
 // own observe and flatten fill the resource's model, exactly as its Read does.
 
-// lookupByID is adapter.Lookup.ByID of kind: the object id in region, in whatever project it
-// is; an error that is cloud.ErrNotLocated when region has none.
-func lookupByID[M any, S any, O any, PM model[M]](ctx context.Context, m meta, kind tenantKind[M, S, O], region, id string) (M, error) {
+// tenantLookup is the look-up of one resource of this package: its methods are the ByID and
+// ByName of its adapter.Lookup.
+type tenantLookup[M any, S any, O any, PM model[M]] struct {
+	// noun names one object in messages.
+	noun string
+	// kind is the resource's (its locate, cloudName, observe, flatten and idOf).
+	kind tenantKind[M, S, O]
+	// named lists the IDs of the objects of svc's project called exactly cloudName, from the
+	// run's listing of the kind (lookup.named).
+	named func(ctx context.Context, svc *Service, cloudName string) ([]string, error)
+}
+
+// byID is adapter.Lookup.ByID: the object id in region, in whatever project it is; an error
+// that is cloud.ErrNotLocated when region has none.
+func (l tenantLookup[M, S, O, PM]) byID(ctx context.Context, m meta, region, id string) (M, error) {
 	var none M
 
-	loc, err := kind.locate(ctx, m.Cloud(), region, id)
+	loc, err := l.kind.locate(ctx, m.Cloud(), region, id)
 
 	switch {
 	case err != nil:
 		return none, err
 	case loc.ID != id:
 		// The locate of an import takes a name too: an object called like the ID is not it.
-		return none, cloud.NotLocated(kind.noun, id, region)
+		return none, cloud.NotLocated(l.noun, id, region)
 	}
 
 	var out M
@@ -43,9 +55,9 @@ func lookupByID[M any, S any, O any, PM model[M]](ctx context.Context, m meta, k
 		f.IdentityID = types.StringValue(loc.ProjectID)
 	}
 
-	found, err := observeLookedUp[M, S, O, PM](ctx, m, kind, []M{out})
+	found, err := l.observe(ctx, m, []M{out})
 	if err == nil && len(found) == 0 {
-		err = cloud.NotLocated(kind.noun, id, region)
+		err = cloud.NotLocated(l.noun, id, region)
 	}
 
 	if err != nil {
@@ -55,13 +67,9 @@ func lookupByID[M any, S any, O any, PM model[M]](ctx context.Context, m meta, k
 	return found[0], nil
 }
 
-// lookupByName is adapter.Lookup.ByName of kind: every object of the project scope names
-// (identity_id or project_id) in region called exactly kind.cloudName(name). named lists the IDs
-// of the objects of svc's project called exactly cloudName, from the run's listing of the kind
-// (lookup.named).
-func lookupByName[M any, S any, O any, PM model[M]](ctx context.Context, m meta, kind tenantKind[M, S, O], region string,
-	scope adapter.Scoped, name string, named func(ctx context.Context, svc *Service, cloudName string) ([]string, error),
-) ([]M, error) {
+// byName is adapter.Lookup.ByName: every object of the project scope names (identity_id or
+// project_id) in region called exactly cloudName(name).
+func (l tenantLookup[M, S, O, PM]) byName(ctx context.Context, m meta, region string, scope adapter.Scoped, name string) ([]M, error) {
 	var want tenantFields
 
 	switch scope.Attribute {
@@ -80,7 +88,7 @@ func lookupByName[M any, S any, O any, PM model[M]](ctx context.Context, m meta,
 		return nil, err
 	}
 
-	ids, err := named(ctx, svc, kind.cloudName(name))
+	ids, err := l.named(ctx, svc, l.kind.cloudName(name))
 	if err != nil {
 		return nil, err
 	}
@@ -93,13 +101,13 @@ func lookupByName[M any, S any, O any, PM model[M]](ctx context.Context, m meta,
 		f.ID = types.StringValue(id)
 	}
 
-	return observeLookedUp[M, S, O, PM](ctx, m, kind, all)
+	return l.observe(ctx, m, all)
 }
 
-// observeLookedUp reads each model of all (its id, name, region and identity_id or project_id
+// observe reads each model of all (its id, name, region and identity_id or project_id
 // set, all in one tenant) as the resource's Read does; an object gone since it was found is left
 // out.
-func observeLookedUp[M any, S any, O any, PM model[M]](ctx context.Context, m meta, kind tenantKind[M, S, O], all []M) ([]M, error) {
+func (l tenantLookup[M, S, O, PM]) observe(ctx context.Context, m meta, all []M) ([]M, error) {
 	if len(all) == 0 {
 		return nil, nil
 	}
@@ -112,17 +120,17 @@ func observeLookedUp[M any, S any, O any, PM model[M]](ctx context.Context, m me
 	out := make([]M, 0, len(all))
 
 	for _, one := range all {
-		o, err := kind.observe(ctx, svc, one)
+		o, err := l.kind.observe(ctx, svc, one)
 		if err != nil {
 			return nil, err
 		}
 
 		// Gone, or gone by its ID and another object of its name found instead: not this one.
-		if o == nil || kind.idOf(o) != PM(&one).fields().ID.ValueString() {
+		if o == nil || l.kind.idOf(o) != PM(&one).fields().ID.ValueString() {
 			continue
 		}
 
-		kind.flatten(&one, o, false)
+		l.kind.flatten(&one, o, false)
 		out = append(out, one)
 	}
 
