@@ -472,13 +472,32 @@ func nameScope(scope []string) string {
 	return "; with `name`, exactly one of " + orList(scope)
 }
 
-// planSentence is a sentence of a resource attribute's description that speaks of plans and
-// configurations ("Changing it replaces the network."), which a data source has no use for.
-var planSentence = regexp.MustCompile(`\s*[^.]*\b(replaces|Default:|Unset[:,])[^.]*(\.|$)`)
+// planWords mark a sentence of a resource attribute's description that speaks of plans and
+// configurations ("Changing it replaces the network.", "Updated in place."), which a data source
+// has no use for.
+var planWords = regexp.MustCompile(`\breplaces\b|\bDefault:|\bUnset[:,]|\bUpdated in place\b|\bthe configuration\b`)
+
+// sentenceEnd ends a sentence: a full stop and a space (not the dot of "v1.11").
+var sentenceEnd = regexp.MustCompile(`\.\s+`)
 
 // withoutPlanSentences is description without its plan sentences.
 func withoutPlanSentences(description string) string {
-	return strings.TrimSpace(planSentence.ReplaceAllString(description, ""))
+	var kept []string
+
+	// "e.g. " and "i.e. " end no sentence.
+	abbreviations := strings.NewReplacer("e.g. ", "e.g.\x00", "i.e. ", "i.e.\x00")
+
+	for _, sentence := range sentenceEnd.Split(abbreviations.Replace(strings.TrimSpace(description)), -1) {
+		if sentence != "" && !planWords.MatchString(sentence) {
+			kept = append(kept, strings.TrimSuffix(sentence, "."))
+		}
+	}
+
+	if len(kept) == 0 {
+		return ""
+	}
+
+	return strings.ReplaceAll(strings.Join(kept, ". ")+".", "\x00", " ")
 }
 
 // computedAttribute is the data-source form of the resource attribute a: computed, of the same

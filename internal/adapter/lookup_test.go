@@ -38,7 +38,7 @@ func (thingResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp 
 		"domain_id": rschema.StringAttribute{Optional: true, MarkdownDescription: "Domain of the thing. Changing it replaces the thing."},
 		"secret":    rschema.StringAttribute{Computed: true, Sensitive: true, MarkdownDescription: "Secret."},
 		"size": rschema.Int64Attribute{Optional: true, Computed: true,
-			MarkdownDescription: "Size in GiB. Default: 1. Growing it is done in place."},
+			MarkdownDescription: "Size in GiB, e.g. 3. Default: 1, e.g. for v1.11. Growing it is done in place. Updated in place."},
 		"tags":     rschema.SetAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "Tags."},
 		"timeouts": TimeoutsAttribute(ctx),
 	}}
@@ -130,7 +130,7 @@ func TestLookupSchema(t *testing.T) {
 		}
 	}
 
-	if got := s.Schema.Attributes["size"].GetMarkdownDescription(); got != "Size in GiB. Growing it is done in place." {
+	if got := s.Schema.Attributes["size"].GetMarkdownDescription(); got != "Size in GiB, e.g. 3. Growing it is done in place." {
 		t.Errorf("size's description = %q, want its plan sentence left out", got)
 	}
 

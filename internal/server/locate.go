@@ -22,13 +22,8 @@ func Locate(ctx context.Context, c *cloud.Client, region, idOrName string) (clou
 	}
 
 	if cloud.LooksLikeID(idOrName) {
-		srv, err := servers.Get(ctx, sc, idOrName).Extract()
-
-		switch {
-		case err == nil:
-			return cloud.Located{ID: srv.ID, Name: srv.Name, ProjectID: srv.TenantID}, nil
-		case !gophercloud.ResponseCodeIs(err, http.StatusNotFound):
-			return cloud.Located{}, fmt.Errorf("reading server %s in region %s: %w", idOrName, region, err)
+		if loc, ok, err := locateID(ctx, sc, region, idOrName); err != nil || ok {
+			return loc, err
 		}
 	}
 
@@ -49,4 +44,19 @@ func Locate(ctx context.Context, c *cloud.Client, region, idOrName string) (clou
 	}
 
 	return cloud.Located{ID: srv.ID, Name: srv.Name, ProjectID: srv.TenantID}, nil
+}
+
+// locateID finds server id of region, in whatever project it is, through sc (the configured
+// scope's Nova); ok is false when Nova has no such server there.
+func locateID(ctx context.Context, sc *gophercloud.ServiceClient, region, id string) (loc cloud.Located, ok bool, err error) {
+	srv, err := servers.Get(ctx, sc, id).Extract()
+
+	switch {
+	case err == nil:
+		return cloud.Located{ID: srv.ID, Name: srv.Name, ProjectID: srv.TenantID}, true, nil
+	case !gophercloud.ResponseCodeIs(err, http.StatusNotFound):
+		return cloud.Located{}, false, fmt.Errorf("reading server %s in region %s: %w", id, region, err)
+	}
+
+	return cloud.Located{}, false, nil
 }

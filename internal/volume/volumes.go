@@ -126,7 +126,32 @@ type Volumes struct {
 	compute *gophercloud.ServiceClient
 	tenant  fmt.Stringer
 	region  string
+	// run is the tenant as bound: the run's listing of its volumes (volumeListing), and the
+	// record of what this process writes there; nil for a core on fake endpoints (tests).
+	run *cloud.Tenant
 }
+
+// volumeKind is the kind of the run's listing of volumes, for cloud.Tenant.Wrote.
+const volumeKind = "volume"
+
+// volumeListing is the run's listing of a tenant's volumes (Cinder lists the token's project),
+// by ID and Cinder name: the look-ups by name of one project and region list its volumes once.
+var volumeListing = cloud.Listing[*Volume]{
+	Kind: volumeKind,
+	List: func(ctx context.Context, t *cloud.Tenant) ([]*Volume, error) {
+		sc, err := t.BlockStorage()
+		if err != nil {
+			return nil, err
+		}
+
+		return listVolumes(ctx, pin(sc), volumes.ListOpts{})
+	},
+	Keys: func(v *Volume) []string { return []string{v.ID, v.Name} },
+}
+
+// wrote records, for the run's listings, that this process writes the volumes of these keys
+// (IDs, Cinder names).
+func (v *Volumes) wrote(keys ...string) { v.run.Wrote(volumeKind, keys...) }
 
 // pin is a copy of sc that sends Microversion.
 func pin(sc *gophercloud.ServiceClient) *gophercloud.ServiceClient {
@@ -149,7 +174,10 @@ func New(t *cloud.Tenant) (*Volumes, error) {
 		return nil, err
 	}
 
-	return newVolumes(cinder, compute, t, t.Region()), nil
+	v := newVolumes(cinder, compute, t, t.Region())
+	v.run = t
+
+	return v, nil
 }
 
 // newVolumes is the core on cinder and compute, in tenant (named in messages) and region.
@@ -196,9 +224,30 @@ func (v *Volumes) Get(ctx context.Context, id string) (*Volume, error) {
 // named lists the volumes of the tenant's project named exactly name (Cinder compares names
 // exactly; the list is still filtered here, like every lookup by name).
 func (v *Volumes) named(ctx context.Context, name string) ([]*Volume, error) {
-	page, err := volumes.List(v.cinder, volumes.ListOpts{Name: name}).AllPages(ctx)
+	all, err := listVolumes(ctx, v.cinder, volumes.ListOpts{Name: name})
 	if err != nil {
 		return nil, fmt.Errorf("listing the volumes named %q in %s: %w", name, v, err)
+	}
+
+	return naming.Exact(all, name, func(x *Volume) string { return x.Name }), nil
+}
+
+// Called lists the volumes of the tenant's project whose Cinder name is exactly name, from the
+// run's listing of the project's volumes when it can answer (volumeListing).
+func (v *Volumes) Called(ctx context.Context, name string) ([]*Volume, error) {
+	if listed, ok, err := volumeListing.Find(ctx, v.run, name); err != nil || ok {
+		return naming.Exact(listed, name, func(x *Volume) string { return x.Name }), err
+	}
+
+	return v.named(ctx, name)
+}
+
+// listVolumes lists, through cinder (pinned), the volumes opts selects, with their volume
+// types' IDs.
+func listVolumes(ctx context.Context, cinder *gophercloud.ServiceClient, opts volumes.ListOpts) ([]*Volume, error) {
+	page, err := volumes.List(cinder, opts).AllPages(ctx)
+	if err != nil {
+		return nil, err
 	}
 
 	var typeIDs []struct {
@@ -211,16 +260,12 @@ func (v *Volumes) named(ctx context.Context, name string) ([]*Volume, error) {
 	}
 
 	if err != nil {
-		return nil, fmt.Errorf("reading the volumes named %q in %s: %w", name, v, err)
+		return nil, fmt.Errorf("reading Cinder's answer: %w", err)
 	}
 
-	var out []*Volume
+	out := make([]*Volume, 0, len(all))
 
 	for i := range all {
-		if all[i].Name != name {
-			continue
-		}
-
 		typeID := ""
 		if i < len(typeIDs) {
 			typeID = typeIDs[i].TypeID
@@ -291,6 +336,8 @@ func (v *Volumes) Make(ctx context.Context, spec Spec) (vol *Volume, adopted boo
 		opts.Description = *spec.Description
 	}
 
+	v.wrote(name)
+
 	vol, err = cloud.Create(ctx, cloud.CreateSpec[*Volume]{
 		Kind: "volume",
 		Name: name,
@@ -299,6 +346,8 @@ func (v *Volumes) Make(ctx context.Context, spec Spec) (vol *Volume, adopted boo
 			if err != nil {
 				return nil, err
 			}
+
+			v.wrote(made.ID)
 
 			return ofCinder(made, ""), nil
 		},
@@ -367,6 +416,7 @@ func (v *Volumes) Finish(ctx context.Context, vol *Volume) (*Volume, error) {
 
 	md := maps.Clone(vol.Metadata)
 	maps.Copy(md, naming.MadeFor(Type).Done().Properties())
+	v.wrote(vol.ID)
 
 	if _, err := volumes.Update(ctx, v.cinder, vol.ID, volumes.UpdateOpts{Metadata: md}).Extract(); err != nil {
 		return vol, fmt.Errorf("marking volume %s in %s as made: %w", vol.ID, v, err)
@@ -378,6 +428,8 @@ func (v *Volumes) Finish(ctx context.Context, vol *Volume) (*Volume, error) {
 // Converge makes vol what spec asks for where it can change in place: its size (Cinder's
 // extend; a volume is never shrunk, which the plan refuses) and its description.
 func (v *Volumes) Converge(ctx context.Context, vol *Volume, spec Spec) (*Volume, error) {
+	v.wrote(vol.ID)
+
 	if spec.Description != nil && *spec.Description != vol.Description {
 		if _, err := volumes.Update(ctx, v.cinder, vol.ID, volumes.UpdateOpts{Description: spec.Description}).Extract(); err != nil {
 			return vol, fmt.Errorf("changing the description of volume %s in %s: %w", vol.ID, v, err)
@@ -484,6 +536,7 @@ func (v *Volumes) detachAll(ctx context.Context, vol *Volume) error {
 // or a server that is gone, is success) and waits until Cinder says it is no longer attached
 // there.
 func (v *Volumes) Detach(ctx context.Context, serverID, id string) error {
+	v.wrote(id) // its status and attachments change
 	tflog.Info(ctx, "Detaching a volume", map[string]any{"volume_id": id, "server_id": serverID})
 
 	err := volumeattach.Delete(ctx, v.compute, serverID, id).ExtractErr()
@@ -498,6 +551,8 @@ func (v *Volumes) Detach(ctx context.Context, serverID, id string) error {
 // (waitAttachable: a volume that another server holds is waited for, then named), and waits
 // until Cinder says it is attached there; one attached there already is left as it is.
 func (v *Volumes) Attach(ctx context.Context, serverID, id string) error {
+	v.wrote(id) // its status and attachments change
+
 	here, err := v.waitAttachable(ctx, id, serverID)
 	if err != nil {
 		return err
@@ -573,6 +628,8 @@ func heldByNova(err error) bool {
 
 // deleteAndWait deletes volume id and waits until Cinder no longer has it.
 func (v *Volumes) deleteAndWait(ctx context.Context, id string) error {
+	v.wrote(id)
+
 	err := volumes.Delete(ctx, v.cinder, id, nil).ExtractErr()
 
 	switch {
@@ -605,82 +662,6 @@ func (v *Volumes) WaitGone(ctx context.Context, id string) error {
 	}
 
 	return nil
-}
-
-// Locate finds a volume for an import by ID or by user-given name in region, across every
-// project the provider's configured scope (an admin one) can see.
-func Locate(ctx context.Context, c *cloud.Client, region, idOrName string) (cloud.Located, error) {
-	sc, err := c.Base().BlockStorage(region)
-	if err != nil {
-		return cloud.Located{}, err
-	}
-
-	cinder := pin(sc)
-
-	toLocated := func(vol *volumes.Volume) (cloud.Located, error) {
-		user, ok := UserName(vol.Name)
-		if !ok {
-			return cloud.Located{}, fmt.Errorf("volume %s is called %q, which is not of the form %s<name>: it is not managed by this provider",
-				vol.ID, vol.Name, naming.VolumePrefix)
-		}
-
-		loc := cloud.Located{ID: vol.ID, Name: user, ProjectID: vol.TenantID}
-
-		// An identity's project, else a unikorn_project's (as every tenant kind's import).
-		if c.CheckIdentityProject(ctx, loc.ProjectID) != nil {
-			loc.InProject = c.CheckHumanProject(ctx, loc.ProjectID) == nil
-		}
-
-		return loc, nil
-	}
-
-	if cloud.LooksLikeID(idOrName) {
-		vol, err := volumes.Get(ctx, cinder, idOrName).Extract()
-		if err == nil {
-			return toLocated(vol)
-		}
-
-		if !gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
-			return cloud.Located{}, fmt.Errorf("reading volume %s in region %s: %w", idOrName, region, err)
-		}
-	}
-
-	name := naming.Volume(idOrName)
-
-	vol, err := cloud.FindOne(ctx, volumes.List(cinder, volumes.ListOpts{AllTenants: true, Name: name}), volumes.ExtractVolumes,
-		"volume", name, func(v volumes.Volume) string { return v.Name }, func(v volumes.Volume) string {
-			return v.ID + " (project " + v.TenantID + ")"
-		})
-
-	switch {
-	case err != nil:
-		return cloud.Located{}, fmt.Errorf("looking up volume %s in region %s: %w", name, region, err)
-	case vol == nil:
-		return cloud.Located{}, cloud.NotLocated("volume", idOrName, region)
-	}
-
-	return toLocated(vol)
-}
-
-// ListVolumes lists the volumes of the project of identity identityID in region (the
-// unikorn_volume list resource): those named volume-<name>, by their user-given name.
-func ListVolumes(ctx context.Context, c *cloud.Client, identityID, region string) ([]cloud.Located, error) {
-	t, err := c.Tenant(ctx, identityID, region, cloud.Privileged)
-	if err != nil {
-		return nil, err
-	}
-
-	sc, err := t.BlockStorage()
-	if err != nil {
-		return nil, err
-	}
-
-	return cloud.ListLocated(ctx, volumes.List(pin(sc), volumes.ListOpts{}), volumes.ExtractVolumes,
-		"the volumes of project "+identityID+" in "+region,
-		func(vol volumes.Volume) (cloud.Located, bool) {
-			name, ok := UserName(vol.Name)
-			return cloud.Located{ID: vol.ID, Name: name, ProjectID: identityID}, ok
-		})
 }
 
 // Pseudo-states of a volume as seen by one server, for the attachment waits.
