@@ -340,6 +340,29 @@ func (d *LookupDataSource[T, M]) idOf(ctx context.Context, m M) string {
 	return stringOf(obj.Attributes()["id"])
 }
 
+// NullModel is the model M of resource r with every attribute null, each of its schema's type:
+// what a look-up's ByID or ByName flattens into when no plan or state gave a model (the state an
+// import leaves before Read, without its ID).
+func NullModel[M any](ctx context.Context, r resource.Resource) (M, error) {
+	var m M
+
+	s := &resource.SchemaResponse{}
+	r.Schema(ctx, resource.SchemaRequest{}, s)
+
+	typ, _ := s.Schema.Type().TerraformType(ctx).(tftypes.Object)
+
+	nulls := make(map[string]tftypes.Value, len(typ.AttributeTypes))
+	for name, t := range typ.AttributeTypes {
+		nulls[name] = tftypes.NewValue(t, nil)
+	}
+
+	if diags := (tfsdk.State{Schema: s.Schema, Raw: tftypes.NewValue(typ, nulls)}).Get(ctx, &m); diags.HasError() {
+		return m, fmt.Errorf("a null model of %T: %v", r, diags.Errors())
+	}
+
+	return m, nil
+}
+
 // withNullTimeouts sets the `timeouts` of the resource model *m to a null of its type (model's
 // "timeouts") when it is the zero value, which has no type: a model filled by a core, not read
 // from a plan, has no timeouts, and the data source shows none.

@@ -7,10 +7,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
-	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
@@ -99,30 +97,16 @@ func lookedUp(ctx context.Context, m meta, out *Identity) (identityModel, error)
 	r.Configure(ctx, resource.ConfigureRequest{ProviderData: m}, cr)
 	diags.Append(cr.Diagnostics...)
 
-	s := importedModel[identityModel](ctx, r, map[string]string{"id": out.ProjectID, "name": out.Name}, &diags)
-	if !diags.HasError() {
-		r.observed(ctx, &s, out, &diags)
+	// The state an import leaves (id and name), refreshed as Read refreshes it.
+	s, err := adapter.NullModel[identityModel](ctx, r)
+	if err != nil {
+		return identityModel{}, err
 	}
+
+	s.ID, s.Name = types.StringValue(out.ProjectID), types.StringValue(out.Name)
+	r.observed(ctx, &s, out, &diags)
 
 	return s, diagnosticsError(diags, naming.IdentityProject(out.Name))
-}
-
-// importedModel is the model M of resource r as an import leaves its state before Read: every
-// attribute null (of its type) but attrs.
-func importedModel[M any](ctx context.Context, r resource.Resource, attrs map[string]string, diags *diag.Diagnostics) M {
-	var m M
-
-	s := &resource.SchemaResponse{}
-	r.Schema(ctx, resource.SchemaRequest{}, s)
-
-	state := tfsdk.State{Schema: s.Schema, Raw: tftypes.NewValue(s.Schema.Type().TerraformType(ctx), nil)}
-	for a, v := range attrs {
-		diags.Append(state.SetAttribute(ctx, path.Root(a), v)...)
-	}
-
-	diags.Append(state.Get(ctx, &m)...)
-
-	return m
 }
 
 // diagnosticsError is the errors of diags as one error about subject; nil without any.

@@ -5,9 +5,6 @@ import (
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
-	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
@@ -125,7 +122,7 @@ func lookupService(ctx context.Context, m meta, projectID, region string) (*Serv
 // flattens it from a state that knows nothing: its attached volumes shown, its tags (which only
 // a configuration knows) null.
 func lookedUp(ctx context.Context, svc *Service, found *Server) (serverModel, error) {
-	m, err := emptyModel(ctx)
+	m, err := adapter.NullModel[serverModel](ctx, NewResource())
 	if err != nil {
 		return serverModel{}, err
 	}
@@ -138,29 +135,6 @@ func lookedUp(ctx context.Context, svc *Service, found *Server) (serverModel, er
 	}
 
 	tflog.Debug(ctx, "Looked up a server", map[string]any{"server_id": found.ID, "identity_id": found.ProjectID, "made_here": found.Made})
-
-	return m, nil
-}
-
-// emptyModel is the resource's model with every attribute null, each of its schema's type.
-func emptyModel(ctx context.Context) (serverModel, error) {
-	s := &resource.SchemaResponse{}
-	NewResource().Schema(ctx, resource.SchemaRequest{}, s)
-
-	typ, ok := s.Schema.Type().TerraformType(ctx).(tftypes.Object)
-	if !ok {
-		return serverModel{}, fmt.Errorf("the server schema's type is %T, not an object", s.Schema.Type().TerraformType(ctx))
-	}
-
-	nulls := make(map[string]tftypes.Value, len(typ.AttributeTypes))
-	for name, t := range typ.AttributeTypes {
-		nulls[name] = tftypes.NewValue(t, nil)
-	}
-
-	var m serverModel
-	if diags := (tfsdk.State{Schema: s.Schema, Raw: tftypes.NewValue(typ, nulls)}).Get(ctx, &m); diags.HasError() {
-		return serverModel{}, fmt.Errorf("an empty server model: %v", diags.Errors())
-	}
 
 	return m, nil
 }

@@ -6,10 +6,10 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
 )
 
 // TestServerLookupSchema: the look-up's schema builds from the resource's (its own attributes
@@ -45,55 +45,22 @@ func TestServerLookupSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	values := writeLookup(t, s, m)
+	lookup, _ := NewServerLookup().(*adapter.LookupDataSource[meta, serverModel])
+
+	state, diags := lookup.StateOf(ctx, m)
+	if diags.HasError() {
+		t.Fatalf("writing the model: %v", diags)
+	}
 
 	for name, want := range map[string]attr.Value{
 		"identity_id": types.StringValue("proj-1"), "port_id": types.StringValue("port-1"), "power_state": types.StringValue(PowerRunning),
 		"volumes": types.SetValueMust(types.StringType, []attr.Value{types.StringValue("vol-1")}), "tags": types.MapNull(types.StringType),
 		"provider_id": types.StringValue("openstack://RegionOne/srv-1"), "root_volume": types.ObjectNull(rootVolumeAttrTypes),
 	} {
-		if got := values[name]; !got.Equal(want) {
+		var got attr.Value
+
+		if d := state.GetAttribute(ctx, path.Root(name), &got); d.HasError() || !got.Equal(want) {
 			t.Errorf("%s = %s, want %s", name, got, want)
 		}
 	}
-}
-
-// writeLookup writes the resource's model m into the state of the data source of schema s, as
-// the kit does, and returns the attributes written.
-func writeLookup(t *testing.T, s *datasource.SchemaResponse, m serverModel) map[string]attr.Value {
-	t.Helper()
-
-	ctx := context.Background()
-
-	r := &resource.SchemaResponse{}
-	NewResource().Schema(ctx, resource.SchemaRequest{}, r)
-
-	rt, ok := r.Schema.Type().(attr.TypeWithAttributeTypes)
-	dt, ok2 := s.Schema.Type().(attr.TypeWithAttributeTypes)
-
-	if !ok || !ok2 {
-		t.Fatal("a schema's type is not an object")
-	}
-
-	full, diags := types.ObjectValueFrom(ctx, rt.AttributeTypes(), m)
-	if diags.HasError() {
-		t.Fatalf("the resource's model: %v", diags)
-	}
-
-	kept := map[string]attr.Value{}
-	for name := range dt.AttributeTypes() {
-		kept[name] = full.Attributes()[name]
-	}
-
-	obj, diags := types.ObjectValue(dt.AttributeTypes(), kept)
-	if diags.HasError() {
-		t.Fatalf("the data source's attributes: %v", diags)
-	}
-
-	state := tfsdk.State{Schema: s.Schema, Raw: tftypes.NewValue(s.Schema.Type().TerraformType(ctx), nil)}
-	if diags := state.Set(ctx, obj); diags.HasError() {
-		t.Fatalf("writing the state: %v", diags)
-	}
-
-	return kept
 }

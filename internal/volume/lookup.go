@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -113,18 +111,10 @@ func lookupVolumes(ctx context.Context, c *cloud.Client, region string, owner ad
 	return New(t)
 }
 
-// timeoutsType is the type of the resource's timeouts (adapter.TimeoutsAttribute).
-var timeoutsType = map[string]attr.Type{
-	"create": types.StringType, "read": types.StringType, "update": types.StringType, "delete": types.StringType,
-}
-
 // lookedUp is the resource's model of vol in region, owned by owner, flattened as the resource's
 // Read flattens it.
 func lookedUp(region string, owner adapter.Scoped, vol *Volume) volumeModel {
-	m := volumeModel{
-		IdentityID: types.StringNull(), ProjectID: types.StringNull(),
-		Timeouts: timeouts.Value{Object: types.ObjectNull(timeoutsType)},
-	}
+	m := volumeModel{IdentityID: types.StringNull(), ProjectID: types.StringNull()}
 
 	if owner.Attribute == "project_id" {
 		m.ProjectID = types.StringValue(owner.Value)

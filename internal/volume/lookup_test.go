@@ -6,10 +6,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/adapter"
 )
@@ -40,28 +38,9 @@ func TestVolumeLookupSchema(t *testing.T) {
 		Attachments: []Attachment{{ServerID: "srv-1", Device: "/dev/vdb", AttachmentID: "att-1"}},
 	})
 
-	r := &resource.SchemaResponse{}
-	NewResource().Schema(ctx, resource.SchemaRequest{}, r)
+	lookup, _ := NewVolumeLookup().(*adapter.LookupDataSource[meta, volumeModel])
 
-	rt, ok := r.Schema.Type().(attr.TypeWithAttributeTypes)
-	dt, ok2 := s.Schema.Type().(attr.TypeWithAttributeTypes)
-
-	if !ok || !ok2 {
-		t.Fatal("a schema's type is not an object")
-	}
-
-	full, diags := types.ObjectValueFrom(ctx, rt.AttributeTypes(), m)
-	values := full.Attributes()
-	delete(values, "timeouts")
-
-	obj, more := types.ObjectValue(dt.AttributeTypes(), values)
-	diags.Append(more...)
-
-	if !diags.HasError() {
-		state := tfsdk.State{Schema: s.Schema, Raw: tftypes.NewValue(s.Schema.Type().TerraformType(ctx), nil)}
-		diags.Append(state.Set(ctx, obj)...)
-	}
-
+	state, diags := lookup.StateOf(ctx, m)
 	if diags.HasError() {
 		t.Fatalf("writing the model: %v", diags)
 	}
@@ -70,7 +49,9 @@ func TestVolumeLookupSchema(t *testing.T) {
 		"name": types.StringValue("data"), "project_id": types.StringValue("proj-1"), "identity_id": types.StringNull(),
 		"region": types.StringValue("RegionOne"), "size_gb": types.Int64Value(2), "volume_class": types.StringValue("class-1"),
 	} {
-		if got := values[name]; !got.Equal(want) {
+		var got attr.Value
+
+		if d := state.GetAttribute(ctx, path.Root(name), &got); d.HasError() || !got.Equal(want) {
 			t.Errorf("%s = %s, want %s", name, got, want)
 		}
 	}
