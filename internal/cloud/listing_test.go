@@ -294,6 +294,7 @@ func TestRoundsPoll(t *testing.T) {
 	// A state the rounds confirm is read by ID: the read's state is the one acted on.
 	failed := roundsOf(&calls, func([]string) []thing { return []thing{{"id-a", "a", "ERROR"}} })
 	failed.Confirm = func(o thing) bool { return o.Status == "ERROR" }
+	failed.Kind = "failed thing" // a loop of its own: r's may still be ending, and would serve this poll from r's listing
 
 	gets.Store(0)
 
@@ -389,5 +390,78 @@ func TestRoundsPace(t *testing.T) {
 	loop := &roundLoop[thing]{waiters: map[*roundWaiter[thing]]struct{}{}, served: time.Now().Add(-4 * time.Second)}
 	if got := r.pause(loop); got < 2*time.Second || got > 2*time.Second+100*time.Millisecond {
 		t.Errorf("a wait of 4 s served by the last round: pause %s, want 2s", got)
+	}
+}
+
+// TestRoundsLookSoonAtAYoungWaiter: a waiter that comes while the loop pauses for an old wait
+// (the longest pause) has the pause chosen again, from its own wait (the shortest), and the next
+// round serves both.
+func TestRoundsLookSoonAtAYoungWaiter(t *testing.T) {
+	t.Parallel()
+
+	_, tenant := privilegedTenant(t)
+
+	var calls atomic.Int32
+
+	r := roundsOf(&calls, func(names []string) []thing {
+		out := make([]thing, 0, len(names))
+		for _, n := range names {
+			out = append(out, thing{"id-" + n, n, "ACTIVE"})
+		}
+
+		return out
+	})
+	r.MaxInterval = time.Minute
+
+	var (
+		mu     sync.Mutex
+		pauses []time.Duration
+	)
+
+	napping := make(chan struct{}, 1)
+
+	// A pause of the longest kind lasts until it is interrupted; any other ends at once.
+	ctx := WithSleeper(t.Context(), func(ctx context.Context, d time.Duration) error {
+		mu.Lock()
+		pauses = append(pauses, d)
+		mu.Unlock()
+
+		if d < r.MaxInterval {
+			return nil
+		}
+
+		napping <- struct{}{}
+		<-ctx.Done()
+
+		return ctx.Err()
+	})
+
+	var wg sync.WaitGroup
+
+	wait := func(name string, since time.Time) {
+		defer wg.Done()
+
+		if got, ok, err := r.Next(ctx, tenant, name, since); err != nil || !ok || len(got) != 1 {
+			t.Errorf("Next(%s) = %v %v %v", name, got, ok, err)
+		}
+	}
+
+	wg.Add(2)
+
+	go wait("old", time.Now().Add(-time.Hour)) // waited long: the loop pauses the longest
+
+	<-napping
+
+	go wait("young", time.Now())
+
+	wg.Wait()
+
+	mu.Lock()
+	defer mu.Unlock()
+
+	// (After the round the loop pauses once more, and ends without waiters.)
+	if len(pauses) < 2 || pauses[0] != r.MaxInterval || pauses[1] != r.Interval || calls.Load() != 1 {
+		t.Errorf("pauses %v and %d listings; want the longest pause, interrupted, then the shortest, and one listing for both",
+			pauses, calls.Load())
 	}
 }

@@ -43,6 +43,43 @@ type roundLoop[T any] struct {
 	// served is when the youngest waiter of the last round began to wait: a waiter that round
 	// served and that waits on comes back a moment after the next pause is chosen.
 	served time.Time
+	// interrupt ends the pause the loop is taking (nil when it takes none): a waiter younger
+	// than every other one has the pause chosen again, so that it is looked at an Interval after
+	// it began to wait, not after what is left of a pause chosen for an old wait.
+	interrupt context.CancelFunc
+}
+
+// youngest is when the youngest waiter began to wait, of those waiting and of those the last
+// round served. The caller holds mu.
+func (l *roundLoop[T]) youngest() time.Time {
+	youngest := l.served
+
+	for w := range l.waiters {
+		if w.since.After(youngest) {
+			youngest = w.since
+		}
+	}
+
+	return youngest
+}
+
+// nap takes a pause of d; true when a younger waiter interrupted it (the pause is then chosen
+// again).
+func (l *roundLoop[T]) nap(ctx context.Context, d time.Duration) bool {
+	napCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	l.mu.Lock()
+	l.interrupt = cancel
+	l.mu.Unlock()
+
+	_ = l.sleep(napCtx, d)
+
+	l.mu.Lock()
+	l.interrupt = nil
+	l.mu.Unlock()
+
+	return napCtx.Err() != nil && ctx.Err() == nil
 }
 
 // roundWaiter waits for the next round's listing of the objects called name; since is when it
@@ -72,6 +109,11 @@ func (r Rounds[T]) Next(ctx context.Context, t *Tenant, name string, since time.
 	w := &roundWaiter[T]{name: name, since: since, got: make(chan roundResult[T], 1)}
 
 	loop.mu.Lock()
+
+	if loop.interrupt != nil && since.After(loop.youngest()) {
+		loop.interrupt()
+	}
+
 	loop.waiters[w] = struct{}{}
 
 	if !loop.running {
@@ -118,7 +160,10 @@ func (r Rounds[T]) loop(run *runState, k listingKey) *roundLoop[T] {
 // run makes rounds until no one waits.
 func (r Rounds[T]) run(ctx context.Context, t *Tenant, loop *roundLoop[T]) {
 	for {
-		_ = loop.sleep(ctx, r.pause(loop))
+		// A pause that a younger waiter interrupts is chosen again, with it.
+		for interrupted := true; interrupted; {
+			interrupted = loop.nap(ctx, r.pause(loop))
+		}
 
 		loop.mu.Lock()
 		if len(loop.waiters) == 0 {
@@ -171,15 +216,7 @@ func (r Rounds[T]) pause(loop *roundLoop[T]) time.Duration {
 	loop.mu.Lock()
 	defer loop.mu.Unlock()
 
-	youngest := loop.served
-
-	for w := range loop.waiters {
-		if w.since.After(youngest) {
-			youngest = w.since
-		}
-	}
-
-	return min(max(time.Since(youngest)/2, r.Interval), max(r.MaxInterval, r.Interval))
+	return min(max(time.Since(loop.youngest())/2, r.Interval), max(r.MaxInterval, r.Interval))
 }
 
 // Poll is [Poll] for the object id called name, refreshed by the rounds: each poll is the next
