@@ -107,7 +107,7 @@ type measurement struct {
 
 // Request budgets of the three-listener load balancer with a public IP (issue 17). The core's
 // count only Octavia and Neutron, from a client authenticated before, and leave out the status
-// polls (waits are polled by cloud.Rounds, 1 s to 4 s apart: they grow with the time Octavia takes, and are
+// polls (waits are polled by cloud.Rounds, 0.5 s to 4 s apart: they grow with the time Octavia takes, and are
 // printed); a Terraform step counts everything its provider runs sent (their clients' counters),
 // polls and the refresh of the identity and its network included. The issue's target for the
 // weight change, 30, is not met: 43 measured on Zed (the step's plan and apply and the test's

@@ -110,6 +110,9 @@ func (st *stepper) do(ctx context.Context, c change) error {
 
 		st.ready, st.last = true, lb
 
+		// Each settled change is one step of the children phase (tools/bench times them).
+		tflog.Debug(ctx, "Load balancer change settled", map[string]any{"loadbalancer_id": st.id, "change": c.what, "step": st.steps})
+
 		return nil
 	}
 }
