@@ -12,6 +12,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/loadbalancers"
 	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/monitors"
 	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/pools"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
@@ -176,6 +177,11 @@ func (s *Service) ensure(ctx context.Context, spec Spec, knownID string, onID fu
 
 		if lb, err = s.waitActive(ctx, lb.ID, what); err != nil {
 			return nil, err
+		}
+
+		if created {
+			// The start of the children phase (tools/bench times it from here).
+			tflog.Debug(ctx, "Load balancer ACTIVE after create", map[string]any{"loadbalancer_id": lb.ID})
 		}
 
 		t = nil // read again below, as it is now
