@@ -430,7 +430,8 @@ func (s *Service) converge(ctx context.Context, spec Spec, subnetID string, t *T
 	return 0, nil
 }
 
-// convergeListener creates or updates one listener, its pool, members and monitor.
+// convergeListener creates or updates one listener, its pool, members (unless want leaves them
+// to someone else) and monitor.
 func (s *Service) convergeListener(ctx context.Context, st *stepper, name, subnetID string, want ListenerSpec, o *ObservedListener) error {
 	if err := s.convergeListenerItself(ctx, st, name, want, o); err != nil {
 		return err
@@ -443,7 +444,7 @@ func (s *Service) convergeListener(ctx context.Context, st *stepper, name, subne
 			Name:       poolName,
 			Protocol:   pools.Protocol(want.PoolProtocol()),
 			LBMethod:   lbMethod,
-			Tags:       created.Tags(),
+			Tags:       poolTags(want),
 		}
 
 		if err := createChild(ctx, st, childCreate[pools.Pool]{
@@ -460,6 +461,7 @@ func (s *Service) convergeListener(ctx context.Context, st *stepper, name, subne
 			record: func(p pools.Pool) {
 				o.PoolID, o.PoolProtocol, o.PoolStatus, o.DefaultPoolID, o.Members, o.MemberIDs = p.ID, p.Protocol, p.ProvisioningStatus, p.ID, nil, nil
 				o.PoolMark, o.PoolAlgorithm = naming.MarkOfTags(p.Tags), p.LBMethod
+				o.setMemberTags(p.Tags)
 			},
 		}); err != nil {
 			return err
@@ -468,7 +470,13 @@ func (s *Service) convergeListener(ctx context.Context, st *stepper, name, subne
 		return err
 	}
 
-	if err := s.convergeMembers(ctx, st, naming.Pool(name, want.Name), subnetID, want, o); err != nil {
+	if !want.MembersElsewhere {
+		if err := s.convergeMembers(ctx, st, naming.Pool(name, want.Name), subnetID, want, o); err != nil {
+			return err
+		}
+	}
+
+	if err := s.convergeMemberHolder(ctx, st, naming.Pool(name, want.Name), want, o); err != nil {
 		return err
 	}
 

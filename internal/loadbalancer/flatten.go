@@ -49,6 +49,7 @@ func expandSpec(ctx context.Context, m loadBalancerModel) (Spec, diag.Diagnostic
 		diags.Append(l.AllowedCIDRs.ElementsAs(ctx, &ln.AllowedCIDRs, false)...)
 
 		ln.Members = memberSpecs(ctx, l.Members, &diags)
+		ln.MembersElsewhere = l.Members.IsNull()
 
 		if !l.HealthMonitor.IsNull() && !l.HealthMonitor.IsUnknown() {
 			var hm healthMonitorModel
@@ -229,7 +230,13 @@ func flattenListener(ctx context.Context, name string, o ObservedListener, prior
 		l.IdleTimeoutSeconds = types.Int64Value(int64(o.IdleTimeout(priorTimeout)))
 	}
 
-	l.Members = memberList(ctx, o.Members, priorMembers, diags)
+	// Members left unset are someone else's (a unikorn_loadbalancer_members'): they stay null,
+	// whatever the pool holds; so do those of a pool tagged so, when nothing was recorded (an
+	// import).
+	l.Members = types.ListNull(memberType)
+	if elsewhere := priorMembers.IsNull() && (prior != nil || o.MembersExternal || o.MembersHeld); !elsewhere {
+		l.Members = memberList(ctx, o.Members, priorMembers, diags)
+	}
 
 	if o.Monitor != nil {
 		v, d := types.ObjectValue(monitorAttrTypes, map[string]attr.Value{

@@ -2,6 +2,8 @@ package loadbalancer
 
 import (
 	"context"
+	"slices"
+	"strings"
 
 	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/loadbalancers"
 
@@ -25,4 +27,57 @@ func List(ctx context.Context, c *cloud.Client, identityID, region string) ([]cl
 
 	return s.loadBalancerListing().Located(ctx, t, naming.LoadBalancerPrefix,
 		func(lb loadbalancers.LoadBalancer) string { return lb.Name }, func(lb loadbalancers.LoadBalancer) string { return lb.ID })
+}
+
+// ListMembers lists the unikorn_loadbalancer_members of identity identityID in region (their
+// list resource): the pools of its load balancers that carry naming.MembersHeldTag, each as
+// `<loadbalancer_id>/<listener>`.
+func ListMembers(ctx context.Context, c *cloud.Client, identityID, region string) ([]cloud.Located, error) {
+	t, err := c.Tenant(ctx, identityID, region, cloud.Privileged)
+	if err != nil {
+		return nil, err
+	}
+
+	s, err := NewService(t, false)
+	if err != nil {
+		return nil, err
+	}
+
+	lbs, err := s.loadBalancerListing().Located(ctx, t, naming.LoadBalancerPrefix,
+		func(lb loadbalancers.LoadBalancer) string { return lb.Name }, func(lb loadbalancers.LoadBalancer) string { return lb.ID })
+	if err != nil {
+		return nil, err
+	}
+
+	names := map[string]string{} // load balancer ID → user-given name
+	for _, lb := range lbs {
+		names[lb.ID] = lb.Name
+	}
+
+	// Every pool of the project in one listing, from Octavia (not the run's listing: a list
+	// resource asks once, and must see what this process wrote).
+	ps, err := s.poolListing().List(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+
+	var out []cloud.Located
+
+	for _, p := range ps {
+		for _, lb := range p.Loadbalancers {
+			name, ok := names[lb.ID]
+			if !ok {
+				continue
+			}
+
+			listener, kind, ok := naming.LoadBalancerChild(name, p.Name)
+			if ok && kind == naming.ChildPool && !removed(p.ProvisioningStatus) && slices.Contains(p.Tags, naming.MembersHeldTag) {
+				out = append(out, cloud.Located{ID: membersID(lb.ID, listener), ProjectID: t.ProjectID()})
+			}
+		}
+	}
+
+	slices.SortFunc(out, func(a, b cloud.Located) int { return strings.Compare(a.ID, b.ID) })
+
+	return out, nil
 }

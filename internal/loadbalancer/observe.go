@@ -316,6 +316,7 @@ func (s *Service) assemble(ctx context.Context, t *Topology, name string, ls []l
 
 		o.PoolID = p.ID
 		o.PoolMark = naming.MarkOfTags(p.Tags)
+		o.setMemberTags(p.Tags)
 		o.PoolProtocol = p.Protocol
 		o.PoolAlgorithm = p.LBMethod
 		o.PoolStatus = p.ProvisioningStatus

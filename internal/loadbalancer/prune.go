@@ -18,10 +18,25 @@ import (
 func preflight(spec Spec, t *Topology) error {
 	var errs []error
 
+	wanted := map[string]bool{}
+	for _, want := range spec.Listeners {
+		wanted[want.Name] = true
+	}
+
+	for _, o := range t.Listeners {
+		if !wanted[o.Name] && o.MembersHeld {
+			errs = append(errs, &HeldMembersError{LoadBalancer: spec.Name, Listener: o.Name, PoolID: o.PoolID, Pruned: true})
+		}
+	}
+
 	for _, want := range spec.Listeners {
 		o, ok := t.Listener(want.Name)
 		if !ok {
 			continue
+		}
+
+		if !want.MembersElsewhere && o.MembersHeld {
+			errs = append(errs, &HeldMembersError{LoadBalancer: spec.Name, Listener: want.Name, PoolID: o.PoolID})
 		}
 
 		if o.ListenerID != "" {

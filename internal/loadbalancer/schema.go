@@ -251,8 +251,11 @@ func listenerAttributes() map[string]schema.Attribute {
 		"members": schema.ListNestedAttribute{
 			Optional: true,
 			MarkdownDescription: "The pool's members, on the network's subnet (checked at plan time when the network is " +
-				"known then), each address and port at most once. Octavia holds them as a set: their order changes nothing " +
-				"there; changes go in one batch update.",
+				"known then), each address and port at most once; `[]` for none. Octavia holds them as a set: their order " +
+				"changes nothing there; changes go in one batch update. Unset (null), the members are managed elsewhere: " +
+				"this resource never changes them, shows them as null, and tags the pool (one it made) `" +
+				naming.MembersExternalTag + "`, so that a `unikorn_loadbalancer_members` may hold them (while one does, " +
+				"giving `members` here fails before any change).",
 			NestedObject: schema.NestedAttributeObject{Attributes: memberAttributes()},
 		},
 		"monitor_id": schema.StringAttribute{

@@ -32,7 +32,7 @@ func graphListener(name, subnetID string, l ListenerSpec) listeners.CreateOpts {
 			Protocol: pools.Protocol(l.PoolProtocol()),
 			LBMethod: lbMethod,
 			Members:  createMembers(subnetID, l.Members),
-			Tags:     created.Tags(),
+			Tags:     poolTags(l),
 		},
 	}
 

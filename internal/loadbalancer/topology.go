@@ -83,6 +83,10 @@ type ListenerSpec struct {
 	ProxyProtocolV2 bool
 	// Members are the pool's members; compared as a set.
 	Members []Member
+	// MembersElsewhere says that the configuration leaves the members unset: the load balancer
+	// resource leaves them alone (a unikorn_loadbalancer_members may hold them) and marks the
+	// pool so (naming.MembersExternalTag).
+	MembersElsewhere bool
 	// Monitor is the health monitor; nil for none.
 	Monitor *MonitorSpec
 }
@@ -208,6 +212,10 @@ type ObservedListener struct {
 	// MemberIDs are the Octavia IDs of Members, by memberKey (those a batch update made are
 	// not known until the next read).
 	MemberIDs map[string]string
+	// MembersExternal and MembersHeld say which of the pool's tags of who holds its members it
+	// carries (naming.MembersExternalTag, naming.MembersHeldTag).
+	MembersExternal bool
+	MembersHeld     bool
 
 	MonitorID     string // "" when the monitor is missing
 	MonitorMark   naming.Mark

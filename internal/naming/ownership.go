@@ -182,3 +182,22 @@ func IsMarkKey(key string) bool { return key == MarkKindKey || key == MarkComple
 // RegionsKey is the Keystone extra attribute (of an identity's or a unikorn_project's project)
 // that lists every region the provider applied the project in. Part of the linkage contract.
 const RegionsKey = "unikorn_terraform_regions"
+
+// Who holds a load balancer pool's members, as Octavia tags on the pool (issue 32). Each
+// resource writes only its own tag; neither begins with MarkPrefix, so neither is read as an
+// ownership mark (MarkOfTags), and Unikorn writes no Octavia tags at all:
+//
+//	tag                                                  written by, while
+//	"unikorn-terraform-members:external"                 unikorn_loadbalancer, while the pool's listener leaves `members` unset
+//	"unikorn-terraform-members:unikorn_loadbalancer_members"  unikorn_loadbalancer_members, while it exists
+//
+// A pool without the first holds its members inline (a unikorn_loadbalancer's `members`, or
+// Unikorn's). Part of the linkage contract, like the marks.
+const (
+	// MembersTagPrefix begins both tags.
+	MembersTagPrefix = "unikorn-terraform-members:"
+	// MembersExternalTag says that the load balancer resource leaves the pool's members alone.
+	MembersExternalTag = MembersTagPrefix + "external"
+	// MembersHeldTag says that a unikorn_loadbalancer_members holds the pool's members.
+	MembersHeldTag = MembersTagPrefix + "unikorn_loadbalancer_members"
+)

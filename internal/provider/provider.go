@@ -249,6 +249,7 @@ func (p *unikornProvider) Resources(_ context.Context) []func() resource.Resourc
 		identity.NewResource,
 		image.NewImageResource,
 		loadbalancer.NewResource,
+		loadbalancer.NewMembersResource,
 		network.NewNetworkResource,
 		network.NewSecurityGroupResource,
 		project.NewResource,
