@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -75,10 +76,18 @@ func (w *Workspace) WriteConfig(hcl string) error {
 type Run struct {
 	Args     string
 	Log      string // the CLI's output
+	Rep      int    // the repetition (from 1)
+	Start    time.Time
 	Wall     time.Duration
 	Counts   Counts
 	PeakRSS  int64 // the provider processes' largest peak resident set (VmHWM), in KiB
 	ExitCode int
+	// Spans are the resources' changes, when the command ran with -json.
+	Spans []Span
+	// Children are the children phases of the load balancers the command created, and
+	// Listeners the listeners it created (POSTs answered 2xx).
+	Children  []ChildrenPhase
+	Listeners int
 }
 
 // Run runs the CLI with args, the provider's request log going to a file of its own, and
@@ -111,6 +120,7 @@ func (w *Workspace) Run(ctx context.Context, timeout time.Duration, args ...stri
 
 	run := Run{Args: strings.Join(args, " "), Log: out.Name()}
 	start := time.Now()
+	run.Start = start
 
 	if err := cmd.Start(); err != nil {
 		return run, err
@@ -145,20 +155,42 @@ func (w *Workspace) Run(ctx context.Context, timeout time.Duration, args ...stri
 
 	run.Counts = Count(reqs)
 
-	return run, nil
-}
-
-func detailed(args []string) bool {
-	for _, a := range args {
-		if a == "-detailed-exitcode" {
-			return true
+	for _, r := range reqs {
+		if r.Method == "POST" && r.Status >= 200 && r.Status < 300 && strings.HasSuffix(strings.TrimSuffix(r.Path, "/"), "/lbaas/listeners") {
+			run.Listeners++
 		}
 	}
 
-	return false
+	if _, err := f.Seek(0, 0); err != nil {
+		return run, err
+	}
+
+	if run.Children, err = ParseChildrenPhases(f); err != nil {
+		return run, fmt.Errorf("the provider's log of %q: %w", run.Args, err)
+	}
+
+	if slices.Contains(args, "-json") {
+		if run.Spans, err = parseTimelineFile(run.Log); err != nil {
+			return run, fmt.Errorf("the -json output of %q: %w", run.Args, err)
+		}
+	}
+
+	return run, nil
 }
 
-// firstError is the first "Error: ..." line of a CLI output.
+func parseTimelineFile(path string) ([]Span, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+
+	return ParseTimeline(f)
+}
+
+func detailed(args []string) bool { return slices.Contains(args, "-detailed-exitcode") }
+
+// firstError is the first "Error: ..." line of a CLI output (of its human or its -json form).
 func firstError(path string) string {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -166,7 +198,13 @@ func firstError(path string) string {
 	}
 
 	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+
 	for sc.Scan() {
+		if e := jsonError(sc.Text()); e != "" {
+			return e
+		}
+
 		line := strings.TrimSpace(strings.TrimLeft(sc.Text(), "│╷╵ "))
 		if strings.HasPrefix(line, "Error: ") {
 			return line

@@ -1,10 +1,13 @@
 // Command bench measures what the provider costs on the local cloud (issue 17): a real CLI
-// applies, plans and destroys a few stacks — the reference stack; 10, 50 and 200 servers in one
-// identity; the three-listener load balancer alone — several times, and one table gives, per
-// phase, the wall time, the requests, the tokens and the answers 4xx/5xx by status as
-// min/median/max over the repetitions, the requests per server, and the provider's peak memory
-// of the server refreshes. Requests are counted from the provider's own request log (the
-// "openstack" subsystem at DEBUG, written by the CLI to TF_LOG_PATH), never from the outside.
+// applies, plans and destroys a few stacks — the reference stack, with its members inline and
+// given outside the load balancer; 10, 50 and 200 servers in one identity; the three-listener
+// load balancer alone — several times, and one table gives, per phase, the wall time, the
+// requests, the tokens and the answers 4xx/5xx by status as min/median/max over the
+// repetitions, the requests per server, and the provider's peak memory of the server refreshes.
+// Requests are counted from the provider's own request log (the "openstack" subsystem at DEBUG,
+// written by the CLI to TF_LOG_PATH), never from the outside. Under the table: the load
+// balancer's children phase, the timeline of each reference apply (from the CLI's -json output)
+// and the ratio of the two reference stacks' applies.
 //
 // It measures and never judges: no figure makes it fail, only a command that fails (or a plan
 // that should be empty and is not). Every repetition works under a fresh name with the
@@ -26,6 +29,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -59,7 +63,7 @@ func main() {
 	fs.StringVar(&o.region, "region", envOr("OS_REGION_NAME", "RegionOne"), "region of the stacks")
 	fs.StringVar(&o.flavor, "flavor", "m1.tiny", "name of the servers' flavor")
 	fs.StringVar(&o.image, "image", "cirros-tiny", "name of the servers' image")
-	fs.StringVar(&o.scenarios, "scenarios", strings.Join(scenarioNames, ","), "scenarios to run (reference, servers-N, loadbalancer), in order")
+	fs.StringVar(&o.scenarios, "scenarios", strings.Join(scenarioNames, ","), "scenarios to run (reference, reference-split, servers-N, loadbalancer), in order")
 	fs.IntVar(&o.reps, "reps", 3, "repetitions of every scenario")
 	fs.IntVar(&o.parallelism, "parallelism", 10, "the CLI's -parallelism")
 	fs.IntVar(&o.novaDirect, "nova-direct", 0, "also boot this many servers straight through Nova in parallel (0: not)")
@@ -133,12 +137,39 @@ func run(ctx context.Context, o options) error {
 		o.cli, providerDir, o.region, o.flavor, flavorID, o.image, imageID, o.parallelism, o.reps)
 	fmt.Println("bench: wall times are of a machine shared with other work: read them as min/median/max, never one run")
 
-	var rows []Row
+	vars := map[string]string{"region": o.region, "flavor_id": flavorID, "image_id": imageID}
 
-	for _, s := range scenarios {
-		rows = append(rows, runScenario(ctx, o, s, providerDir, map[string]string{
-			"region": o.region, "flavor_id": flavorID, "image_id": imageID,
-		})...)
+	var (
+		rows   []Row
+		paired = map[string]bool{}
+	)
+
+	for _, group := range groups(scenarios) {
+		runs := make([]*scenarioRun, len(group))
+		for i, s := range group {
+			runs[i] = newScenarioRun(s)
+		}
+
+		if len(group) > 1 {
+			paired[group[1].Name] = true
+		}
+
+		for rep := 1; rep <= o.reps && ctx.Err() == nil; rep++ {
+			order := slices.Clone(runs)
+			if rep%2 == 0 {
+				slices.Reverse(order) // paired repetitions alternate which goes first
+			}
+
+			for _, sr := range order {
+				if ctx.Err() == nil {
+					sr.repetition(ctx, o, rep, providerDir, vars)
+				}
+			}
+		}
+
+		for _, sr := range runs {
+			rows = append(rows, sr.tabled()...)
+		}
 
 		if ctx.Err() != nil {
 			break
@@ -146,63 +177,106 @@ func run(ctx context.Context, o options) error {
 	}
 
 	PrintTable(os.Stdout, rows, o.reps)
+	PrintChildren(os.Stdout, rows)
 
 	if err := writeBreakdowns(o, rows); err != nil {
 		return err
 	}
 
+	if err := writeTimelines(o, rows); err != nil {
+		return err
+	}
+
+	var novaErr error
 	if o.novaDirect > 0 && ctx.Err() == nil {
-		if err := novaDirect(ctx, cl, o, flavorID, imageID); err != nil {
-			return err
-		}
+		novaErr = novaDirect(ctx, cl, o, flavorID, imageID)
+	}
+
+	// Last in the report, after the Nova boots too.
+	PrintRatios(os.Stdout, scenarios, rows, paired)
+
+	if novaErr != nil {
+		return novaErr
 	}
 
 	return ctx.Err()
 }
 
-// runScenario runs s o.reps times and returns its table rows (setup phases left out).
-func runScenario(ctx context.Context, o options, s Scenario, providerDir string, vars map[string]string) []Row {
-	rows := make([]Row, len(s.Phases))
-	for i, p := range s.Phases {
-		rows[i] = Row{Scenario: s.Name, Phase: p.Label, Servers: p.Servers, Memory: p.Memory}
-	}
+// groups is the scenarios in the order they run: one by one, except that a scenario whose
+// baseline runs right before it is grouped with it, so that their repetitions alternate.
+func groups(scenarios []Scenario) [][]Scenario {
+	var out [][]Scenario
 
-	for rep := 1; rep <= o.reps && ctx.Err() == nil; rep++ {
-		name := repName()
-		fmt.Printf("bench: %s, repetition %d/%d: %s\n", s.Name, rep, o.reps, name)
+	for i := 0; i < len(scenarios); i++ {
+		if i+1 < len(scenarios) && scenarios[i+1].Baseline != "" && scenarios[i+1].Baseline == scenarios[i].Name {
+			out = append(out, scenarios[i:i+2])
+			i++
 
-		ws, err := NewWorkspace(filepath.Join(o.work, name), o.cli, providerDir, o.registryHost, varsOf(vars, name))
-		if err != nil {
-			fmt.Printf("bench:   %v\n", err)
 			continue
 		}
 
-		destroyed := false
-
-		for i, p := range s.Phases {
-			run, err := runPhase(ctx, o, ws, p)
-			if err != nil {
-				fmt.Printf("bench:   %-20s FAILED after %s: %v\n", p.Label, round(run.Wall), err)
-				rows[i].Failed++
-
-				break
-			}
-
-			fmt.Printf("bench:   %-20s %7s %5d requests %3d tokens\n", p.Label, round(run.Wall), run.Counts.Requests, run.Counts.Tokens)
-			rows[i].Runs = append(rows[i].Runs, run)
-			destroyed = i == len(s.Phases)-1
-		}
-
-		if !destroyed {
-			cleanUp(ctx, o, ws, name)
-		}
+		out = append(out, scenarios[i:i+1])
 	}
 
-	var out []Row
+	return out
+}
+
+// scenarioRun is a scenario's rows as its repetitions fill them.
+type scenarioRun struct {
+	s    Scenario
+	rows []Row
+}
+
+func newScenarioRun(s Scenario) *scenarioRun {
+	rows := make([]Row, len(s.Phases))
+	for i, p := range s.Phases {
+		rows[i] = Row{Scenario: s.Name, Phase: p.Label, Servers: p.Servers, Memory: p.Memory, Timeline: p.Timeline}
+	}
+
+	return &scenarioRun{s: s, rows: rows}
+}
+
+// repetition runs the scenario's repetition rep under a fresh name and adds its runs to the rows.
+func (sr *scenarioRun) repetition(ctx context.Context, o options, rep int, providerDir string, vars map[string]string) {
+	s := sr.s
+	name := repName()
+	fmt.Printf("bench: %s, repetition %d/%d: %s\n", s.Name, rep, o.reps, name)
+
+	ws, err := NewWorkspace(filepath.Join(o.work, name), o.cli, providerDir, o.registryHost, varsOf(vars, name))
+	if err != nil {
+		fmt.Printf("bench:   %v\n", err)
+		return
+	}
+
+	destroyed := false
 
 	for i, p := range s.Phases {
+		run, err := runPhase(ctx, o, ws, p)
+		if err != nil {
+			fmt.Printf("bench:   %-20s FAILED after %s: %v\n", p.Label, round(run.Wall), err)
+			sr.rows[i].Failed++
+
+			break
+		}
+
+		run.Rep = rep
+		fmt.Printf("bench:   %-20s %7s %5d requests %3d tokens\n", p.Label, round(run.Wall), run.Counts.Requests, run.Counts.Tokens)
+		sr.rows[i].Runs = append(sr.rows[i].Runs, run)
+		destroyed = i == len(s.Phases)-1
+	}
+
+	if !destroyed {
+		cleanUp(ctx, o, ws, name)
+	}
+}
+
+// tabled is the scenario's rows, setup phases left out.
+func (sr *scenarioRun) tabled() []Row {
+	var out []Row
+
+	for i, p := range sr.s.Phases {
 		if !p.Setup {
-			out = append(out, rows[i])
+			out = append(out, sr.rows[i])
 		}
 	}
 
@@ -227,6 +301,9 @@ func runPhase(ctx context.Context, o options, ws *Workspace, p Phase) (Run, erro
 	}
 
 	args := append(append([]string{}, p.Args...), "-parallelism="+strconv.Itoa(o.parallelism))
+	if p.Timeline {
+		args = append(args, "-json")
+	}
 
 	run, err := ws.Run(ctx, o.timeout, args...)
 	if err == nil && p.Empty && run.ExitCode != 0 {
@@ -284,6 +361,39 @@ func writeBreakdowns(o options, rows []Row) error {
 	}
 
 	fmt.Printf("\nbench: requests per call of every phase: %s\n", path)
+
+	return nil
+}
+
+// writeTimelines writes the timeline of the median repetition (by wall time) of every phase
+// that has one into the work directory, and prints them.
+func writeTimelines(o options, rows []Row) error {
+	var b strings.Builder
+
+	for _, r := range rows {
+		run, ok := r.MedianWallRun()
+		if !r.Timeline || !ok || len(run.Spans) == 0 {
+			continue
+		}
+
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+
+		title := fmt.Sprintf("%s / %s, repetition %d (the median of %d by wall time)", r.Scenario, r.Phase, run.Rep, len(r.Runs))
+		WriteTimeline(&b, title, run.Start, run.Wall, run.Spans, run.Children)
+	}
+
+	if b.Len() == 0 {
+		return nil
+	}
+
+	path := filepath.Join(o.work, "timeline.txt")
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		return err
+	}
+
+	fmt.Printf("\n%s\nbench: the timelines: %s\n", b.String(), path)
 
 	return nil
 }

@@ -22,12 +22,19 @@ type Phase struct {
 	Memory bool
 	// Empty requires the plan to show no change (-detailed-exitcode 0).
 	Empty bool
+	// Timeline runs the command with -json and reports, for its median repetition, when each
+	// resource's change started and finished (timeline.go).
+	Timeline bool
 }
 
 // Scenario is a stack and what is done with it; its last phase destroys everything.
 type Scenario struct {
 	Name   string
 	Phases []Phase
+	// Baseline names the scenario this one is compared with: the ratio of their first phases'
+	// wall times ends the report, and when the baseline runs right before this one, the two
+	// alternate repetition by repetition (paired repetitions on the same machine state).
+	Baseline string
 }
 
 var (
@@ -36,17 +43,25 @@ var (
 )
 
 // scenarioNames are the scenarios `make bench` runs, in order.
-var scenarioNames = []string{"reference", "servers-10", "servers-50", "servers-200", "loadbalancer"}
+var scenarioNames = []string{"reference", "reference-split", "servers-10", "servers-50", "servers-200", "loadbalancer"}
 
-// NewScenario is the scenario called name: reference, servers-N or loadbalancer.
+// NewScenario is the scenario called name: reference, reference-split, servers-N or
+// loadbalancer.
 func NewScenario(name string) (Scenario, error) {
-	switch {
-	case name == "reference":
-		return Scenario{Name: name, Phases: []Phase{
-			{Label: "apply", Config: referenceStack(), Args: applyArgs},
+	reference := func(stack string) []Phase {
+		return []Phase{
+			{Label: "apply", Config: stack, Args: applyArgs, Timeline: true},
 			{Label: "plan (no-op)", Args: []string{"plan", "-detailed-exitcode"}, Empty: true},
 			{Label: "destroy", Args: destroyArgs},
-		}}, nil
+		}
+	}
+
+	switch {
+	case name == "reference":
+		return Scenario{Name: name, Phases: reference(referenceStack())}, nil
+
+	case name == "reference-split":
+		return Scenario{Name: name, Phases: reference(referenceSplitStack()), Baseline: "reference"}, nil
 
 	case strings.HasPrefix(name, "servers-"):
 		n, err := strconv.Atoi(strings.TrimPrefix(name, "servers-"))
@@ -70,5 +85,5 @@ func NewScenario(name string) (Scenario, error) {
 		}}, nil
 	}
 
-	return Scenario{}, fmt.Errorf("unknown scenario %q (reference, servers-N, loadbalancer)", name)
+	return Scenario{}, fmt.Errorf("unknown scenario %q (reference, reference-split, servers-N, loadbalancer)", name)
 }

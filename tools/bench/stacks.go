@@ -70,11 +70,12 @@ resource "unikorn_security_group" "this" {
 }
 `
 
-// loadBalancerHCL is the three-listener load balancer with a public IP: TCP with PROXYV2, an
-// idle timeout, allowed CIDRs and a monitor; plain TCP; UDP with a UDP-CONNECT monitor. members
-// are HCL expressions of the members' addresses; sshMember is the ssh listener's one member,
-// of weight sshWeight.
-func loadBalancerHCL(members []string, sshMember string, sshWeight int) string {
+// listenerMembers are the three listeners' members as HCL list expressions.
+type listenerMembers struct{ https, ssh, udp string }
+
+// membersOf is the members of the three listeners: members (HCL expressions of addresses) on
+// port 8443 for https and 53 for udp; sshMember alone, of weight sshWeight, on port 22 for ssh.
+func membersOf(members []string, sshMember string, sshWeight int) listenerMembers {
 	list := func(port int) string {
 		var parts []string
 		for _, m := range members {
@@ -82,6 +83,26 @@ func loadBalancerHCL(members []string, sshMember string, sshWeight int) string {
 		}
 
 		return "[" + strings.Join(parts, ", ") + "]"
+	}
+
+	return listenerMembers{
+		https: list(8443),
+		ssh:   fmt.Sprintf("[{ address = %s, port = 22, weight = %d }]", sshMember, sshWeight),
+		udp:   list(53),
+	}
+}
+
+// loadBalancerHCL is the three-listener load balancer with a public IP: TCP with PROXYV2, an
+// idle timeout, allowed CIDRs and a monitor; plain TCP; UDP with a UDP-CONNECT monitor. With
+// inline, each listener holds its members m; without, no listener has members (the
+// unikorn_loadbalancer_members resources of membersResourcesHCL give them).
+func loadBalancerHCL(m listenerMembers, inline bool) string {
+	members := func(list string) string {
+		if !inline {
+			return ""
+		}
+
+		return "\n      members              = " + list
 	}
 
 	return fmt.Sprintf(`
@@ -99,34 +120,66 @@ resource "unikorn_loadbalancer" "this" {
       port                 = 443
       proxy_protocol_v2    = true
       idle_timeout_seconds = 120
-      allowed_cidrs        = ["10.0.0.0/8"]
-      members              = %s
+      allowed_cidrs        = ["10.0.0.0/8"]%s
       health_monitor       = { interval_seconds = 10, timeout_seconds = 5 }
     },
     {
-      name     = "ssh"
-      protocol = "TCP"
-      port     = 22
-      members  = [{ address = %s, port = 22, weight = %d }]
+      name                 = "ssh"
+      protocol             = "TCP"
+      port                 = 22%s
     },
     {
-      name           = "udp"
-      protocol       = "UDP"
-      port           = 53
-      members        = %s
-      health_monitor = { interval_seconds = 5, timeout_seconds = 3 }
+      name                 = "udp"
+      protocol             = "UDP"
+      port                 = 53%s
+      health_monitor       = { interval_seconds = 5, timeout_seconds = 3 }
     },
   ]
 }
-`, list(8443), sshMember, sshWeight, list(53))
+`, members(m.https), members(m.ssh), members(m.udp))
+}
+
+// membersResourcesHCL is one unikorn_loadbalancer_members resource per listener of the load
+// balancer of loadBalancerHCL, named after the listener, with the members m.
+func membersResourcesHCL(m listenerMembers) string {
+	var b strings.Builder
+
+	for _, l := range []struct{ name, list string }{{"https", m.https}, {"ssh", m.ssh}, {"udp", m.udp}} {
+		fmt.Fprintf(&b, `
+resource "unikorn_loadbalancer_members" %q {
+  identity_id     = unikorn_identity.this.id
+  loadbalancer_id = unikorn_loadbalancer.this.id
+  listener        = %q
+  members         = %s
+}
+`, l.name, l.name, l.list)
+	}
+
+	return b.String()
+}
+
+// referenceMembers are the reference stack's members: the three servers on https and udp, the
+// first on ssh (weight 1).
+func referenceMembers() listenerMembers {
+	members := []string{"unikorn_server.this[0].private_ip", "unikorn_server.this[1].private_ip", "unikorn_server.this[2].private_ip"}
+
+	return membersOf(members, "unikorn_server.this[0].private_ip", 1)
 }
 
 // referenceStack is the issue's reference stack: identity, network, a 4-rule security group,
 // three servers with floating IPs and the three-listener load balancer in front of them.
 func referenceStack() string {
-	members := []string{"unikorn_server.this[0].private_ip", "unikorn_server.this[1].private_ip", "unikorn_server.this[2].private_ip"}
+	return header + securityGroupHCL + serversHCL(3, true) + loadBalancerHCL(referenceMembers(), true)
+}
 
-	return header + securityGroupHCL + serversHCL(3, true) + loadBalancerHCL(members, "unikorn_server.this[0].private_ip", 1)
+// referenceSplitStack is the reference stack with the members outside the load balancer: its
+// listeners have none, and one unikorn_loadbalancer_members resource per listener gives the
+// same members. The load balancer no longer depends on the servers, so it is made while they
+// boot; only the members wait for them.
+func referenceSplitStack() string {
+	m := referenceMembers()
+
+	return header + securityGroupHCL + serversHCL(3, true) + loadBalancerHCL(m, false) + membersResourcesHCL(m)
 }
 
 // serverStack is the identity, its network and count servers (no floating IP).
@@ -140,5 +193,5 @@ func baseStack() string { return header }
 // loadBalancerStack is the identity, its network and the three-listener load balancer, whose
 // ssh listener's one member has weight sshWeight.
 func loadBalancerStack(sshWeight int) string {
-	return header + loadBalancerHCL([]string{`"10.60.0.10"`, `"10.60.0.11"`}, `"10.60.0.12"`, sshWeight)
+	return header + loadBalancerHCL(membersOf([]string{`"10.60.0.10"`, `"10.60.0.11"`}, `"10.60.0.12"`, sshWeight), true)
 }
