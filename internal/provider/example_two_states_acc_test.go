@@ -53,6 +53,8 @@ func TestAccExample_twoStates(t *testing.T) {
 				ConfigVariables: config.Variables{
 					"identity": config.StringVariable(name), "network": config.StringVariable(name),
 					"server": config.StringVariable(name),
+					// By name: other tests make flavors and images at the same time (a zero-disk flavor among them).
+					"flavor": config.StringVariable(acctest.ServerFlavor), "image": config.StringVariable(acctest.ServerImage),
 				},
 				Check: appliedApp,
 			}},

@@ -29,6 +29,18 @@ variable "server" {
   default     = "app"
 }
 
+variable "flavor" {
+  description = "Name of the server's flavor."
+  type        = string
+  default     = "m1.tiny"
+}
+
+variable "image" {
+  description = "Name of the server's image."
+  type        = string
+  default     = "cirros-tiny"
+}
+
 data "unikorn_identity" "team" {
   name = var.identity
 }
@@ -39,12 +51,11 @@ data "unikorn_network" "team" {
 }
 
 data "unikorn_flavor" "small" {
-  min_cpus = 1
-  smallest = true
+  name = var.flavor
 }
 
 data "unikorn_image" "os" {
-  os_distro   = "cirros"
+  name        = var.image
   most_recent = true
 }
 
