@@ -137,8 +137,9 @@ func (l tenantLookup[M, S, O, PM]) observe(ctx context.Context, m meta, all []M)
 	return out, nil
 }
 
-// tenantService binds the core to f's tenant in the privileged scope, as the resources do
-// (tenantResource.service): the identity's project, or with project_id the unikorn_project's.
+// tenantService binds the core to f's tenant in the privileged scope, for the resources
+// (tenantResource.service) and the look-ups: the identity's project, or with project_id the
+// unikorn_project's.
 func tenantService(ctx context.Context, m meta, f *tenantFields) (*Service, error) {
 	c := m.Cloud()
 	if c == nil {

@@ -107,30 +107,16 @@ func newTenantResource[M any, S any, O any, PM model[M]](k adapter.Kind, kind te
 }
 
 // service binds the core to the model's tenant, in the privileged scope: the identity's
-// project, or the unikorn_project's.
+// project, or the unikorn_project's (tenantService).
 func (r *tenantResource[M, S, O, PM]) service(ctx context.Context, f *tenantFields) (*Service, error) {
-	c := r.Cloud()
-	if c == nil {
+	switch {
+	case !r.Configured():
 		return nil, errors.New("the provider is not configured")
+	case f.inProject() && !f.IdentityID.IsNull():
+		return nil, errors.New("both identity_id and project_id are set: set exactly one")
 	}
 
-	bind := c.Tenant
-	projectID := f.IdentityID.ValueString()
-
-	if f.inProject() {
-		if !f.IdentityID.IsNull() {
-			return nil, errors.New("both identity_id and project_id are set: set exactly one")
-		}
-
-		bind, projectID = c.ProjectTenant, f.ProjectID.ValueString()
-	}
-
-	t, err := bind(ctx, projectID, f.Region.ValueString(), cloud.Privileged)
-	if err != nil {
-		return nil, err
-	}
-
-	return NewService(t, r.Meta.NetworkConfig())
+	return tenantService(ctx, r.Meta, f)
 }
 
 // run is the opening every operation shares: it reads the model out of src, opens the
