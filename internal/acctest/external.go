@@ -16,9 +16,6 @@ import (
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/network"
 )
 
-// PublicNetworkName is the local cloud's external network in every region.
-const PublicNetworkName = "public"
-
 // PublicNetworkID is the ID of the local cloud's external network of region.
 func PublicNetworkID(t *testing.T, region string) string {
 	t.Helper()

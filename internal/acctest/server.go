@@ -26,14 +26,6 @@ import (
 // service user in its own project (an admin scope on the local cloud, which sees every
 // project's servers, ports and floating IPs), so they work whatever state the identity is in.
 
-// ServerImage and ServerFlavor are the public image and flavor of the local cloud that the
-// server tests boot (the fake virt driver boots anything in a few seconds).
-const (
-	ServerImage       = "cirros-tiny"
-	ServerFlavor      = "m1.tiny"
-	ServerLargeFlavor = "m1.small"
-)
-
 // ImageID is the ID of the one image called name in region.
 func ImageID(t *testing.T, region, name string) string {
 	t.Helper()
