@@ -471,7 +471,7 @@ func (s *Service) convergeListener(ctx context.Context, st *stepper, name, subne
 	}
 
 	if !want.MembersElsewhere {
-		if err := s.convergeMembers(ctx, st, naming.Pool(name, want.Name), subnetID, want, o); err != nil {
+		if err := s.convergeMembers(ctx, st, naming.Pool(name, want.Name), subnetID, want, o, false); err != nil {
 			return err
 		}
 	}

@@ -81,8 +81,13 @@ func (f *fakeCloud) newMember(poolID string, in map[string]any) map[string]any {
 		weight = float64(DefaultMemberWeight)
 	}
 
+	tags, ok := in["tags"]
+	if !ok {
+		tags = []any{}
+	}
+
 	return map[string]any{
 		"id": f.id("member"), "pool_id": poolID, "address": in["address"], "protocol_port": in["protocol_port"],
-		"subnet_id": in["subnet_id"], "weight": weight, "provisioning_status": StatusActive,
+		"subnet_id": in["subnet_id"], "weight": weight, "provisioning_status": StatusActive, "tags": tags,
 	}
 }

@@ -774,3 +774,13 @@ func str(v any) string { s, _ := v.(string); return s }
 func object(v any) map[string]any { m, _ := v.(map[string]any); return m }
 
 func items(v any) []any { l, _ := v.([]any); return l }
+
+// strs are the strings of a list of v.
+func strs(v any) []string {
+	var out []string
+	for _, s := range items(v) {
+		out = append(out, str(s))
+	}
+
+	return out
+}

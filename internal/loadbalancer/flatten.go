@@ -234,7 +234,7 @@ func flattenListener(ctx context.Context, name string, o ObservedListener, prior
 	// whatever the pool holds; so do those of a pool tagged so, when nothing was recorded (an
 	// import).
 	l.Members = types.ListNull(memberType)
-	if elsewhere := priorMembers.IsNull() && (prior != nil || o.MembersExternal || o.MembersHeld); !elsewhere {
+	if elsewhere := priorMembers.IsNull() && (prior != nil || o.MembersExternal || o.held()); !elsewhere {
 		l.Members = memberList(ctx, o.Members, priorMembers, diags)
 	}
 

@@ -30,7 +30,8 @@ func List(ctx context.Context, c *cloud.Client, identityID, region string) ([]cl
 }
 
 // ListMembers lists the unikorn_loadbalancer_members of identity identityID in region (their
-// list resource): the pools of its load balancers that carry naming.MembersHeldTag, each as
+// list resource): the pools of its load balancers that carry naming.MembersHeldTag, or whose
+// members do (the members of each pool that leaves them to someone else are listed), each as
 // `<loadbalancer_id>/<listener>`.
 func ListMembers(ctx context.Context, c *cloud.Client, identityID, region string) ([]cloud.Located, error) {
 	t, err := c.Tenant(ctx, identityID, region, cloud.Privileged)
@@ -71,7 +72,18 @@ func ListMembers(ctx context.Context, c *cloud.Client, identityID, region string
 			}
 
 			listener, kind, ok := naming.LoadBalancerChild(name, p.Name)
-			if ok && kind == naming.ChildPool && !removed(p.ProvisioningStatus) && slices.Contains(p.Tags, naming.MembersHeldTag) {
+			if !ok || kind != naming.ChildPool || removed(p.ProvisioningStatus) {
+				continue
+			}
+
+			var o ObservedListener
+			if o.setMemberTags(p.Tags); o.MembersExternal && !o.MembersHeld {
+				if err := s.readPoolMembers(ctx, p.ID, &o); err != nil {
+					return nil, err
+				}
+			}
+
+			if o.held() {
 				out = append(out, cloud.Located{ID: membersID(lb.ID, listener), ProjectID: t.ProjectID()})
 			}
 		}

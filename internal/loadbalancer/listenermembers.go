@@ -101,6 +101,12 @@ func (o *ObservedListener) setMemberTags(tags []string) {
 	o.MembersHeld = slices.Contains(tags, naming.MembersHeldTag)
 }
 
+// held tells whether a unikorn_loadbalancer_members holds the pool's members: the pool or one
+// of its members carries naming.MembersHeldTag.
+func (o *ObservedListener) held() bool {
+	return o.MembersHeld || o.MembersTagged
+}
+
 // poolTags are the tags a new pool of listener l is posted with: the creation mark, and the
 // tag that leaves its members to someone else when l leaves them unset.
 func poolTags(l ListenerSpec) []string {
@@ -227,7 +233,7 @@ func (s *Service) FindListenerPool(ctx context.Context, lbID, listener string) (
 	}
 	lp.Pool.setMemberTags(p.Tags)
 
-	if lp.Pool.Members, lp.Pool.MemberIDs, err = s.listMembers(ctx, p.ID); err != nil {
+	if err := s.readPoolMembers(ctx, p.ID, &lp.Pool); err != nil {
 		return nil, err
 	}
 
@@ -247,30 +253,37 @@ func (e *PoolGoneError) Error() string {
 // lbLocks serialize, within the provider process, the changes that the members resources of
 // one load balancer make (load balancer ID → *sync.Mutex): Terraform applies them in parallel,
 // while Octavia takes one change of a load balancer at a time and answers another 409 (its
-// lock), which the stepper rightly never retries. The load balancer resource itself is
-// ordered before them (they refer to its ID).
+// lock), which the stepper rightly never retries. Only the changes are serialized: each
+// resource reads its own pool before it takes the lock (the pools are not each other's). The
+// load balancer resource itself is ordered before them (they refer to its ID).
 var lbLocks sync.Map
 
 // lockLoadBalancer waits for the members changes of load balancer id in this process to end
-// and returns the unlock.
-func lockLoadBalancer(id string) func() {
+// and returns the unlock, and whether it had to wait (another one changed the load balancer
+// meanwhile).
+func lockLoadBalancer(id string) (unlock func(), waited bool) {
 	v, _ := lbLocks.LoadOrStore(id, &sync.Mutex{})
 
 	mu, _ := v.(*sync.Mutex)
-	mu.Lock()
+	if !mu.TryLock() {
+		mu.Lock()
 
-	return mu.Unlock
+		waited = true
+	}
+
+	return mu.Unlock, waited
 }
 
 // HoldMembers makes the members of listener's pool of load balancer lbID exactly members, held
 // by a unikorn_loadbalancer_members: it refuses, before any write, a pool whose members the
 // load balancer resource manages inline (*InlineMembersError) and, on create, one held already
-// (*AlreadyHeldError); it tags the pool held (onHeld is then called, before any wait on the
-// members) and sets the members with the load balancer resource's update: one weight alone by a
-// PUT on that member, anything else in one batch. It returns the pool as the change left it.
+// (*AlreadyHeldError). The members are set with the load balancer resource's update (one
+// weight alone by a PUT on that member, anything else in one batch), each carrying
+// naming.MembersHeldTag: the mark and the members are one change of the load balancer. An
+// empty list cannot carry it: the pool is tagged instead, before its members go. onHeld is
+// called once the marking change is answered, before any wait. It returns the pool as the
+// change left it.
 func (s *Service) HoldMembers(ctx context.Context, lbID, listener string, members []Member, create bool, onHeld func()) (*ListenerPool, error) {
-	defer lockLoadBalancer(lbID)()
-
 	lp, err := s.FindListenerPool(ctx, lbID, listener)
 
 	switch {
@@ -278,29 +291,30 @@ func (s *Service) HoldMembers(ctx context.Context, lbID, listener string, member
 		return nil, err
 	case lp == nil:
 		return nil, &PoolGoneError{LoadBalancerID: lbID, Listener: listener}
-	case create && lp.Pool.MembersHeld:
+	case create && lp.Pool.held():
 		return lp, &AlreadyHeldError{Region: s.Region, LoadBalancerID: lp.LoadBalancerID, Listener: listener, PoolID: lp.Pool.PoolID}
-	case !lp.Pool.MembersExternal && !lp.Pool.MembersHeld:
+	case !lp.Pool.MembersExternal && !lp.Pool.held():
 		return lp, &InlineMembersError{LoadBalancerID: lp.LoadBalancerID, LoadBalancer: lp.LoadBalancer, Listener: listener,
 			PoolID: lp.Pool.PoolID, Unmarked: lp.Pool.PoolMark.Kind != Type}
 	}
 
-	// Whatever follows changes the load balancer: read it from Octavia from now on.
+	unlock, waited := lockLoadBalancer(lbID)
+	defer unlock()
+
+	// Whatever follows changes the load balancer: read it from Octavia from now on. Another
+	// members resource of the load balancer may have changed it while this one waited for the
+	// lock: then the stepper looks before its first change.
 	s.wroteAll("")
 
-	st := &stepper{s: s, id: lp.LoadBalancerID, ready: lp.lb.ProvisioningStatus == StatusActive}
+	st := &stepper{s: s, id: lp.LoadBalancerID, ready: !waited && lp.lb.ProvisioningStatus == StatusActive, onChange: onHeld}
 
-	if !lp.Pool.MembersHeld {
+	if len(members) == 0 && !lp.Pool.MembersHeld {
 		if err := s.retagPool(ctx, st, lp.PoolName, &lp.Pool, naming.MembersHeldTag, true); err != nil {
 			return lp, err
 		}
 	}
 
-	if onHeld != nil {
-		onHeld()
-	}
-
-	if err := s.convergeMembers(ctx, st, lp.PoolName, lp.lb.VipSubnetID, ListenerSpec{Members: members}, &lp.Pool); err != nil {
+	if err := s.convergeMembers(ctx, st, lp.PoolName, lp.lb.VipSubnetID, ListenerSpec{Members: members}, &lp.Pool, true); err != nil {
 		return lp, err
 	}
 
@@ -311,30 +325,36 @@ func (s *Service) HoldMembers(ctx context.Context, lbID, listener string, member
 	return lp, nil
 }
 
-// ReleaseMembers sets the members of listener's pool of load balancer lbID to none and takes
-// the tag of a unikorn_loadbalancer_members off it. A load balancer or pool already gone is
-// fine; a pool that no unikorn_loadbalancer_members holds is left as it is.
+// ReleaseMembers sets the members of listener's pool of load balancer lbID to none (which takes
+// their marks with them) and takes the tag of a unikorn_loadbalancer_members off the pool. A
+// load balancer or pool already gone is fine; a pool that no unikorn_loadbalancer_members
+// holds is left as it is.
 func (s *Service) ReleaseMembers(ctx context.Context, lbID, listener string) error {
-	defer lockLoadBalancer(lbID)()
-
 	lp, err := s.FindListenerPool(ctx, lbID, listener)
 	if err != nil || lp == nil {
 		return err
 	}
 
-	if !lp.Pool.MembersHeld {
+	if !lp.Pool.held() {
 		tflog.Warn(ctx, "The listener's pool is not held by a unikorn_loadbalancer_members; its members are left as they are",
 			map[string]any{"loadbalancer_id": lp.LoadBalancerID, "pool_id": lp.Pool.PoolID})
 
 		return nil
 	}
 
+	unlock, waited := lockLoadBalancer(lbID)
+	defer unlock()
+
 	s.wroteAll("")
 
-	st := &stepper{s: s, id: lp.LoadBalancerID, ready: lp.lb.ProvisioningStatus == StatusActive}
+	st := &stepper{s: s, id: lp.LoadBalancerID, ready: !waited && lp.lb.ProvisioningStatus == StatusActive}
 
-	if err := s.convergeMembers(ctx, st, lp.PoolName, lp.lb.VipSubnetID, ListenerSpec{}, &lp.Pool); err != nil {
+	if err := s.convergeMembers(ctx, st, lp.PoolName, lp.lb.VipSubnetID, ListenerSpec{}, &lp.Pool, false); err != nil {
 		return ignoreNotFound(err)
+	}
+
+	if !lp.Pool.MembersHeld {
+		return nil
 	}
 
 	return ignoreNotFound(s.retagPool(ctx, st, lp.PoolName, &lp.Pool, naming.MembersHeldTag, false))

@@ -148,15 +148,25 @@ func TestHoldMembers_setReweighRelease(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// The hold first (the tag), then one batch.
-	if diff := cmp.Diff([]string{"PUT pools", "PUT members"}, octaviaMutations(f)); diff != "" {
+	// One batch: the members, each with the mark of who holds them; the pool is not written.
+	if diff := cmp.Diff([]string{"PUT members"}, octaviaMutations(f)); diff != "" {
 		t.Errorf("mutations of the create (-want +got):\n%s", diff)
 	}
 
 	tags, got, ids := f.poolState(t, pool)
-	if !held || !slices.Contains(tags, naming.MembersHeldTag) || !slices.Contains(tags, naming.MembersExternalTag) ||
+	if !held || slices.Contains(tags, naming.MembersHeldTag) || !slices.Contains(tags, naming.MembersExternalTag) ||
 		!slices.Contains(tags, naming.MarkPrefix+Type) {
-		t.Errorf("onHeld called: %t; pool tags %v, want the creation mark and both tags of who holds the members", held, tags)
+		t.Errorf("onHeld called: %t; pool tags %v, want the creation mark and the external tag alone", held, tags)
+	}
+
+	for _, m := range f.members[lp.Pool.PoolID] {
+		if tags := strs(m["tags"]); !slices.Equal(tags, []string{naming.MembersHeldTag}) {
+			t.Errorf("member %v has the tags %v, want %s", m["address"], tags, naming.MembersHeldTag)
+		}
+	}
+
+	if !lp.Pool.held() {
+		t.Error("the pool returned is not held")
 	}
 
 	if want := sortMembers(members); !slices.Equal(got, want) || !slices.Equal(lp.Pool.Members, want) {
@@ -191,14 +201,14 @@ func TestHoldMembers_setReweighRelease(t *testing.T) {
 		t.Errorf("mutations of an unchanged update: %v, want none", m)
 	}
 
-	// Delete: none left, one batch, then the tag off.
+	// Delete: none left, one batch (the marks go with the members).
 	f.resetCounters()
 
 	if err := svc.ReleaseMembers(t.Context(), top.ID, "http"); err != nil {
 		t.Fatal(err)
 	}
 
-	if diff := cmp.Diff([]string{"PUT members", "PUT pools"}, octaviaMutations(f)); diff != "" {
+	if diff := cmp.Diff([]string{"PUT members"}, octaviaMutations(f)); diff != "" {
 		t.Errorf("mutations of the delete (-want +got):\n%s", diff)
 	}
 
@@ -445,13 +455,104 @@ func TestHoldMembers_parallelOnOneLoadBalancer(t *testing.T) {
 		}
 	}
 
-	if conflicts, mutations := f.counters(); conflicts != 0 || len(mutations) != 4 {
-		t.Errorf("%d requests met the lock; mutations %v, want none and 4", conflicts, mutations)
+	if conflicts, mutations := f.counters(); conflicts != 0 || len(mutations) != 2 {
+		t.Errorf("%d requests met the lock; mutations %v, want none and 2 (one batch each)", conflicts, mutations)
 	}
 
 	for i, listener := range []string{"http", "ssh"} {
 		if err := f.service().ReleaseMembers(t.Context(), top.ID, listener); err != nil {
 			t.Errorf("release of %s (%d): %v", listener, i, err)
 		}
+	}
+}
+
+// TestHoldMembers_emptyHoldTagsThePool: no member can carry the mark of an empty hold, so the
+// pool carries it until members do; members taken over as they are (moved from the load
+// balancer resource) are marked by one batch all the same.
+func TestHoldMembers_emptyHoldTagsThePool(t *testing.T) {
+	t.Parallel()
+
+	f := newFakeCloud(t)
+	svc := f.service()
+
+	spec := twoListeners()
+	spec.Listeners[0].MembersElsewhere, spec.Listeners[0].Members = false, []Member{{"10.0.0.7", 80, 1}}
+	later := []Member{{"10.0.0.8", 80, 2}}
+
+	top, err := svc.Ensure(t.Context(), spec, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// The load balancer leaves http's members elsewhere; an empty hold tags the pool, then
+	// empties it.
+	if _, err := svc.Ensure(t.Context(), twoListeners(), top.ID, nil); err != nil {
+		t.Fatal(err)
+	}
+
+	f.resetCounters()
+
+	pool := naming.Pool("app", "http")
+
+	if _, err := svc.HoldMembers(t.Context(), top.ID, "http", nil, true, nil); err != nil {
+		t.Fatal(err)
+	}
+
+	if diff := cmp.Diff([]string{"PUT pools", "PUT members"}, octaviaMutations(f)); diff != "" {
+		t.Errorf("mutations of an empty hold (-want +got):\n%s", diff)
+	}
+
+	if tags, members, _ := f.poolState(t, pool); !slices.Contains(tags, naming.MembersHeldTag) || len(members) != 0 {
+		t.Errorf("after an empty hold: tags %v, members %v; want the held tag and none", tags, members)
+	}
+
+	// Members later: one batch, marked; the pool's tag stays until the release.
+	f.resetCounters()
+
+	if _, err := svc.HoldMembers(t.Context(), top.ID, "http", later, false, nil); err != nil {
+		t.Fatal(err)
+	}
+
+	if diff := cmp.Diff([]string{"PUT members"}, octaviaMutations(f)); diff != "" {
+		t.Errorf("mutations of the first members (-want +got):\n%s", diff)
+	}
+
+	f.resetCounters()
+
+	if err := svc.ReleaseMembers(t.Context(), top.ID, "http"); err != nil {
+		t.Fatal(err)
+	}
+
+	if diff := cmp.Diff([]string{"PUT members", "PUT pools"}, octaviaMutations(f)); diff != "" {
+		t.Errorf("mutations of the release (-want +got):\n%s", diff)
+	}
+
+	if tags, members, _ := f.poolState(t, pool); slices.Contains(tags, naming.MembersHeldTag) || len(members) != 0 {
+		t.Errorf("after the release: tags %v, members %v; want neither", tags, members)
+	}
+
+	// Members the pool has already, unmarked (left there by the load balancer resource), are
+	// taken over by one batch that marks them.
+	if err := svc.ReleaseMembers(t.Context(), top.ID, "http"); err != nil {
+		t.Fatal(err)
+	}
+
+	if _, err := svc.Ensure(t.Context(), spec, top.ID, nil); err != nil {
+		t.Fatal(err)
+	}
+
+	if _, err := svc.Ensure(t.Context(), twoListeners(), top.ID, nil); err != nil {
+		t.Fatal(err)
+	}
+
+	f.resetCounters()
+
+	lp, err := svc.HoldMembers(t.Context(), top.ID, "http", spec.Listeners[0].Members, true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if diff := cmp.Diff([]string{"PUT members"}, octaviaMutations(f)); diff != "" || !lp.Pool.MembersTagged {
+		t.Errorf("mutations of taking over unmarked members (-want +got):\n%s (marked: %t)", diff, lp.Pool.MembersTagged)
 	}
 }

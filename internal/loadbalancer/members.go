@@ -9,6 +9,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/pools"
 
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/cloud"
+	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/naming"
 )
 
 // This file holds the members of a listener's pool: how they are read (with their weights,
@@ -25,32 +26,34 @@ func (s *Service) readMembers(ctx context.Context, poolOf map[string]*ObservedLi
 	reads := make([]func() error, 0, len(poolOf))
 
 	for poolID, o := range poolOf {
-		reads = append(reads, func() (err error) {
-			o.Members, o.MemberIDs, err = s.listMembers(ctx, poolID)
-			return err
-		})
+		reads = append(reads, func() error { return s.readPoolMembers(ctx, poolID, o) })
 	}
 
 	return parallel(reads...)
 }
 
-// listMembers lists the members of pool poolID, sorted, and their IDs by memberKey.
-func (s *Service) listMembers(ctx context.Context, poolID string) ([]Member, map[string]string, error) {
-	ms, err := cloud.ListAll(ctx, pools.ListMembers(s.Octavia, poolID, pools.ListMembersOpts{}), pools.ExtractMembers,
-		"the members of pool "+poolID)
-	if err != nil {
-		return nil, nil, err
+// readPoolMembers reads the members of pool poolID into o: the members, their IDs and whether
+// a unikorn_loadbalancer_members marked them.
+func (s *Service) readPoolMembers(ctx context.Context, poolID string, o *ObservedListener) error {
+	ms, err := s.listMembers(ctx, poolID)
+	if err == nil {
+		o.Members, o.MemberIDs, o.MembersTagged = membersOf(ms)
 	}
 
-	out, ids := membersOf(ms)
-
-	return out, ids, nil
+	return err
 }
 
-// membersOf are the members of a pool that are not gone or going, sorted, and their IDs.
-func membersOf(ms []pools.Member) ([]Member, map[string]string) {
-	out := make([]Member, 0, len(ms))
-	ids := make(map[string]string, len(ms))
+// listMembers lists the members of pool poolID.
+func (s *Service) listMembers(ctx context.Context, poolID string) ([]pools.Member, error) {
+	return cloud.ListAll(ctx, pools.ListMembers(s.Octavia, poolID, pools.ListMembersOpts{}), pools.ExtractMembers,
+		"the members of pool "+poolID)
+}
+
+// membersOf are the members of a pool that are not gone or going, sorted, their IDs, and
+// whether one of them carries naming.MembersHeldTag.
+func membersOf(ms []pools.Member) (out []Member, ids map[string]string, tagged bool) {
+	out = make([]Member, 0, len(ms))
+	ids = make(map[string]string, len(ms))
 
 	for _, m := range ms {
 		if m.ProvisioningStatus == StatusDeleted || m.ProvisioningStatus == StatusPendingDelete {
@@ -60,9 +63,10 @@ func membersOf(ms []pools.Member) ([]Member, map[string]string) {
 		member := Member{Address: m.Address, Port: m.ProtocolPort, Weight: m.Weight}
 		out = append(out, member)
 		ids[memberKey(member)] = m.ID
+		tagged = tagged || slices.Contains(m.Tags, naming.MembersHeldTag)
 	}
 
-	return sortMembers(out), ids
+	return sortMembers(out), ids, tagged
 }
 
 // reweighted is the one member of want whose weight alone differs from have; false when the
@@ -93,27 +97,40 @@ func reweighted(want, have []Member) (Member, bool) {
 // convergeMembers makes the members of o's pool those of want: one member's new weight by a
 // PUT on that member (its ID known), anything else by one batch update of the pool's members.
 // o records what the change made.
-func (s *Service) convergeMembers(ctx context.Context, st *stepper, pool, subnetID string, want ListenerSpec, o *ObservedListener) error {
+//
+// With mark (a unikorn_loadbalancer_members), every member is set with naming.MembersHeldTag,
+// and members that lack it are set again even when nothing else changes: the mark and the
+// members go in one batch, one change of the load balancer.
+func (s *Service) convergeMembers(ctx context.Context, st *stepper, pool, subnetID string, want ListenerSpec, o *ObservedListener, mark bool) error {
 	members := sortMembers(want.Members)
-	if slices.Equal(members, o.Members) {
+	remark := mark && len(members) > 0 && !o.MembersTagged
+
+	if slices.Equal(members, o.Members) && !remark {
 		return nil
 	}
 
-	if m, ok := reweighted(members, o.Members); ok && o.MemberIDs[memberKey(m)] != "" {
+	if m, ok := reweighted(members, o.Members); ok && !remark && o.MemberIDs[memberKey(m)] != "" {
 		return s.reweigh(ctx, st, pool, m, o)
+	}
+
+	var tags []string
+	if mark {
+		tags = []string{naming.MembersHeldTag}
 	}
 
 	batch := make([]pools.BatchUpdateMemberOpts, 0, len(members))
 	for _, m := range members {
-		batch = append(batch, pools.BatchUpdateMemberOpts{Address: m.Address, ProtocolPort: m.Port, SubnetID: &subnetID, Weight: new(m.Weight)})
+		batch = append(batch, pools.BatchUpdateMemberOpts{Address: m.Address, ProtocolPort: m.Port, SubnetID: &subnetID, Weight: new(m.Weight), Tags: tags})
 	}
 
 	if err := st.do(ctx, change{
 		what:   fmt.Sprintf("setting the %d members of pool %s", len(members), pool),
 		mutate: func(ctx context.Context) error { return pools.BatchUpdateMembers(ctx, s.Octavia, o.PoolID, batch).Err },
 		landed: func(ctx context.Context) (bool, error) {
-			now, _, err := s.listMembers(ctx, o.PoolID)
-			return err == nil && slices.Equal(now, members), err
+			ms, err := s.listMembers(ctx, o.PoolID)
+			now, _, tagged := membersOf(ms)
+
+			return err == nil && slices.Equal(now, members) && (tagged || !remark), err
 		},
 	}); err != nil {
 		return err
@@ -121,7 +138,7 @@ func (s *Service) convergeMembers(ctx context.Context, st *stepper, pool, subnet
 
 	// The batch's answer has no body, and says nothing of which members Octavia kept and which
 	// it made anew: their IDs come from the status tree that ends the apply (settle).
-	o.Members, o.MemberIDs = members, nil
+	o.Members, o.MemberIDs, o.MembersTagged = members, nil, mark && len(members) > 0
 
 	return nil
 }

@@ -119,9 +119,23 @@ func readPool(t *testing.T, s *terraform.State, listener string) (poolOf, error)
 		return poolOf{}, err
 	}
 
-	out := poolOf{id: p.ID, tags: p.Tags, members: map[string]pools.Member{}}
+	// A unikorn_loadbalancer_members marks the members it sets (each of them), and the pool only
+	// while it holds none: the pool's tags here include that mark when its members carry it.
+	out := poolOf{id: p.ID, tags: slices.Clone(p.Tags), members: map[string]pools.Member{}}
+	marked := 0
+
 	for _, m := range ms {
 		out.members[fmt.Sprintf("%s:%d", m.Address, m.ProtocolPort)] = m
+		if slices.Contains(m.Tags, naming.MembersHeldTag) {
+			marked++
+		}
+	}
+
+	switch {
+	case marked > 0 && marked < len(ms):
+		return poolOf{}, fmt.Errorf("%d of the %d members of pool %s carry %s: all or none should", marked, len(ms), p.ID, naming.MembersHeldTag)
+	case marked > 0 && !slices.Contains(out.tags, naming.MembersHeldTag):
+		out.tags = append(out.tags, naming.MembersHeldTag)
 	}
 
 	return out, nil

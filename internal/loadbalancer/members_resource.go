@@ -54,9 +54,10 @@ func (r *membersResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			"A listener's members are managed in exactly one place. Leave `members` unset (null, not `[]`) on that " +
 			"listener of the `unikorn_loadbalancer`: the load balancer resource then tags the listener's pool " +
 			"`" + naming.MembersExternalTag + "` and leaves its members alone. This resource holds only such a pool " +
-			"(else its create fails before any change, and its plan warns); it tags the pool `" + naming.MembersHeldTag +
-			"` and sets the members exactly as `members` says, with the load balancer resource's update: a change of one " +
-			"member's weight alone updates that member, anything else is one batch update of the pool's members. While " +
+			"(else its create fails before any change, and its plan warns); it sets the members exactly as `members` says, " +
+			"each tagged `" + naming.MembersHeldTag + "`, with the load balancer resource's update: a change of one " +
+			"member's weight alone updates that member, anything else is one batch update of the pool's members, tags " +
+			"included (one change of the load balancer). With no members, it tags the pool itself instead. While " +
 			"it holds the pool, a `unikorn_loadbalancer` whose listener gives `members` fails before any change.\n\n" +
 			"**Moving members** from the load balancer resource to this resource and back replaces nothing: unset the " +
 			"listener's `members` and add this resource in one apply (the load balancer is updated first, the members " +
@@ -256,10 +257,10 @@ func (r *membersResource) Read(ctx context.Context, req resource.ReadRequest, re
 		resp.State.RemoveResource(o.ctx)
 
 		return
-	case !lp.Pool.MembersHeld:
+	case !lp.Pool.held():
 		resp.Diagnostics.AddWarning("Load balancer members no longer held",
-			fmt.Sprintf("Pool %s (%s) of load balancer %s no longer carries the tag %s: no unikorn_loadbalancer_members "+
-				"holds its members. The resource is removed from the state; the plan creates it again.",
+			fmt.Sprintf("Neither pool %s (%s) of load balancer %s nor any of its members carries the tag %s any longer: "+
+				"no unikorn_loadbalancer_members holds its members. The resource is removed from the state; the plan creates it again.",
 				lp.PoolName, lp.Pool.PoolID, lp.LoadBalancerID, naming.MembersHeldTag))
 		resp.State.RemoveResource(o.ctx)
 
@@ -384,7 +385,7 @@ func (r *membersResource) checkPool(ctx context.Context, plan membersModel, diag
 	case err != nil:
 		cannot(err)
 	case lp == nil:
-	case lp.Pool.MembersHeld:
+	case lp.Pool.held():
 		diags.AddAttributeWarning(path.Root("listener"), "Members held already",
 			(&AlreadyHeldError{Region: t.Region(), LoadBalancerID: lp.LoadBalancerID, Listener: lp.Listener, PoolID: lp.Pool.PoolID}).Error()+
 				". Unless this apply destroys the resource that holds them first, it fails before any change.")

@@ -24,7 +24,7 @@ func preflight(spec Spec, t *Topology) error {
 	}
 
 	for _, o := range t.Listeners {
-		if !wanted[o.Name] && o.MembersHeld {
+		if !wanted[o.Name] && o.held() {
 			errs = append(errs, &HeldMembersError{LoadBalancer: spec.Name, Listener: o.Name, PoolID: o.PoolID, Pruned: true})
 		}
 	}
@@ -35,7 +35,7 @@ func preflight(spec Spec, t *Topology) error {
 			continue
 		}
 
-		if !want.MembersElsewhere && o.MembersHeld {
+		if !want.MembersElsewhere && o.held() {
 			errs = append(errs, &HeldMembersError{LoadBalancer: spec.Name, Listener: want.Name, PoolID: o.PoolID})
 		}
 

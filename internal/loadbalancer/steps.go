@@ -38,6 +38,17 @@ type stepper struct {
 	// last is the load balancer as last seen ACTIVE after a change (its updated_at is that of
 	// the change); nil before the first change.
 	last *loadbalancers.LoadBalancer
+	// onChange, when set, is called once: when Octavia has taken the first change, before
+	// the wait for it.
+	onChange func()
+}
+
+// changed calls onChange once.
+func (st *stepper) changed() {
+	if f := st.onChange; f != nil {
+		st.onChange = nil
+		f()
+	}
 }
 
 // change is one mutation and the re-read that tells whether it took effect.
@@ -85,6 +96,7 @@ func (st *stepper) do(ctx context.Context, c change) error {
 			case lerr != nil:
 				return errors.Join(fmt.Errorf("%s: %w", c.what, err), fmt.Errorf("checking whether it took effect: %w", lerr))
 			case took:
+				st.changed()
 				tflog.Warn(ctx, "A change to the load balancer failed without a definite answer but took effect", map[string]any{
 					"loadbalancer_id": st.id, "change": c.what, "error": err.Error(),
 				})
@@ -98,6 +110,8 @@ func (st *stepper) do(ctx context.Context, c change) error {
 
 			continue // Octavia did not take it, and the load balancer is ACTIVE: once more
 		}
+
+		st.changed()
 
 		if c.final {
 			return nil

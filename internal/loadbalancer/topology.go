@@ -213,9 +213,12 @@ type ObservedListener struct {
 	// not known until the next read).
 	MemberIDs map[string]string
 	// MembersExternal and MembersHeld say which of the pool's tags of who holds its members it
-	// carries (naming.MembersExternalTag, naming.MembersHeldTag).
+	// carries (naming.MembersExternalTag, naming.MembersHeldTag); MembersTagged that one of its
+	// members carries naming.MembersHeldTag (a unikorn_loadbalancer_members marks the members it
+	// sets, in the same batch, and the pool itself only while it holds none). held says either.
 	MembersExternal bool
 	MembersHeld     bool
+	MembersTagged   bool
 
 	MonitorID     string // "" when the monitor is missing
 	MonitorMark   naming.Mark
