@@ -3,7 +3,9 @@
 // the checks (CheckDestroy and friends) that ask the cloud instead of the state.
 //
 // Acceptance tests run with TF_ACC=1 against the local cloud of tools/openstack-lite, whose
-// `env` file sets OS_CLOUD, OS_CLIENT_CONFIG_FILE, UNIKORN_DOMAIN and UNIKORN_REGIONS.
+// `env` file sets OS_CLOUD, OS_CLIENT_CONFIG_FILE, UNIKORN_DOMAIN and UNIKORN_REGIONS, or, with
+// UNIKORN_ACC_EXTERNAL=1 (make testacc-external), against any cloud those variables and the
+// fixtures of fixtures.go name.
 package acctest
 
 import (
@@ -36,8 +38,8 @@ func RandomName() string {
 }
 
 // PreCheck skips the test only when TF_ACC is unset (a plain `go test`), and fails it (never
-// skips it) when TF_ACC is set but the environment of the local cloud is missing: an
-// acceptance test that silently did nothing would be a lie.
+// skips it) when TF_ACC is set but the environment of the cloud is missing: an acceptance test
+// that silently did nothing would be a lie.
 func PreCheck(t *testing.T) {
 	t.Helper()
 
@@ -47,8 +49,16 @@ func PreCheck(t *testing.T) {
 
 	for _, name := range []string{"OS_CLOUD", "OS_CLIENT_CONFIG_FILE", "UNIKORN_REGIONS"} {
 		if os.Getenv(name) == "" {
-			t.Fatalf("%s must be set for acceptance tests: source .cache/openstack-lite/env (make cloud-up writes it)", name)
+			t.Fatalf("%s must be set for acceptance tests: source .cache/openstack-lite/env (make cloud-up writes it) for the local cloud, "+
+				"or set it for another cloud and run make testacc-external", name)
 		}
+	}
+
+	// The tests take the first region for the provider's default (FirstRegion), which the
+	// provider takes from OS_REGION_NAME or else from the clouds.yaml entry.
+	if def, first := Client(t).DefaultRegion(), FirstRegion(); def != first {
+		t.Fatalf("the provider's default region %q (OS_REGION_NAME, else the clouds.yaml entry's region_name) must be the first of %s (%q)",
+			def, RegionsEnv, first)
 	}
 
 	pinExternalNetworks(t)
@@ -101,12 +111,13 @@ func Client(t *testing.T) *cloud.Client {
 }
 
 // NewClient is a fresh OpenStack client configured from the test environment, as the
-// provider is: for sweepers (which run without a test) and for tests that must not share
-// the package's cached client.
+// provider is (its default region OS_REGION_NAME, else the clouds.yaml entry's): for sweepers
+// (which run without a test) and for tests that must not share the package's cached client.
 func NewClient(ctx context.Context, userAgent string) (*cloud.Client, error) {
 	return cloud.New(ctx, cloud.Config{
 		Cloud:      os.Getenv("OS_CLOUD"),
 		CloudsYAML: os.Getenv("OS_CLIENT_CONFIG_FILE"),
+		Region:     os.Getenv("OS_REGION_NAME"),
 		Regions:    Regions(),
 		Domain:     os.Getenv("UNIKORN_DOMAIN"),
 		UserAgent:  userAgent,

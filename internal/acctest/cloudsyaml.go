@@ -16,6 +16,7 @@ type CloudEntry struct {
 		Username          string `yaml:"username"`
 		Password          string `yaml:"password"`
 		UserDomainName    string `yaml:"user_domain_name"`
+		UserDomainID      string `yaml:"user_domain_id"`
 		ProjectName       string `yaml:"project_name"`
 		ProjectDomainName string `yaml:"project_domain_name"`
 	} `yaml:"auth"`
@@ -23,6 +24,13 @@ type CloudEntry struct {
 
 // CloudsYAMLEntry reads the entry OS_CLOUD from the file OS_CLIENT_CONFIG_FILE.
 func CloudsYAMLEntry(t *testing.T) CloudEntry {
+	t.Helper()
+
+	return CloudsYAMLEntryOf(t, os.Getenv("OS_CLOUD"))
+}
+
+// CloudsYAMLEntryOf reads the entry cloud from the file OS_CLIENT_CONFIG_FILE.
+func CloudsYAMLEntryOf(t *testing.T, cloud string) CloudEntry {
 	t.Helper()
 
 	raw, err := os.ReadFile(os.Getenv("OS_CLIENT_CONFIG_FILE"))
@@ -38,9 +46,9 @@ func CloudsYAMLEntry(t *testing.T) CloudEntry {
 		t.Fatalf("parsing clouds.yaml: %v", err)
 	}
 
-	entry, ok := file.Clouds[os.Getenv("OS_CLOUD")]
+	entry, ok := file.Clouds[cloud]
 	if !ok {
-		t.Fatalf("clouds.yaml has no cloud %q", os.Getenv("OS_CLOUD"))
+		t.Fatalf("clouds.yaml has no cloud %q", cloud)
 	}
 
 	return entry

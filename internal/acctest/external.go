@@ -16,7 +16,7 @@ import (
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/network"
 )
 
-// PublicNetworkID is the ID of the local cloud's external network of region.
+// PublicNetworkID is the ID of the cloud's external network PublicNetworkName in region.
 func PublicNetworkID(t *testing.T, region string) string {
 	t.Helper()
 
@@ -56,7 +56,7 @@ var (
 )
 
 // pinExternalNetworks makes every provider the tests start (in this process) route through
-// the local cloud's public networks when its block sets no external_networks: the tests of
+// the cloud's PublicNetworkName networks when its block sets no external_networks: the tests of
 // unikorn_provider_network and the region example make external networks of their own while
 // the rest of the suite runs, and the provider's default is the first external network
 // Neutron lists. A test about the default itself sets `external_networks` in its block.
@@ -85,6 +85,6 @@ func pinExternalNetworks(t *testing.T) {
 	})
 
 	if pinErr != nil {
-		t.Fatalf("pinning the provider's external networks to the local cloud's %s networks: %v", PublicNetworkName, pinErr)
+		t.Fatalf("pinning the provider's external networks to the cloud's %s networks (%s): %v", PublicNetworkName, ExternalNetworkEnv, pinErr)
 	}
 }

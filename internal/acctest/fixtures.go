@@ -33,6 +33,10 @@ const (
 	PhysnetEnv = "UNIKORN_ACC_PHYSNET"
 	// RegionsEnv lists the regions the tests use, the first being the provider's default.
 	RegionsEnv = "UNIKORN_REGIONS"
+	// InheritedCloudEnv names the clouds.yaml entry (of OS_CLIENT_CONFIG_FILE) of a second
+	// service user whose admin role on the managed domain is inherited by its projects (the
+	// domain-inherited grant model); on an external cloud, unset skips those tests.
+	InheritedCloudEnv = "UNIKORN_ACC_INHERITED_CLOUD"
 )
 
 // The fixtures of the cloud under test, read once when the test binary starts.
@@ -49,6 +53,9 @@ var (
 	// Physnet is the physical network of the VLAN and flat network tests ("" on an external
 	// cloud that names none: NeedPhysnet skips).
 	Physnet = optionalFixture(PhysnetEnv, "physnet1")
+	// InheritedCloud is the clouds.yaml entry of the service user of the domain-inherited
+	// admin grant model ("" on an external cloud that names none: NeedInheritedCloud skips).
+	InheritedCloud = optionalFixture(InheritedCloudEnv, "unikorn-inherited")
 )
 
 // External tells whether the suite runs against a cloud other than the local bed.
@@ -95,7 +102,7 @@ func SecondRegion(t *testing.T) string {
 		return regions[1]
 	}
 
-	unavailable(t, "a second region", RegionsEnv+" names one region; name two served by the same Keystone to run it")
+	unavailable(t, "second region", RegionsEnv+" names one region; name two served by the same Keystone to run it")
 
 	return ""
 }
@@ -106,10 +113,23 @@ func NeedPhysnet(t *testing.T) string {
 	t.Helper()
 
 	if Physnet == "" {
-		unavailable(t, "a physical network", "set "+PhysnetEnv+" to a physical network with VLAN ranges the service user may use")
+		unavailable(t, "physical network", "set "+PhysnetEnv+" to a physical network with VLAN ranges the service user may use")
 	}
 
 	return Physnet
+}
+
+// NeedInheritedCloud is InheritedCloud, for a test of the domain-inherited admin grant model:
+// an external cloud that names no such clouds.yaml entry skips the test.
+func NeedInheritedCloud(t *testing.T) string {
+	t.Helper()
+
+	if InheritedCloud == "" {
+		unavailable(t, "service user with an inherited admin grant", "set "+InheritedCloudEnv+
+			" to the clouds.yaml entry of a service user whose admin role on the managed domain its projects inherit")
+	}
+
+	return InheritedCloud
 }
 
 // LocalBedOnly skips the test on an external cloud: it needs the local bed itself (why says
@@ -131,5 +151,5 @@ func unavailable(t *testing.T, what, how string) {
 		t.Skipf("the cloud under test offers no %s: %s", what, how)
 	}
 
-	t.Fatalf("the local bed should offer %s (%s)", what, how)
+	t.Fatalf("the local bed should offer a %s (%s)", what, how)
 }

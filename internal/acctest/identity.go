@@ -18,6 +18,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
 	"github.com/gophercloud/gophercloud/v2/openstack/config/clouds"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/applicationcredentials"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/domains"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/projects"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/roles"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/trusts"
@@ -449,6 +450,36 @@ func FreshClient(t *testing.T) *cloud.Client {
 func UserID(t *testing.T, name string) string {
 	t.Helper()
 
+	return userIDIn(t, name, "default", "Default")
+}
+
+// CloudUserID is the ID of the user that the clouds.yaml entry cloud (of OS_CLIENT_CONFIG_FILE)
+// authenticates as, found by its name in its user domain (Default when the entry names none).
+func CloudUserID(t *testing.T, cloud string) string {
+	t.Helper()
+
+	auth := CloudsYAMLEntryOf(t, cloud).Auth
+	if auth.UserDomainID != "" {
+		return userIDIn(t, auth.Username, auth.UserDomainID, auth.UserDomainID)
+	}
+
+	domain := auth.UserDomainName
+	if domain == "" {
+		domain = "Default"
+	}
+
+	all, err := AllPages(context.Background(), domains.List(AdminKeystone(t), domains.ListOpts{Name: domain}), domains.ExtractDomains)
+	if err != nil || len(all) != 1 {
+		t.Fatalf("the user domain %s of clouds.yaml entry %s: %d found (%v)", domain, cloud, len(all), err)
+	}
+
+	return userIDIn(t, auth.Username, all[0].ID, domain)
+}
+
+// userIDIn is the ID of the user name in the domain domainID (called domainName in messages).
+func userIDIn(t *testing.T, name, domainID, domainName string) string {
+	t.Helper()
+
 	sc := AdminKeystone(t)
 
 	list := func(opts users.ListOpts) []users.User {
@@ -460,23 +491,23 @@ func UserID(t *testing.T, name string) string {
 		return all
 	}
 
-	found := list(users.ListOpts{Name: name, DomainID: "default"})
+	found := list(users.ListOpts{Name: name, DomainID: domainID})
 	if len(found) == 0 {
 		// Seen once right after a fresh boot of the local cloud (cause not known): say what
 		// Keystone lists without the name filter, then ask once more.
 		var names []string
-		for _, u := range list(users.ListOpts{DomainID: "default"}) {
+		for _, u := range list(users.ListOpts{DomainID: domainID}) {
 			names = append(names, u.Name)
 		}
 
-		t.Logf("Keystone listed no user %s in Default; without the name filter it lists %q; asking again", name, names)
+		t.Logf("Keystone listed no user %s in %s; without the name filter it lists %q; asking again", name, domainName, names)
 		time.Sleep(2 * time.Second)
 
-		found = list(users.ListOpts{Name: name, DomainID: "default"})
+		found = list(users.ListOpts{Name: name, DomainID: domainID})
 	}
 
 	if len(found) != 1 {
-		t.Fatalf("user %s in Default: %d found", name, len(found))
+		t.Fatalf("user %s in %s: %d found", name, domainName, len(found))
 	}
 
 	return found[0].ID

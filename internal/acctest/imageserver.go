@@ -28,8 +28,12 @@ var (
 // port that Glance allows, and lives as long as the test binary. GET /<n>mib/<anything>
 // answers n MiB of bytes derived from the path (so that two paths give two checksums); every
 // other path answers 404.
+//
+// Only the local cloud's Glance, on this machine, can reach a loopback server: on another
+// cloud the test skips here (call it before the test makes anything).
 func ImageServer(t *testing.T) string {
 	t.Helper()
+	LocalBedOnly(t, "its Glance fetches images (web-download) from a server on this machine's loopback")
 
 	serverOnce.Do(func() {
 		for _, port := range glancePorts {

@@ -26,6 +26,13 @@ type MappedIdentity struct {
 	} `json:"group_names"`
 }
 
+// HasMappingEngine tells whether MappingEngine can run: on the local bed only, whose
+// keystone-manage is at hand. A test that proves a mapping only along the way asks it, to
+// prove the rest on any cloud.
+func HasMappingEngine() bool {
+	return !External()
+}
+
 // MappingEngine feeds the assertion (lines "ATTRIBUTE: value", ";" between the values of a
 // list) to Keystone's own mapping engine on the local cloud (keystone-manage mapping_engine,
 // through tools/openstack-lite's mapping-engine of the bed the environment points at) with the
@@ -35,8 +42,10 @@ type MappedIdentity struct {
 // The bed is the directory of OS_CLIENT_CONFIG_FILE (its state, where openstack-lite writes
 // clouds.yaml), its release OPENSTACK_LITE_RELEASE or else the one that directory is named
 // after (".cache/openstack-lite-2025.1" holds a chroot in root/; ".cache/openstack-lite" is Zed).
+// On another cloud, whose keystone-manage is out of reach, the test skips here.
 func MappingEngine(ctx context.Context, t *testing.T, rules, assertion string) (*MappedIdentity, string, error) {
 	t.Helper()
+	LocalBedOnly(t, "it runs Keystone's mapping engine (keystone-manage mapping_engine) of the bed")
 
 	root, err := moduleRoot()
 	if err != nil {

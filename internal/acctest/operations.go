@@ -88,18 +88,26 @@ func InstanceActions(t *testing.T, region, id string) ([]string, error) {
 	return out, nil
 }
 
-// ComputeHost is the host of the one nova-compute service of region (the local cloud has one
-// per region).
+// ComputeHost is the host of the first enabled and running nova-compute service of region
+// (the local cloud has one per region).
 func ComputeHost(t *testing.T, region string) string {
 	t.Helper()
 
 	all, err := AllPages(context.Background(), services.List(AdminCompute(t, region), services.ListOpts{Binary: "nova-compute"}),
 		services.ExtractServices)
-	if err != nil || len(all) == 0 {
-		t.Fatalf("nova-compute services of %s: %v, %v", region, all, err)
+	if err != nil {
+		t.Fatalf("nova-compute services of %s: %v", region, err)
 	}
 
-	return all[0].Host
+	for _, s := range all {
+		if s.Status == "enabled" && s.State == "up" {
+			return s.Host
+		}
+	}
+
+	t.Fatalf("no enabled nova-compute service is up in %s: %+v", region, all)
+
+	return ""
 }
 
 // CreateVolumeType creates the public Cinder volume type name in region as the service user

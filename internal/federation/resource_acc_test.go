@@ -168,7 +168,18 @@ func checkKeystone(t *testing.T, idpID, domainID string, remoteIDs []string, ena
 // checkMapped feeds assertion to Keystone's mapping engine with the rules Keystone holds for
 // the identity provider, and checks the user name and groups (of domainID) it derives; an
 // empty user means that nothing may map.
+//
+// Only the local cloud's mapping engine is at hand: on another cloud the check says so in the
+// log and proves nothing.
 func checkMapped(t *testing.T, idpID, assertion, user, domainID string, groups ...string) resource.TestCheckFunc {
+	if !acctest.HasMappingEngine() {
+		return func(*terraform.State) error {
+			t.Logf("not proving the mapping of %q: Keystone's mapping engine runs on the local bed only (%s=1)", assertion, acctest.ExternalEnv)
+
+			return nil
+		}
+	}
+
 	return func(*terraform.State) error {
 		rules, err := keystoneRules(t, idpID)
 		if err != nil {

@@ -107,11 +107,7 @@ func TestAccFlavorResource_public(t *testing.T) {
 func TestAccFlavorResource_private(t *testing.T) {
 	acctest.PreCheck(t)
 
-	_, other, ok := acctest.TwoRegions(t, "the private flavor test")
-	if !ok {
-		return
-	}
-
+	other := acctest.SecondRegion(t)
 	name := acctest.RandomName()
 	p1, p2 := bareProject(t), bareProject(t)
 	sameID := statecheck.CompareValue(compare.ValuesSame())

@@ -19,6 +19,10 @@ import (
 // service user holds manager there and the trust names it, and destroy leaves nothing behind,
 // Neutron's default security groups included (CheckDestroy).
 func TestAccIdentity_inheritedAdmin(t *testing.T) {
+	acctest.PreCheck(t)
+
+	inherited := acctest.NeedInheritedCloud(t)
+
 	name := acctest.IdentityName()
 	quotas := "{\n    compute       = { instances = 7 }\n    network       = { network = 3 }\n    block_storage = { volumes = 4 }\n  }"
 
@@ -27,8 +31,8 @@ func TestAccIdentity_inheritedAdmin(t *testing.T) {
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             acctest.CheckIdentityDestroy(t),
 		Steps: []resource.TestStep{{
-			Config: "provider \"unikorn\" {\n  cloud = \"unikorn-inherited\"\n}\n\n" + identityArgs{quotas: quotas}.config(name),
-			Check: checkMadeBy(t, "unikorn-inherited", map[string]map[string]int64{
+			Config: fmt.Sprintf("provider \"unikorn\" {\n  cloud = %q\n}\n\n", inherited) + identityArgs{quotas: quotas}.config(name),
+			Check: checkMadeBy(t, inherited, map[string]map[string]int64{
 				identity.QuotaCompute: {"instances": 7}, identity.QuotaNetwork: {"network": 3}, identity.QuotaBlockStorage: {"volumes": 4},
 			}),
 		}},
@@ -40,7 +44,7 @@ func TestAccIdentity_inheritedAdmin(t *testing.T) {
 func checkMadeBy(t *testing.T, serviceUser string, want map[string]map[string]int64) resource.TestCheckFunc {
 	return acctest.CheckAttributes(address, func(a map[string]string) error {
 		projectID, userID := a["id"], a["user_id"]
-		serviceUserID := acctest.UserID(t, serviceUser)
+		serviceUserID := acctest.CloudUserID(t, serviceUser)
 
 		if roles := acctest.RoleNamesOf(t, serviceUserID, projectID); !slices.Contains(roles, "manager") {
 			return fmt.Errorf("%s roles on the project = %v, want manager among them", serviceUser, roles)

@@ -159,7 +159,7 @@ func TestAccIdentity_serverGroupPolicyWithServers(t *testing.T) {
 	acctest.PreCheck(t)
 
 	name := acctest.IdentityName()
-	region := acctest.Regions()[0]
+	region := acctest.FirstRegion()
 
 	config := func(policy string) string {
 		return acctest.IdentityHCL("test", name, fmt.Sprintf("  server_group = { policy = %q }\n", policy)) +
@@ -225,7 +225,7 @@ resource "unikorn_server" "test" {
 	})
 }
 
-// TestAccIdentity_narrowedRegions: a server with a volume attached, made in the last region,
+// TestAccIdentity_narrowedRegions: a server with a volume attached, made in the second region,
 // which the provider then no longer serves (its regions narrowed to the first): destroy still
 // finds both there and refuses; with force_destroy it deletes them there (the server first, which
 // frees the volume), then the identity. Nova is asked for the server and Cinder lists the
@@ -233,15 +233,10 @@ resource "unikorn_server" "test" {
 func TestAccIdentity_narrowedRegions(t *testing.T) {
 	acctest.PreCheck(t)
 
-	regions := acctest.Regions()
-	if len(regions) < 2 {
-		t.Skip("needs two served regions (UNIKORN_REGIONS)")
-	}
-
+	kept, dropped := acctest.FirstRegion(), acctest.SecondRegion(t)
 	name := acctest.IdentityName()
-	dropped := acctest.LastRegion()
 	narrowed := func(force bool) string {
-		return fmt.Sprintf("provider \"unikorn\" {\n  regions = [%q]\n}\n", regions[0]) +
+		return fmt.Sprintf("provider \"unikorn\" {\n  regions = [%q]\n}\n", kept) +
 			identityArgs{forceDestroy: force}.config(name)
 	}
 

@@ -598,7 +598,7 @@ func checkIdentityInCloud(t *testing.T, want cloudExpect) resource.TestCheckFunc
 // checkCredentialUsable authenticates with the exported clouds.yaml and lists servers.
 func checkCredentialUsable() resource.TestCheckFunc {
 	return acctest.CheckAttributes(address, func(a map[string]string) error {
-		_, err := acctest.ListServersWithCloudsYAML(context.Background(), a["clouds_yaml"], naming.IdentityProject(a["name"]), acctest.Regions()[0])
+		_, err := acctest.ListServersWithCloudsYAML(context.Background(), a["clouds_yaml"], naming.IdentityProject(a["name"]), acctest.FirstRegion())
 
 		return err
 	})

@@ -53,6 +53,15 @@ resource "unikorn_image" "test" {
 `, name, source, extra)
 }
 
+// webDownload is why the tests that import an image need the local bed: Glance's web-download
+// fetches it from this machine's loopback (acctest.ImageServer), which only a Glance running
+// here reaches and allows.
+const webDownload = "Glance's web-download fetches the image from this machine's loopback (acctest.ImageServer)"
+
+// unfetchedSource is a source URL for the tests that stop before any import: no Glance ever
+// fetches it.
+const unfetchedSource = "http://127.0.0.1:8000/1mib/x"
+
 // checkGlanceImage asks Glance, for unikorn_image.test, that exactly one image of
 // its name exists in the service user's project and is the one in state, active, and that
 // its visibility, protection, minimums, tags and properties are what the state says.
@@ -134,6 +143,7 @@ func glanceChange(t *testing.T, s *terraform.State, change func(ctx context.Cont
 // a visibility changed out of band.
 func TestAccImageResource_basic(t *testing.T) {
 	acctest.PreCheck(t)
+	acctest.LocalBedOnly(t, webDownload)
 
 	base := acctest.ImageServer(t)
 	name := acctest.RandomName()
@@ -250,6 +260,7 @@ func gone(t *testing.T, region string, s *terraform.State, what string) error {
 // TestAccImageResource_disappears deletes the image out of band: the plan re-creates it.
 func TestAccImageResource_disappears(t *testing.T) {
 	acctest.PreCheck(t)
+	acctest.LocalBedOnly(t, webDownload)
 
 	config := imageConfig(acctest.RandomName(), acctest.ImageServer(t)+"/1mib/disappears", "")
 
@@ -280,6 +291,7 @@ func TestAccImageResource_disappears(t *testing.T) {
 // Glance's reason; the image made for it is tainted and destroyed.
 func TestAccImageResource_failedImport(t *testing.T) {
 	acctest.PreCheck(t)
+	acctest.LocalBedOnly(t, webDownload)
 
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
@@ -297,6 +309,7 @@ func TestAccImageResource_failedImport(t *testing.T) {
 // unikorn_shape_acc_test.go.)
 func TestAccImageResource_organization(t *testing.T) {
 	acctest.PreCheck(t)
+	acctest.LocalBedOnly(t, webDownload)
 
 	name := acctest.RandomName()
 	org := "org-" + name
@@ -343,7 +356,7 @@ func TestAccImageResource_planErrors(t *testing.T) {
 	acctest.PreCheck(t)
 
 	name := acctest.RandomName()
-	src := "http://127.0.0.1:8000/1mib/x"
+	src := unfetchedSource
 
 	cases := []acctest.PlanError{
 		{Config: imageConfig(name, "ftp://127.0.0.1/x.raw", ""), Error: `Invalid source URL[\s\S]*not an http or https URL`},
@@ -396,6 +409,7 @@ func wrapped(pattern string) string {
 // refresh (from a fresh client, after its authentication).
 func TestAccImageResource_measure(t *testing.T) {
 	acctest.PreCheck(t)
+	acctest.LocalBedOnly(t, webDownload)
 
 	c := acctest.FreshClient(t)
 	region := c.DefaultRegion()

@@ -9,6 +9,7 @@ import (
 	"encoding/pem"
 	"fmt"
 	"maps"
+	"os"
 	"regexp"
 	"testing"
 	"time"
@@ -57,14 +58,20 @@ func baseProperties(tag string, extra map[string]string) map[string]string {
 // image with Kubernetes, a signed aarch64 bare-metal GPU image, an unsigned image, one
 // whose signature is of another ID, one signed with another key, one that breaks the
 // schema, a private organization image, a signed image with the legacy Kubernetes key, a
-// signed image without data (pending), and a signed image in the second region.
+// signed image without data (pending), and a signed image in the second region. It is the
+// first thing a test does: without TF_ACC it uploads nothing (the test's steps are validated,
+// then its PreCheck skips it); with it, a cloud of one region skips the test
+// (acctest.SecondRegion).
 func createTestImages(t *testing.T) testImages {
 	t.Helper()
 
-	region, otherRegion, ok := acctest.TwoRegions(t, "the image tests")
-	if !ok {
+	if os.Getenv("TF_ACC") == "" {
 		return testImages{}
 	}
+
+	acctest.PreCheck(t)
+
+	region, otherRegion := acctest.FirstRegion(), acctest.SecondRegion(t)
 
 	key, keyPEM := acctest.NewSigningKey(t, elliptic.P521())
 	otherKey, _ := acctest.NewSigningKey(t, elliptic.P256())

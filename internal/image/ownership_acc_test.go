@@ -40,7 +40,7 @@ func TestAccImageResource_existingRefused(t *testing.T) {
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             resource.ComposeAggregateTestCheckFunc(acctest.CheckImagesDestroyed(t, "unikorn_image"), untouched),
 		Steps: []resource.TestStep{{
-			Config:      imageConfig(name, acctest.ImageServer(t)+"/1mib/"+name, ""),
+			Config:      imageConfig(name, unfetchedSource, ""), // refused before any import
 			ExpectError: regexp.MustCompile(`(?s)Image exists already.*` + img.ID + `.*did\s+not\s+make\s+it.*terraform\s+import\s+unikorn_image`),
 		}},
 	})
@@ -52,6 +52,7 @@ func TestAccImageResource_existingRefused(t *testing.T) {
 // not among its properties.
 func TestAccImageResource_interruptedCreateAdopted(t *testing.T) {
 	acctest.PreCheck(t)
+	acctest.LocalBedOnly(t, webDownload)
 
 	name := acctest.RandomName()
 	img := acctest.CreateImage(t, acctest.ImageSpec{Name: name, Visibility: images.ImageVisibilityPrivate, NoData: true,

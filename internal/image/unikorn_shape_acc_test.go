@@ -61,6 +61,7 @@ func listedByUnikorn(t *testing.T, organizationID string, want bool) resource.Te
 // the three properties go.
 func TestAccImageUnikornShape_resource(t *testing.T) {
 	acctest.PreCheck(t)
+	acctest.LocalBedOnly(t, webDownload)
 
 	name := acctest.RandomName()
 	org := "org-" + name
@@ -161,6 +162,7 @@ func unikornImage(t *testing.T, name, tag, org, src string) images.Image {
 // block hands it back, and it stays as Unikorn made it.
 func TestAccImageUnikornShape_madeByUnikorn(t *testing.T) {
 	acctest.PreCheck(t)
+	acctest.LocalBedOnly(t, webDownload)
 
 	name := acctest.RandomName()
 	org := "org-" + name

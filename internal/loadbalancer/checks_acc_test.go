@@ -45,10 +45,13 @@ func noLoadBalancer(t *testing.T, region, name string) resource.TestCheckFunc {
 // at fault when the network is known at plan time; and that when it is not (made by the same
 // apply), the apply stops before it makes any load balancer.
 func TestAccLoadBalancer_badInputStopsAtPlan(t *testing.T) {
+	acctest.PreCheck(t)
+
+	first, second := acctest.FirstRegion(), acctest.SecondRegion(t)
 	name := acctest.IdentityName()
 	other := name + "-o"
 
-	base := baseConfig(name) + acctest.NetworkHCL("two", "test", name, "10.0.1.0/24", acctest.RegionLine("RegionTwo")) +
+	base := baseConfig(name) + acctest.NetworkHCL("two", "test", name, "10.0.1.0/24", acctest.RegionLine(second)) +
 		acctest.IdentityHCL("other", other, "") + acctest.NetworkHCL("other", "other", other, "10.0.0.0/24", "")
 
 	planFails := func(network, extra, want string) resource.TestStep {
@@ -69,7 +72,7 @@ func TestAccLoadBalancer_badInputStopsAtPlan(t *testing.T) {
     { address = "10.0.0.50", port = 8080 }, { address = "192.168.7.7", port = 8080 }] }]`,
 			`(?s)Address\s+outside\s+the\s+VIP\s+subnet.*member\s+address\s+192\.168\.7\.7\s+is\s+outside`),
 		planFails("unikorn_network.two.id", oneListener,
-			`(?s)Network\s+not\s+of\s+the\s+identity.*region\s+RegionOne.*another\s+region\s+or\s+identity`),
+			`(?s)Network\s+not\s+of\s+the\s+identity.*region\s+`+regexp.QuoteMeta(first)+`.*another\s+region\s+or\s+identity`),
 		planFails("unikorn_network.other.id", oneListener, `(?s)Network\s+not\s+of\s+the\s+identity`),
 		{
 			// The network is made by this apply, so the plan cannot check it: Terraform plans the
@@ -82,43 +85,46 @@ func TestAccLoadBalancer_badInputStopsAtPlan(t *testing.T) {
 		},
 		{
 			Config: late,
-			Check:  noLoadBalancer(t, "RegionOne", name),
+			Check:  noLoadBalancer(t, first, name),
 		},
 	}))
 }
 
 // TestAccLoadBalancer_regionRule applies a load balancer whose region is unset under a
-// provider whose default region is RegionOne, then plans the same configuration under a
-// provider whose default is RegionTwo: the plan is empty (a provider default never moves
-// anything), and the load balancer is still in RegionOne.
+// provider whose default region is the first region, then plans the same configuration under
+// a provider whose default is the second: the plan is empty (a provider default never moves
+// anything), and the load balancer is still in the first region.
 func TestAccLoadBalancer_regionRule(t *testing.T) {
+	acctest.PreCheck(t)
+
+	first, second := acctest.FirstRegion(), acctest.SecondRegion(t)
 	name := acctest.IdentityName()
 	// The network's region is set, so that only the load balancer's rule is under test here
 	// (the network's own test proves the network's).
-	config := acctest.IdentityHCL("test", name, "") + acctest.NetworkHCL("test", "test", name, "10.0.0.0/24", acctest.RegionLine("RegionOne")) +
+	config := acctest.IdentityHCL("test", name, "") + acctest.NetworkHCL("test", "test", name, "10.0.0.0/24", acctest.RegionLine(first)) +
 		ownLocals + lbOn(name, "unikorn_network.test.id", oneListener)
 
 	var id string
 
-	inRegionOne := func(s *terraform.State) error {
+	inFirst := func(s *terraform.State) error {
 		if id == "" {
 			id, _ = attr(s, lbAddress, "id")
 		}
 
-		lb, err := acctest.LoadBalancerSnapshot(t, "RegionOne", id)
+		lb, err := acctest.LoadBalancerSnapshot(t, first, id)
 		if err != nil || lb == nil {
-			return fmt.Errorf("load balancer %s is not in RegionOne (err %v)", id, err)
+			return fmt.Errorf("load balancer %s is not in %s (err %v)", id, first, err)
 		}
 
 		return nil
 	}
 
-	check := resource.ComposeAggregateTestCheckFunc(resource.TestCheckResourceAttr(lbAddress, "region", "RegionOne"), inRegionOne)
+	check := resource.ComposeAggregateTestCheckFunc(resource.TestCheckResourceAttr(lbAddress, "region", first), inFirst)
 
 	resource.ParallelTest(t, lbCase(t, []resource.TestStep{
-		{Config: acctest.ProviderRegion("RegionOne") + config, Check: check},
+		{Config: acctest.ProviderRegion(first) + config, Check: check},
 		{
-			Config:           acctest.ProviderRegion("RegionTwo") + config,
+			Config:           acctest.ProviderRegion(second) + config,
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 			Check:            check,
 		},
@@ -132,7 +138,7 @@ func TestAccLoadBalancer_regionRule(t *testing.T) {
 func TestAccLoadBalancer_brokenTrust(t *testing.T) {
 	acctest.PreCheck(t) // the fixture below asks the cloud
 
-	name := acctest.IdentityName()
+	name, region := acctest.IdentityName(), acctest.FirstRegion()
 	config := lbConfig(name, oneListener) + fmt.Sprintf(`
 resource "unikorn_server" "test" {
   identity_id = unikorn_identity.test.id
@@ -141,7 +147,7 @@ resource "unikorn_server" "test" {
   flavor_id   = %[2]q
   image_id    = %[3]q
 }
-`, name, acctest.FlavorID(t, "RegionOne", acctest.ServerFlavor), acctest.ImageID(t, "RegionOne", acctest.ServerImage))
+`, name, acctest.FlavorID(t, region, acctest.ServerFlavor), acctest.ImageID(t, region, acctest.ServerImage))
 
 	var userID string
 

@@ -25,7 +25,7 @@ func TestAccExternalNetworksDataSource(t *testing.T) {
 		return statecheck.ExpectKnownValue(address, tfjsonpath.New("external_networks"), knownvalue.ListPartial(map[int]knownvalue.Check{
 			0: knownvalue.ObjectPartial(map[string]knownvalue.Check{
 				"id":     knownvalue.StringExact(id),
-				"name":   knownvalue.StringExact("public"),
+				"name":   knownvalue.StringExact(acctest.PublicNetworkName),
 				"status": knownvalue.StringExact("ACTIVE"),
 			}),
 		}))

@@ -24,7 +24,7 @@ func TestAccList_networks(t *testing.T) {
 	t.Parallel()
 
 	project := tenant(t)
-	def, _ := regions(t)
+	def := defaultRegion(t)
 	name := acctest.RandomName()
 
 	want := map[string]string{} // ID → user-given name

@@ -24,7 +24,7 @@ func TestAccMeasure_requestCounts(t *testing.T) {
 	project := tenant(t)
 	acctest.RaiseSecurityGroupRuleQuota(t, project, 1000)
 
-	def, _ := regions(t)
+	def := defaultRegion(t)
 	ctx := context.Background()
 
 	c, err := acctest.NewClient(ctx, "terraform-provider-unikorn-acctest-measure")

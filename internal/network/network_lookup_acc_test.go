@@ -123,7 +123,7 @@ data "unikorn_network" "missing" {
 func TestAccNetworkLookup_madeByUnikorn(t *testing.T) {
 	acctest.PreCheck(t)
 
-	def, _ := regions(t)
+	def := defaultRegion(t)
 	u := acctest.CreateUnikornIdentity(t, acctest.UnikornV117, "org-"+acctest.RandomName(), "proj-"+acctest.RandomName())
 	n := u.CreateNetwork(t, def, "10.32.0.0/24")
 

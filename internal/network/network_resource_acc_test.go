@@ -1,6 +1,7 @@
 package network_test
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"slices"
@@ -32,7 +33,7 @@ func networkConfig(project, name, extra string) string {
 func TestAccNetwork_basic(t *testing.T) {
 	project := tenant(t)
 	name := acctest.RandomName()
-	def, _ := regions(t)
+	def := defaultRegion(t)
 
 	sameID := statecheck.CompareValue(compare.ValuesSame())
 	sameSubnet := statecheck.CompareValue(compare.ValuesSame())
@@ -134,7 +135,7 @@ func TestAccNetwork_multiRegion(t *testing.T) {
 func TestAccNetwork_disappears(t *testing.T) {
 	project := tenant(t)
 	name := acctest.RandomName()
-	def, _ := regions(t)
+	def := defaultRegion(t)
 	config := networkConfig(project, name, `  cidr = "10.5.0.0/24"`)
 
 	resource.ParallelTest(t, resource.TestCase{
@@ -154,7 +155,7 @@ func TestAccNetwork_disappears(t *testing.T) {
 func TestAccNetwork_nearMissNames(t *testing.T) {
 	project := tenant(t)
 	name := acctest.RandomName()
-	def, _ := regions(t)
+	def := defaultRegion(t)
 
 	suffixed := acctest.NeutronCreateBareNetwork(t, project, def, naming.Network(name+"2"))
 	prefixed := acctest.NeutronCreateBareNetwork(t, project, def, naming.Network("x"+name))
@@ -198,7 +199,7 @@ func TestAccNetwork_nearMissNames(t *testing.T) {
 func TestAccNetwork_adopt(t *testing.T) {
 	project := tenant(t)
 	name := acctest.RandomName()
-	def, _ := regions(t)
+	def := defaultRegion(t)
 
 	existing := acctest.NeutronCreateBareNetwork(t, project, def, naming.Network(name))
 	config := networkConfig(project, name, `  cidr = "10.7.0.0/24"`)
@@ -239,7 +240,7 @@ func TestAccNetwork_adopt(t *testing.T) {
 func TestAccNetwork_cidrOverlapsExternalNetwork(t *testing.T) {
 	project := tenant(t)
 	name := acctest.RandomName()
-	def, _ := regions(t)
+	def := defaultRegion(t)
 	public := acctest.PublicNetworkID(t, def)
 	overlapping := acctest.ExternalSubnetCIDR(t, def, public)
 
@@ -274,7 +275,7 @@ func TestAccNetwork_cidrOverlapsExternalNetwork(t *testing.T) {
 func TestAccNetwork_portInUse(t *testing.T) {
 	project := tenant(t)
 	name := acctest.RandomName()
-	def, _ := regions(t)
+	def := defaultRegion(t)
 	port := ""
 
 	resource.ParallelTest(t, resource.TestCase{
@@ -367,7 +368,7 @@ func TestAccTenant_duplicate(t *testing.T) {
 	forEachKind(t, func(t *testing.T, k accKind) {
 		project := tenant(t)
 		name := acctest.RandomName()
-		def, _ := regions(t)
+		def := defaultRegion(t)
 
 		one := k.createBare(t, project, def, k.cloudName(name))
 		two := k.createBare(t, project, def, k.cloudName(name))
@@ -390,13 +391,14 @@ func TestAccTenant_duplicate(t *testing.T) {
 	})
 }
 
-// TestAccTenant_regionRule applies with the provider's default region RegionOne and region
-// unset, then changes only the provider's default to RegionTwo: the plan is empty and the
-// object stays in RegionOne, in the state and in the cloud. Setting region explicitly then
+// TestAccTenant_regionRule applies with the provider's default region the first region and
+// region unset, then changes only the provider's default to the second: the plan is empty and
+// the object stays in the first, in the state and in the cloud. Setting region explicitly then
 // replaces the object into that region.
 func TestAccTenant_regionRule(t *testing.T) {
 	forEachKind(t, func(t *testing.T, k accKind) {
 		project := tenant(t)
+		first, second := acctest.FirstRegion(), acctest.SecondRegion(t)
 		name := acctest.RandomName()
 		address := k.address("test")
 		config := k.config(project, name, "test", k.args)
@@ -419,36 +421,36 @@ func TestAccTenant_regionRule(t *testing.T) {
 			CheckDestroy:             k.destroy(t),
 			Steps: []resource.TestStep{
 				{
-					Config: acctest.ProviderRegion("RegionOne") + config,
+					Config: acctest.ProviderRegion(first) + config,
 					ConfigStateChecks: []statecheck.StateCheck{
 						sameID.AddStateValue(address, tfjsonpath.New("id")),
 						newID.AddStateValue(address, tfjsonpath.New("id")),
-						statecheck.ExpectKnownValue(address, tfjsonpath.New("region"), knownvalue.StringExact("RegionOne")),
+						statecheck.ExpectKnownValue(address, tfjsonpath.New("region"), knownvalue.StringExact(first)),
 					},
-					Check: resource.ComposeAggregateTestCheckFunc(k.check(t, address), inRegion("RegionOne")),
+					Check: resource.ComposeAggregateTestCheckFunc(k.check(t, address), inRegion(first)),
 				},
 				{
-					Config: acctest.ProviderRegion("RegionTwo") + config,
+					Config: acctest.ProviderRegion(second) + config,
 					ConfigPlanChecks: resource.ConfigPlanChecks{
 						PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 					},
 					ConfigStateChecks: []statecheck.StateCheck{
 						sameID.AddStateValue(address, tfjsonpath.New("id")),
-						statecheck.ExpectKnownValue(address, tfjsonpath.New("region"), knownvalue.StringExact("RegionOne")),
+						statecheck.ExpectKnownValue(address, tfjsonpath.New("region"), knownvalue.StringExact(first)),
 					},
-					Check: resource.ComposeAggregateTestCheckFunc(k.check(t, address), inRegion("RegionOne")),
+					Check: resource.ComposeAggregateTestCheckFunc(k.check(t, address), inRegion(first)),
 				},
 				{
-					Config:           acctest.ProviderRegion("RegionOne") + k.config(project, name, "test", k.args+"\n  region = \"RegionTwo\""),
+					Config:           acctest.ProviderRegion(first) + k.config(project, name, "test", k.args+fmt.Sprintf("\n  region = %q", second)),
 					ConfigPlanChecks: acctest.Expect(address, plancheck.ResourceActionReplace),
 					ConfigStateChecks: []statecheck.StateCheck{
 						newID.AddStateValue(address, tfjsonpath.New("id")),
-						statecheck.ExpectKnownValue(address, tfjsonpath.New("region"), knownvalue.StringExact("RegionTwo")),
+						statecheck.ExpectKnownValue(address, tfjsonpath.New("region"), knownvalue.StringExact(second)),
 					},
-					Check: resource.ComposeAggregateTestCheckFunc(k.check(t, address), inRegion("RegionTwo"),
+					Check: resource.ComposeAggregateTestCheckFunc(k.check(t, address), inRegion(second),
 						func(*terraform.State) error {
-							if ids := k.ids(t, project, "RegionOne", k.cloudName(name)); len(ids) != 0 {
-								return fmt.Errorf("%s %s is left in RegionOne: %v", k.plural, k.cloudName(name), ids)
+							if ids := k.ids(t, project, first, k.cloudName(name)); len(ids) != 0 {
+								return fmt.Errorf("%s %s is left in %s: %v", k.plural, k.cloudName(name), first, ids)
 							}
 
 							return nil
@@ -489,6 +491,8 @@ func multiRegionSteps(t *testing.T, k accKind, project, name, other string, args
 // plan time, before any API call.
 func TestAccTenant_planTimeValidation(t *testing.T) {
 	network, group := accKinds[0], accKinds[1]
+	// Plan-time checks of the ranges ask Neutron nothing: any physical network name does.
+	physnet := cmp.Or(acctest.Physnet, "tf-acc-physnet")
 
 	for _, tt := range []struct {
 		kind                 accKind
@@ -504,9 +508,9 @@ func TestAccTenant_planTimeValidation(t *testing.T) {
 		{network, "", "cidr = \"10.0.0.0/24\"\n  routes = { \"10.1.0.1/16\" = \"10.0.0.1\" }", `not in canonical form: write 10.1.0.0/16`},
 		{network, "", "cidr = \"10.0.0.0/24\"\n  routes = { \"10.1.0.0/16\" = \"10.9.0.1\" }", `goes through 10.9.0.1, which is not inside cidr 10.0.0.0/24`},
 		{network, "", "cidr = \"10.0.0.0/24\"\n  region = \"Atlantis\"", `region "Atlantis" is not served by this provider`},
-		{network, vlanProvider(`[{ start = 100, end = 110 }, { start = 105, end = 120 }]`), `cidr = "10.0.0.0/24"`, `overlaps the range 100-110`},
-		{network, vlanProvider(`[{ start = 20, end = 10 }]`), `cidr = "10.0.0.0/24"`, `starts at 20, after its end 10`},
-		{network, vlanProvider(`[{ start = 0, end = 10 }]`), `cidr = "10.0.0.0/24"`, `must be between 1 and 4094`},
+		{network, vlanProvider(physnet, `[{ start = 100, end = 110 }, { start = 105, end = 120 }]`), `cidr = "10.0.0.0/24"`, `overlaps the range 100-110`},
+		{network, vlanProvider(physnet, `[{ start = 20, end = 10 }]`), `cidr = "10.0.0.0/24"`, `starts at 20, after its end 10`},
+		{network, vlanProvider(physnet, `[{ start = 0, end = 10 }]`), `cidr = "10.0.0.0/24"`, `must be between 1 and 4094`},
 		{group, "", `rules = [{ direction = "ingress", protocol = "icmp", port = 22 }]`, `Ports need tcp or udp`},
 		{group, "", `rules = [{ direction = "ingress", protocol = "tcp", port = 0 }]`, `must be between 1 and 65535`},
 		{group, "", `rules = [{ direction = "ingress", protocol = "tcp", port_range = { min = 90, max = 80 } }]`, `Invalid port range`},

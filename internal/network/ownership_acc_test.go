@@ -227,7 +227,7 @@ func TestAccOwnership_secondConfiguration(t *testing.T) {
 	acctest.PreCheck(t)
 
 	name := acctest.RandomName()
-	def, _ := regions(t)
+	def := defaultRegion(t)
 
 	configA := acctest.IdentityHCL("a", acctest.IdentityName(), "  application_credential = false\n") + fmt.Sprintf(`
 resource "unikorn_network" "a" {
@@ -328,7 +328,7 @@ resource "unikorn_security_group" "b" {
 func TestAccOwnership_interruptedCreateAdopted(t *testing.T) {
 	project := tenant(t)
 	name := acctest.RandomName()
-	def, _ := regions(t)
+	def := defaultRegion(t)
 
 	net := interruptedNetwork(t, project, def, name, false)
 	group := interruptedGroup(t, project, def, name, true)
@@ -407,7 +407,7 @@ func handMadeNetwork(t *testing.T, project, region, name, cidr string) string {
 func TestAccOwnership_handMadeRefusedThenImported(t *testing.T) {
 	project := tenant(t)
 	name := acctest.RandomName()
-	def, _ := regions(t)
+	def := defaultRegion(t)
 
 	net := handMadeNetwork(t, project, def, name, "10.63.0.0/24")
 	config := networkConfig(project, name, `cidr = "10.63.0.0/24"`)

@@ -110,7 +110,7 @@ var defaultEgress = []string{"egress IPv4 any 0.0.0.0/0", "egress IPv6 any ::/0"
 func TestAccSecurityGroup_basic(t *testing.T) {
 	project := tenant(t)
 	name := acctest.RandomName()
-	def, _ := regions(t)
+	def := defaultRegion(t)
 
 	sameID := statecheck.CompareValue(compare.ValuesSame())
 	ids := map[string]string{}
@@ -234,7 +234,7 @@ func TestAccSecurityGroup_multiRegion(t *testing.T) {
 func TestAccSecurityGroup_disappears(t *testing.T) {
 	project := tenant(t)
 	name := acctest.RandomName()
-	def, _ := regions(t)
+	def := defaultRegion(t)
 	config := groupConfig(project, name, `  rules = [{ direction = "ingress", protocol = "tcp", port = 22 }]`)
 
 	resource.ParallelTest(t, resource.TestCase{
@@ -253,7 +253,7 @@ func TestAccSecurityGroup_disappears(t *testing.T) {
 func TestAccSecurityGroup_adoptAndNearMiss(t *testing.T) {
 	project := tenant(t)
 	name := acctest.RandomName()
-	def, _ := regions(t)
+	def := defaultRegion(t)
 
 	existing := acctest.NeutronCreateSecurityGroup(t, project, def, naming.SecurityGroup(name))
 	acctest.NeutronAddSecurityGroupRule(t, project, def, rules.CreateOpts{

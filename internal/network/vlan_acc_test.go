@@ -19,11 +19,14 @@ import (
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/network"
 )
 
-// Each VLAN test has its own slice of the local cloud's physnet1:100:199, so that tests
-// running in parallel do not compete (except where competing is the point).
-const physnet = "physnet1"
+// Each VLAN test has its own slice of VLAN IDs on the physical network acctest.Physnet (the
+// local cloud's physnet1:100:199), so that tests running in parallel do not compete (except
+// where competing is the point). A cloud that names no physical network skips them
+// (acctest.NeedPhysnet).
 
-func vlanProvider(ranges string) string {
+// vlanProvider is the provider block that makes every network a VLAN network on physnet, with
+// the VLAN IDs of ranges (HCL).
+func vlanProvider(physnet, ranges string) string {
 	return fmt.Sprintf(`
 provider "unikorn" {
   provider_network = {
@@ -47,7 +50,7 @@ func vlanIDs(t *testing.T, want int, lo, hi int) resource.TestCheckFunc {
 			}
 
 			gotPhysnet, neutronID := acctest.NeutronNetworkVLAN(t, a["region"], a["id"])
-			if neutronID != id || gotPhysnet != physnet {
+			if neutronID != id || gotPhysnet != acctest.Physnet {
 				return fmt.Errorf("network %s: state says VLAN %d, Neutron says %s/%d", a["id"], id, gotPhysnet, neutronID)
 			}
 
@@ -77,15 +80,16 @@ func vlanIDs(t *testing.T, want int, lo, hi int) resource.TestCheckFunc {
 // taken by a network made out of band: they get the next free IDs, in order, across ranges.
 func TestAccNetwork_vlan(t *testing.T) {
 	project := tenant(t)
+	physnet := acctest.NeedPhysnet(t)
 	name := acctest.RandomName()
-	def, _ := regions(t)
+	def := defaultRegion(t)
 
 	// VLAN 110 is in use already (another project's network, as far as we know).
 	acctest.NeutronCreateVLANNetwork(t, acctest.NetworkTenant(t), def, physnet, 110)
 
 	// config is the provider and the first n of the networks "test", "second" and "third".
 	config := func(n int) string {
-		out := vlanProvider(`[{ start = 110, end = 111 }, { start = 115, end = 115 }]`)
+		out := vlanProvider(physnet, `[{ start = 110, end = 111 }, { start = 115, end = 115 }]`)
 		for i, label := range []string{"test", "second", "third"}[:n] {
 			suffix := ""
 			if i > 0 {
@@ -120,7 +124,7 @@ func TestAccNetwork_vlan(t *testing.T) {
 			{
 				// The ranges are full now: a third network fails and says why.
 				Config:      config(3),
-				ExpectError: regexpMust(`no free VLAN ID on physical network "physnet1" in the ranges 110-111, 115 (3 in use)`),
+				ExpectError: regexpMust(fmt.Sprintf(`no free VLAN ID on physical network %q in the ranges 110-111, 115 (3 in use)`, physnet)),
 			},
 		},
 	})
@@ -130,13 +134,14 @@ func TestAccNetwork_vlan(t *testing.T) {
 // creates them concurrently) from a range of exactly five IDs: none may share an ID.
 func TestAccNetwork_vlanConcurrentApply(t *testing.T) {
 	project := tenant(t)
+	physnet := acctest.NeedPhysnet(t)
 	name := acctest.RandomName()
 
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             acctest.CheckNetworkDestroy(t),
 		Steps: []resource.TestStep{{
-			Config: vlanProvider(`[{ start = 120, end = 124 }]`) + fmt.Sprintf(`
+			Config: vlanProvider(physnet, `[{ start = 120, end = 124 }]`) + fmt.Sprintf(`
 resource "unikorn_network" "test" {
   count       = 5
   identity_id = %[1]q
@@ -155,9 +160,10 @@ resource "unikorn_network" "test" {
 // end with its own ID.
 func TestAccNetwork_vlanConcurrentApplies(t *testing.T) {
 	project := tenant(t)
+	physnet := acctest.NeedPhysnet(t)
 	t.Parallel()
 
-	def, _ := regions(t)
+	def := defaultRegion(t)
 	name := acctest.RandomName()
 	ctx := context.Background()
 	cfg := network.NewConfig(network.ExternalNetworkSelector{}, &network.ProviderNetwork{

@@ -31,6 +31,9 @@ const exampleRegionPhysnet = "physnet-example"
 // framework fails a step whose plan after the apply is not empty), destroys it and checks that
 // the cloud has none of the objects left.
 func TestAccExample_region(t *testing.T) {
+	acctest.LocalBedOnly(t, "Glance's web-download fetches the image from this machine's loopback (acctest.ImageServer), "+
+		"and the flat network is on a physical network of its own, which only the bed's ML2 allows")
+
 	prefix := acctest.RandomName()
 	ids := map[string]string{}
 

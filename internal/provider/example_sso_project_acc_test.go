@@ -30,6 +30,8 @@ import (
 // Keystone's mapping engine, plans again (the framework fails a step whose plan after the apply
 // is not empty), destroys it and checks that the cloud has none of the objects left.
 func TestAccExample_ssoProject(t *testing.T) {
+	acctest.LocalBedOnly(t, "the mapping is proved with Keystone's mapping engine, run inside the bed (acctest.MappingEngine)")
+
 	prefix := acctest.RandomName()
 	ids := map[string]string{}
 

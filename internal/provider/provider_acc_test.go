@@ -45,6 +45,7 @@ func TestAccProvider_configure(t *testing.T) {
 		arguments func(t *testing.T) string
 		check     resource.TestCheckFunc
 		wantErr   string
+		bedOnly   string // what of the local bed the case needs ("": none)
 	}{
 		{
 			name: "clouds.yaml arguments",
@@ -60,7 +61,7 @@ func TestAccProvider_configure(t *testing.T) {
 		},
 		{
 			name:      "missing region",
-			arguments: func(*testing.T) string { return fmt.Sprintf("  regions = [%q, %q]", firstRegion(), missing) },
+			arguments: func(*testing.T) string { return fmt.Sprintf("  regions = [%q, %q]", acctest.FirstRegion(), missing) },
 			wantErr:   `(?s)Region "` + missing + `".*not in the Keystone catalog`,
 		},
 		{
@@ -70,6 +71,7 @@ func TestAccProvider_configure(t *testing.T) {
 			arguments: func(*testing.T) string { return `  cloud = "unikorn-nogrant"` },
 			wantErr: words(`Service user lacks grants`) + `.*` + words(`admin (or manager) on the managed domain unikorn`) +
 				`.*` + words(`openstack role add --user unikorn-nogrant --user-domain Default --domain unikorn admin`),
+			bedOnly: `its second service user without grants, the clouds.yaml entry "unikorn-nogrant"`,
 		},
 		{
 			name:      "managed domain that does not exist",
@@ -85,6 +87,10 @@ func TestAccProvider_configure(t *testing.T) {
 
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if tt.bedOnly != "" {
+				acctest.LocalBedOnly(t, tt.bedOnly)
+			}
+
 			resource.ParallelTest(t, resource.TestCase{
 				PreCheck:                 func() { acctest.PreCheck(t) },
 				ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
@@ -148,14 +154,6 @@ func TestAccCloud_wrongPasswordHasNoSecret(t *testing.T) {
 	if !strings.Contains(err.Error(), "password") {
 		t.Fatalf("the error does not say which auth method failed: %v", err)
 	}
-}
-
-func firstRegion() string {
-	if regions := acctest.Regions(); len(regions) > 0 {
-		return regions[0]
-	}
-
-	return ""
 }
 
 // copyCloudsYAML copies the environment's clouds.yaml entry into a new file under another

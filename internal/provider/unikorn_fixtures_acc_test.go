@@ -40,7 +40,7 @@ import (
 func TestAccUnikornFixtures(t *testing.T) {
 	acctest.PreCheck(t)
 
-	region := acctest.Regions()[0]
+	region := acctest.FirstRegion()
 	flavor := acctest.FlavorID(t, region, acctest.ServerFlavor)
 	image := acctest.ImageID(t, region, acctest.ServerImage)
 
@@ -213,7 +213,7 @@ func checkUnikornIdentity(t *testing.T, u acctest.UnikornIdentity, org, proj str
 		m.expect("the keypair's key in "+region, strings.TrimSpace(kp.PublicKey), strings.TrimSpace(u.KeypairPublicKey))
 	}
 
-	m.expect("ServerGroupID", u.ServerGroupID, u.ServerGroupIDs[acctest.Regions()[0]])
+	m.expect("ServerGroupID", u.ServerGroupID, u.ServerGroupIDs[acctest.FirstRegion()])
 	m.done()
 }
 

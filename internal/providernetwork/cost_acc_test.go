@@ -12,7 +12,7 @@ import (
 // with an allocated ID and one subnet), one refresh and one delete, through the core with a
 // fresh client (its authentication counted too).
 func TestAccProviderNetwork_requestCounts(t *testing.T) {
-	acctest.PreCheck(t)
+	preCheck(t)
 	t.Parallel()
 
 	ctx, c := context.Background(), acctest.FreshClient(t)
@@ -29,7 +29,7 @@ func TestAccProviderNetwork_requestCounts(t *testing.T) {
 	t.Logf("binding the admin Neutron client: %d requests", c.RequestCount()-before)
 
 	spec := providernetwork.Spec{
-		Name: acctest.RandomName(), NetworkType: providernetwork.TypeVLAN, PhysicalNetwork: physnet,
+		Name: acctest.RandomName(), NetworkType: providernetwork.TypeVLAN, PhysicalNetwork: physnet(),
 		Subnets: []providernetwork.SubnetSpec{{Name: "s", CIDR: "192.0.2.0/24", GatewayIP: "192.0.2.1", EnableDHCP: true,
 			Pools: []providernetwork.Pool{{Start: "192.0.2.2", End: "192.0.2.254"}}}},
 	}

@@ -33,7 +33,7 @@ func handMadeNetwork(t *testing.T, name, description string) string {
 	t.Helper()
 
 	n, err := networks.Create(context.Background(), neutron(t), rawNetwork{
-		"name": name, "description": description, "provider:network_type": "vlan", "provider:physical_network": physnet,
+		"name": name, "description": description, "provider:network_type": "vlan", "provider:physical_network": physnet(),
 	}).Extract()
 	if err != nil {
 		t.Fatalf("creating network %s: %v", name, err)
@@ -52,7 +52,7 @@ func handMadeNetwork(t *testing.T, name, description string) string {
 // user's project is refused by a unikorn_provider_network of that name, and left untouched (not
 // tagged, its description kept) (issue 26, item 2; the old code adopted it).
 func TestAccProviderNetwork_existingRefused(t *testing.T) {
-	acctest.PreCheck(t)
+	preCheck(t)
 
 	name := acctest.RandomName()
 	id := handMadeNetwork(t, name, "by hand")
@@ -81,7 +81,7 @@ func TestAccProviderNetwork_existingRefused(t *testing.T) {
 // the unikorn_provider_network of its name: same ID, tagged with both marks, its description
 // cleared.
 func TestAccProviderNetwork_interruptedCreateAdopted(t *testing.T) {
-	acctest.PreCheck(t)
+	preCheck(t)
 
 	name := acctest.RandomName()
 	id := handMadeNetwork(t, name, naming.MadeFor(providernetwork.TypeName).Description())

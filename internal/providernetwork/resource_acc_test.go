@@ -1,6 +1,7 @@
 package providernetwork_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"regexp"
@@ -25,11 +26,36 @@ import (
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/providernetwork"
 )
 
-// The local cloud's ML2 allows flat networks on every physical network and VLANs 100-199 on
-// physnet1. Neutron allows one flat network per physical network: the one test that makes a
-// flat network on physnet1 is TestAccProviderNetwork_lifecycle (its steps run in order), and
-// VLAN IDs are allocated, never fixed, since other packages' tests use the same range.
-const physnet = "physnet1"
+// The tests make their networks on the physical network acctest.Physnet; a cloud that names
+// none skips them (needPhysnet), except the plan-time ones. The local cloud's ML2 allows flat
+// networks on every physical network and VLANs 100-199 on physnet1. Neutron allows one flat
+// network per physical network: the one test that makes a flat network on it is
+// TestAccProviderNetwork_lifecycle (its steps run in order), and VLAN IDs are allocated, never
+// fixed, since other packages' tests use the same range.
+
+// physnet is the physical network of the configurations: acctest.Physnet, or any name for the
+// plan-time tests on a cloud that names none (they ask Neutron nothing).
+func physnet() string {
+	return cmp.Or(acctest.Physnet, "tf-acc-physnet")
+}
+
+// preCheck is acctest.PreCheck for a test that makes networks on the physical network.
+func preCheck(t *testing.T) {
+	t.Helper()
+
+	acctest.PreCheck(t)
+	acctest.NeedPhysnet(t)
+}
+
+// vlanRange is the range of the VLAN IDs that Neutron allocates on the physical network: the
+// local cloud's 100-199, or any valid ID on another cloud, whose ranges are its own.
+func vlanRange() (lo, hi int) {
+	if acctest.External() {
+		return 1, 4094
+	}
+
+	return 100, 199
+}
 
 const address = "unikorn_provider_network.test"
 
@@ -57,12 +83,14 @@ func checkCloud(t *testing.T, netType string, isExternal bool, wantSubnets map[s
 			return err
 		}
 
+		lo, hi := vlanRange()
+
 		switch seg, _ := strconv.Atoi(n.SegmentationID); {
-		case n.NetworkType != netType || n.PhysicalNetwork != physnet:
-			return fmt.Errorf("network %s is %s on %q, want %s on %q", n.ID, n.NetworkType, n.PhysicalNetwork, netType, physnet)
-		case netType == "vlan" && (seg < 100 || seg > 199 || a["segmentation_id"] != n.SegmentationID):
-			return fmt.Errorf("network %s has VLAN %s (state %s), want one of 100-199", n.ID, n.SegmentationID,
-				a["segmentation_id"])
+		case n.NetworkType != netType || n.PhysicalNetwork != physnet():
+			return fmt.Errorf("network %s is %s on %q, want %s on %q", n.ID, n.NetworkType, n.PhysicalNetwork, netType, physnet())
+		case netType == "vlan" && (seg < lo || seg > hi || a["segmentation_id"] != n.SegmentationID):
+			return fmt.Errorf("network %s has VLAN %s (state %s), want one of %d-%d", n.ID, n.SegmentationID,
+				a["segmentation_id"], lo, hi)
 		case n.External != isExternal:
 			return fmt.Errorf("network %s: router:external %v, want %v", n.ID, n.External, isExternal)
 		}
@@ -123,7 +151,7 @@ resource "unikorn_provider_network" "test" {
   %s
   %s
 }
-`, name, physnet, body, subs)
+`, name, physnet(), body, subs)
 }
 
 func joinComma(parts []string) string {
@@ -149,7 +177,7 @@ func TestAccProviderNetwork_lifecycle(t *testing.T) {
 
 	external := config(name, `network_type = "flat"
   external     = true`, subnetA(name, "")) + `
-# Every external network: the tests pin the provider's default selector to the local cloud's
+# Every external network: the tests pin the provider's default selector to the cloud's
 # public networks (acctest.PreCheck), and this block's selector replaces that.
 provider "unikorn" {
   external_networks = {}
@@ -234,7 +262,7 @@ data "unikorn_external_networks" "all" {
 	)
 
 	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
+		PreCheck:                 func() { preCheck(t) },
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             checkDestroy(t),
 		Steps:                    steps,
@@ -316,7 +344,7 @@ func TestAccProviderNetwork_foreignPorts(t *testing.T) {
 	var project, portID string
 
 	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
+		PreCheck:                 func() { preCheck(t) },
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             checkDestroy(t),
 		Steps: []resource.TestStep{
@@ -382,10 +410,10 @@ provider "unikorn" {
     vlan_ranges      = [{ start = 100, end = 199 }]
   }
 }
-`, physnet) + config(name, `network_type = "vlan"`)
+`, physnet()) + config(name, `network_type = "vlan"`)
 
 	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
+		PreCheck:                 func() { preCheck(t) },
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             checkDestroy(t),
 		Steps: []resource.TestStep{{

@@ -57,7 +57,7 @@ func (f fixture) refusals(planOnly bool, more string, cases ...rejected) []resou
 func TestAccServer_planChecks(t *testing.T) {
 	acctest.PreCheck(t)
 
-	f := newFixture(t, acctest.Regions()[0])
+	f := newFixture(t, acctest.FirstRegion())
 	small := acctest.CreateFlavor(t, acctest.FlavorSpec{Region: f.region, VCPUs: 1, RAMMiB: 256, DiskGB: 1})
 	noDisk := acctest.CreateFlavor(t, acctest.FlavorSpec{Region: f.region, VCPUs: 1, RAMMiB: 512, DiskGB: 0})
 	big := acctest.CreateImage(t, acctest.ImageSpec{Region: f.region, MinDiskGiB: 5})

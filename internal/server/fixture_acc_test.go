@@ -52,7 +52,7 @@ var shared = &acctest.SharedStack{Config: func(name string) string {
 		panic(err)
 	}
 
-	region := acctest.Regions()[0]
+	region := acctest.FirstRegion()
 	f := fixture{name: name, identity: name, region: region, sshKey: key}
 
 	return f.around() + fmt.Sprintf(`
@@ -72,7 +72,7 @@ func sharedFixture(t *testing.T) fixture {
 	t.Helper()
 	acctest.PreCheck(t)
 
-	f := newFixture(t, acctest.Regions()[0])
+	f := newFixture(t, acctest.FirstRegion())
 	f.stack = shared.Outputs(t)
 	f.identity = f.stack["identity_name"]
 

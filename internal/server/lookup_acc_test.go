@@ -72,7 +72,7 @@ data "unikorn_server" "by_id" {
 func TestAccServerLookup_unikorn(t *testing.T) {
 	acctest.PreCheck(t)
 
-	f := newFixture(t, acctest.Regions()[0])
+	f := newFixture(t, acctest.FirstRegion())
 	u := acctest.CreateUnikornIdentity(t, acctest.UnikornV117, "org-"+f.name, "proj-"+f.name)
 	n := u.CreateNetwork(t, f.region, "10.44.0.0/24")
 	a := u.CreateServer(t, n, nil, f.name+"-a", f.flavor, f.image, nil)

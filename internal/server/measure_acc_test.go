@@ -42,7 +42,7 @@ const (
 func TestAccServer_measure(t *testing.T) {
 	acctest.PreCheck(t)
 
-	f := newFixture(t, acctest.Regions()[0])
+	f := newFixture(t, acctest.FirstRegion())
 	log := acctest.NewRequestLog()
 
 	var (

@@ -15,20 +15,21 @@ import (
 	"github.com/unikorn-cloud/terraform-provider-unikorn/internal/acctest"
 )
 
-// inheritedUser is the local cloud's service user of the domain-inherited admin grant model:
-// admin inside every identity's project, where pinned servers are created.
-const inheritedUser = "unikorn-inherited"
-
 // TestAccServer_pinned: servers pinned to a compute host. As the domain-inherited admin service
 // user (the only grant model under which stock Nova policy lets the privileged scope target a
 // host), the plan refuses a pinned_only flavor without host, a host Nova does not know, a host
 // whose Placement inventory has no room for the flavor (naming the shortfall) and ssh_key on a
 // pinned server; then a pinned server is made, on that host in Nova, by the service user in the
 // identity's project.
+//
+// The service user is the clouds.yaml entry acctest.InheritedCloud (the local cloud's
+// unikorn-inherited): admin inside every identity's project, where pinned servers are created.
 func TestAccServer_pinned(t *testing.T) {
 	acctest.PreCheck(t)
 
-	f := newFixture(t, acctest.Regions()[0])
+	inherited := acctest.NeedInheritedCloud(t)
+
+	f := newFixture(t, acctest.FirstRegion())
 	f.bare = true
 	host := acctest.ComputeHost(t, f.region)
 	pinnedOnly := acctest.CreateFlavor(t, acctest.FlavorSpec{Region: f.region, VCPUs: 1, RAMMiB: 512, DiskGB: 1})
@@ -39,7 +40,7 @@ provider "unikorn" {
   cloud   = %[1]q
   flavors = [{ id = %[2]q, pinned_only = true }]
 }
-`, inheritedUser, pinnedOnly)
+`, inherited, pinnedOnly)
 
 	steps := []resource.TestStep{{Config: provider + f.config()}}
 
@@ -63,7 +64,7 @@ provider "unikorn" {
 				return err
 			}
 
-			switch user := acctest.UserID(t, inheritedUser); {
+			switch user := acctest.CloudUserID(t, inherited); {
 			case srv.Host != host:
 				return fmt.Errorf("server %s runs on host %q, want %q", srv.ID, srv.Host, host)
 			case srv.UserID != user || srv.TenantID != id["id"]:
@@ -85,11 +86,13 @@ provider "unikorn" {
 // TestAccServer_pinnedRefused: as the cloud-admin service user, which holds no admin inside
 // the identity's project, stock Nova policy refuses the host-targeted create after the
 // Placement preflight passed: the error names the policy and what allows it, and the port made
-// for the server is deleted again, so nothing of the server is left.
+// for the server is deleted again, so nothing of the server is left. Another cloud's policy
+// may well allow it (legacy rules let an admin anywhere target a host).
 func TestAccServer_pinnedRefused(t *testing.T) {
 	acctest.PreCheck(t)
+	acctest.LocalBedOnly(t, "stock Nova policy with the new defaults, which refuses a host-targeted create to the service user")
 
-	f := newFixture(t, acctest.Regions()[0])
+	f := newFixture(t, acctest.FirstRegion())
 	f.bare = true
 	host := acctest.ComputeHost(t, f.region)
 

@@ -36,7 +36,7 @@ import (
 func TestAccUnikorn_importTenant(t *testing.T) {
 	acctest.PreCheck(t)
 
-	f := newFixture(t, acctest.Regions()[0])
+	f := newFixture(t, acctest.FirstRegion())
 	u := acctest.CreateUnikornIdentity(t, acctest.UnikornV117, "org-"+f.name, "proj-"+f.name)
 	n := u.CreateNetwork(t, f.region, "10.43.0.0/24")
 	sg := u.CreateSecurityGroup(t, f.region, acctest.UnikornRule{Direction: "ingress", Protocol: "tcp", PortMin: 22, CIDR: "0.0.0.0/0"})

@@ -34,7 +34,7 @@ func TestAccVolumeLookup(t *testing.T) {
 	acctest.PreCheck(t)
 
 	name := acctest.RandomName()
-	region := acctest.Regions()[0]
+	region := acctest.FirstRegion()
 	u := acctest.CreateUnikornIdentity(t, acctest.UnikornV117, "org-"+name, "proj-"+name)
 	direct := makeVolume(t, u.ProjectID, region, name+"-a", nil)
 	twin1 := makeVolume(t, u.ProjectID, region, name+"-t", nil)
