@@ -22,7 +22,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	acctest.Main(m, "unikorn_project", []string{"unikorn_network"}, sweepProjects)
+	acctest.Main(m, "unikorn_project", nil, sweepProjects)
 }
 
 // sweepProjects deletes, with whatever they still hold, the projects of unikorn_project whose

@@ -13,7 +13,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	acctest.Main(m, "unikorn_provider_network", []string{"unikorn_network"}, sweepProviderNetworks)
+	acctest.Main(m, "unikorn_provider_network", nil, sweepProviderNetworks)
 }
 
 // sweepProviderNetworks deletes, in every region, the networks of the service user's project

@@ -12,7 +12,7 @@
 // It measures and never judges: no figure makes it fail, only a command that fails (or a plan
 // that should be empty and is not). Every repetition works under a fresh name with the
 // acceptance tests' sweepable prefix (tf-acc-bench-XXXXXXXX) and destroys what it made, also
-// after a failure (`go test ./internal/... -sweep=all -timeout 30m` removes what a destroy could not).
+// after a failure (`make sweep` removes what a destroy could not).
 //
 // -nova-direct N also boots N servers straight through Nova, in parallel, and reports the
 // time until all are ACTIVE: the cloud's own floor under any provider's apply.
@@ -325,7 +325,7 @@ func cleanUp(ctx context.Context, o options, ws *Workspace, name string) {
 		}
 	}
 
-	fmt.Printf("bench:   %s may have left objects: go test ./internal/... -sweep=all -timeout 30m removes them\n", name)
+	fmt.Printf("bench:   %s may have left objects: make sweep removes them\n", name)
 }
 
 // repName is a fresh name with the sweepable prefix.

@@ -29,7 +29,7 @@ import (
 )
 
 // NamePrefix starts every trial's name. It begins with the acceptance tests' sweepable prefix
-// (acctest.NamePrefix, "tf-acc-"), so that `go test ./internal/... -sweep=all -timeout 30m` removes what a
+// (acctest.NamePrefix, "tf-acc-"), so that `make sweep` removes what a
 // failed trial leaves.
 const NamePrefix = "tf-acc-chaos-"
 
@@ -92,7 +92,7 @@ func runLeftovers(ctx context.Context, args []string) error {
 	}
 
 	if len(inv) > 0 {
-		return fmt.Errorf("%d objects of trials left (go test ./internal/... -sweep=all -timeout 30m removes them)", len(inv))
+		return fmt.Errorf("%d objects of trials left (make sweep removes them)", len(inv))
 	}
 
 	return nil
