@@ -104,58 +104,22 @@ func (r *membersResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 	}
 }
 
-// membersOpened is a CRUD call in progress on one listener's members, bound to its tenant.
-type membersOpened struct {
-	ctx    context.Context
-	op     *adapter.Operation
-	svc    *Service
-	tenant *cloud.Tenant
-	lbID   string
-	name   string // listener <name> of load balancer <ID>, for messages
-}
-
-func (o *membersOpened) end() {
-	if o.op != nil {
-		o.op.End(o.ctx)
-	}
-}
-
-func (o *membersOpened) fail(err error) {
-	var where fmt.Stringer
-	if o.tenant != nil {
-		where = o.tenant
-	}
-
-	o.op.Fail(adapter.Subject(o.name, "", where), err)
-}
-
 // open begins operation kind on m and binds the core to the identity's project in m's region
 // with scope, as the load balancer resource does (writes as the identity's user, reads and
-// deletes in the privileged scope).
+// deletes in the privileged scope). o.id is the load balancer's ID.
 func (r *membersResource) open(ctx context.Context, kind adapter.Op, m membersModel, scope cloud.Scope, diags *diag.Diagnostics,
-) (*membersOpened, bool) {
+) (*opened, bool) {
 	ctx, op, ok := r.Begin(ctx, kind, m.Timeouts, diags)
-	o := &membersOpened{ctx: ctx, op: op, lbID: m.LoadBalancerID.ValueString(),
-		name: fmt.Sprintf("listener %q of load balancer %s", m.Listener.ValueString(), m.LoadBalancerID.ValueString())}
+	o := &opened{ctx: ctx, op: op, id: m.LoadBalancerID.ValueString(),
+		name: fmt.Sprintf("listener %q of load balancer", m.Listener.ValueString())}
 
 	if !ok {
 		return o, false
 	}
 
-	o.ctx = tflog.SetField(tflog.SetField(ctx, "loadbalancer_id", o.lbID), "listener", m.Listener.ValueString())
+	o.ctx = tflog.SetField(tflog.SetField(ctx, "loadbalancer_id", o.id), "listener", m.Listener.ValueString())
 
-	t, err := r.Cloud().Tenant(o.ctx, m.IdentityID.ValueString(), m.Region.ValueString(), scope)
-	if err == nil {
-		o.tenant = t
-		o.svc, err = NewService(t, false)
-	}
-
-	if err != nil {
-		o.fail(err)
-		return o, false
-	}
-
-	return o, true
+	return o, o.bind(r.Cloud(), m.IdentityID.ValueString(), m.Region.ValueString(), scope, false)
 }
 
 func (r *membersResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -196,7 +160,7 @@ func (r *membersResource) apply(ctx context.Context, src tfsdk.Plan, private ada
 
 	held := false
 
-	lp, err := o.svc.HoldMembers(o.ctx, o.lbID, plan.Listener.ValueString(), members, kind == adapter.Create, func() {
+	lp, err := o.svc.HoldMembers(o.ctx, o.id, plan.Listener.ValueString(), members, kind == adapter.Create, func() {
 		held = true
 
 		if kind == adapter.Create {
@@ -222,10 +186,10 @@ func (r *membersResource) apply(ctx context.Context, src tfsdk.Plan, private ada
 }
 
 func (r *membersResource) openState(ctx context.Context, src tfsdk.State, kind adapter.Op, diags *diag.Diagnostics,
-) (*membersOpened, membersModel, bool) {
+) (*opened, membersModel, bool) {
 	state, ok := adapter.Get[membersModel](ctx, src, diags)
 	if !ok {
-		return &membersOpened{ctx: ctx}, state, false
+		return &opened{ctx: ctx}, state, false
 	}
 
 	if lbID, listener, found := strings.Cut(state.ID.ValueString(), "/"); found && state.LoadBalancerID.IsNull() && state.Listener.IsNull() {
@@ -246,7 +210,7 @@ func (r *membersResource) Read(ctx context.Context, req resource.ReadRequest, re
 		return
 	}
 
-	lp, err := o.svc.FindListenerPool(o.ctx, o.lbID, state.Listener.ValueString())
+	lp, err := o.svc.FindListenerPool(o.ctx, o.id, state.Listener.ValueString())
 
 	switch {
 	case err != nil:
@@ -283,7 +247,7 @@ func (r *membersResource) Delete(ctx context.Context, req resource.DeleteRequest
 	defer o.end()
 
 	if ok {
-		if err := o.svc.ReleaseMembers(o.ctx, o.lbID, state.Listener.ValueString()); err != nil {
+		if err := o.svc.ReleaseMembers(o.ctx, o.id, state.Listener.ValueString()); err != nil {
 			o.fail(err)
 		}
 	}

@@ -52,8 +52,8 @@ type opened struct {
 	op     *adapter.Operation
 	svc    *Service
 	tenant *cloud.Tenant
-	name   string // lb-<name>
-	id     string
+	name   string // lb-<name>; for unikorn_loadbalancer_members, the listener of the load balancer
+	id     string // the load balancer's ID
 }
 
 // end ends the operation (nothing when none began).
@@ -90,22 +90,30 @@ func (r *loadBalancerResource) open(ctx context.Context, kind adapter.Op, m load
 
 	o.ctx = tflog.SetField(tflog.SetField(ctx, "loadbalancer", o.name), "loadbalancer_id", o.id)
 
-	t, err := r.Cloud().Tenant(o.ctx, m.IdentityID.ValueString(), m.Region.ValueString(), scope)
-	if err == nil {
-		o.tenant = t
-		o.svc, err = NewService(t, r.Meta.LoadBalancerSingleCallCreate())
+	if !o.bind(r.Cloud(), m.IdentityID.ValueString(), m.Region.ValueString(), scope, r.Meta.LoadBalancerSingleCallCreate()) {
+		return o, false
 	}
 
+	o.svc.Networks = r.Meta.LoadBalancerNetworkCache()
+
+	return o, true
+}
+
+// bind binds the core of o to the identity's project in region with scope; false (o has
+// failed) when it cannot.
+func (o *opened) bind(c *cloud.Client, identityID, region string, scope cloud.Scope, singleCallCreate bool) bool {
+	t, err := c.Tenant(o.ctx, identityID, region, scope)
 	if err == nil {
-		o.svc.Networks = r.Meta.LoadBalancerNetworkCache()
+		o.tenant = t
+		o.svc, err = NewService(t, singleCallCreate)
 	}
 
 	if err != nil {
 		o.fail(err)
-		return o, false
+		return false
 	}
 
-	return o, true
+	return true
 }
 
 func (r *loadBalancerResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
