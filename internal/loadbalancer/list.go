@@ -15,16 +15,29 @@ import (
 // list resource): its Octavia load balancers named lb-<name>, listed as the run's listing of
 // load balancers lists them.
 func List(ctx context.Context, c *cloud.Client, identityID, region string) ([]cloud.Located, error) {
-	t, err := c.Tenant(ctx, identityID, region, cloud.Privileged)
+	t, s, err := privileged(ctx, c, identityID, region)
 	if err != nil {
 		return nil, err
+	}
+
+	return s.located(ctx, t)
+}
+
+// privileged binds the core to identity identityID's project in region in the privileged
+// scope: for reads that need no trust (list resources, plan-time checks).
+func privileged(ctx context.Context, c *cloud.Client, identityID, region string) (*cloud.Tenant, *Service, error) {
+	t, err := c.Tenant(ctx, identityID, region, cloud.Privileged)
+	if err != nil {
+		return nil, nil, err
 	}
 
 	s, err := NewService(t, false)
-	if err != nil {
-		return nil, err
-	}
 
+	return t, s, err
+}
+
+// located are the load balancers of t named lb-<name>, as the run's listing lists them.
+func (s *Service) located(ctx context.Context, t *cloud.Tenant) ([]cloud.Located, error) {
 	return s.loadBalancerListing().Located(ctx, t, naming.LoadBalancerPrefix,
 		func(lb loadbalancers.LoadBalancer) string { return lb.Name }, func(lb loadbalancers.LoadBalancer) string { return lb.ID })
 }
@@ -34,18 +47,12 @@ func List(ctx context.Context, c *cloud.Client, identityID, region string) ([]cl
 // members do (the members of each pool that leaves them to someone else are listed), each as
 // `<loadbalancer_id>/<listener>`.
 func ListMembers(ctx context.Context, c *cloud.Client, identityID, region string) ([]cloud.Located, error) {
-	t, err := c.Tenant(ctx, identityID, region, cloud.Privileged)
+	t, s, err := privileged(ctx, c, identityID, region)
 	if err != nil {
 		return nil, err
 	}
 
-	s, err := NewService(t, false)
-	if err != nil {
-		return nil, err
-	}
-
-	lbs, err := s.loadBalancerListing().Located(ctx, t, naming.LoadBalancerPrefix,
-		func(lb loadbalancers.LoadBalancer) string { return lb.Name }, func(lb loadbalancers.LoadBalancer) string { return lb.ID })
+	lbs, err := s.located(ctx, t)
 	if err != nil {
 		return nil, err
 	}

@@ -331,13 +331,7 @@ func (r *membersResource) checkPool(ctx context.Context, plan membersModel, diag
 		tflog.Warn(ctx, "Cannot check the listener's pool at plan time; the apply checks it", map[string]any{"error": err.Error()})
 	}
 
-	t, err := c.Tenant(ctx, plan.IdentityID.ValueString(), plan.Region.ValueString(), cloud.Privileged)
-	if err != nil {
-		cannot(err)
-		return
-	}
-
-	svc, err := NewService(t, false)
+	t, svc, err := privileged(ctx, c, plan.IdentityID.ValueString(), plan.Region.ValueString())
 	if err != nil {
 		cannot(err)
 		return
